@@ -1,0 +1,2 @@
+/* c/emit.c (placeholder) */
+#include "codegen.h"

@@ -1,0 +1,2 @@
+/* c/kernels.c (placeholder) */
+#include "codegen.h"

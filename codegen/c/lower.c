@@ -1,0 +1,2 @@
+/* c/lower.c (placeholder) */
+#include "codegen.h"

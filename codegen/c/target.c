@@ -1,0 +1,2 @@
+/* c/target.c (placeholder) */
+#include "codegen.h"

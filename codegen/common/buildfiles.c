@@ -1,0 +1,2 @@
+/* common/buildfiles.c (placeholder) */
+#include "codegen.h"

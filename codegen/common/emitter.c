@@ -1,0 +1,2 @@
+/* common/emitter.c (placeholder) */
+#include "codegen.h"

@@ -1,0 +1,2 @@
+/* common/naming.c (placeholder) */
+#include "codegen.h"

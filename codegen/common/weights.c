@@ -1,0 +1,2 @@
+/* common/weights.c (placeholder) */
+#include "codegen.h"

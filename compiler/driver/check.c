@@ -1,0 +1,2 @@
+/* check.c (placeholder) */
+#include "driver.h"

@@ -1,0 +1,2 @@
+/* compile.c (placeholder) */
+#include "driver.h"

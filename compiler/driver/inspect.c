@@ -1,0 +1,2 @@
+/* inspect.c (placeholder) */
+#include "driver.h"

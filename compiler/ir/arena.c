@@ -1,0 +1,133 @@
+/* arena.c — the IR's memory: a chunked bump allocator freed in one call, and the
+ * one overflow-checked growable-vector helper. Test builds shrink chunks
+ * (INGOT_TEST_SMALL_CHUNKS) so that the growth paths always run. */
+#include "ir.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ArenaChunk {
+	ArenaChunk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+#ifdef INGOT_TEST_SMALL_CHUNKS
+#define CHUNK_SIZE 256
+#else
+#define CHUNK_SIZE (64 * 1024)
+#endif
+
+void arena_init(Arena *a)
+{
+	a->head = NULL;
+	a->chunk_size = CHUNK_SIZE;
+	a->total = 0;
+}
+
+void arena_free(Arena *a)
+{
+	ArenaChunk *c = a->head;
+	while (c) {
+		ArenaChunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+	a->total = 0;
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+	ArenaChunk *c = a->head;
+	size = (size + 15) & ~(size_t)15;
+	if (size == 0)
+		size = 16;
+	if (!c || c->cap - c->used < size) {
+		size_t cap = size > a->chunk_size ? size : a->chunk_size;
+		if (cap > SIZE_MAX - sizeof *c)
+			die("arena allocation too large");
+		c = malloc(sizeof *c + cap);
+		if (!c)
+			die("out of memory (%zu bytes)", cap);
+		c->used = 0;
+		c->cap = cap;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = c->data + c->used;
+	c->used += size;
+	a->total += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void *arena_array(Arena *a, size_t n, size_t elem)
+{
+	if (elem && n > SIZE_MAX / elem)
+		die("arena array overflow");
+	return arena_alloc(a, n * elem);
+}
+
+char *arena_strdup(Arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = arena_alloc(a, n);
+	memcpy(p, s, n);
+	return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = arena_alloc(a, (size_t)(n < 0 ? 0 : n) + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+void vec_reserve(void **items, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	if (need < 0 || need > INT32_MAX / 2)
+		die("vector too large");
+#ifdef INGOT_TEST_SMALL_CHUNKS
+	int ncap = need;            /* grow one at a time: every growth path runs */
+#else
+	int ncap = *cap ? *cap : 8;
+	while (ncap < need)
+		ncap *= 2;
+#endif
+	if ((size_t)ncap > SIZE_MAX / elem)
+		die("vector too large");
+	void *p = realloc(*items, (size_t)ncap * elem);
+	if (!p)
+		die("out of memory");
+	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+	*items = p;
+	*cap = ncap;
+}
+
+bool size_mul(int64_t a, int64_t b, int64_t *out)
+{
+	if (a < 0 || b < 0)
+		return false;
+	if (a != 0 && b > INT64_MAX / a)
+		return false;
+	*out = a * b;
+	return true;
+}
+
+bool size_add(int64_t a, int64_t b, int64_t *out)
+{
+	if (a < 0 || b < 0 || a > INT64_MAX - b)
+		return false;
+	*out = a + b;
+	return true;
+}

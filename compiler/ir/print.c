@@ -1,0 +1,303 @@
+/* print.c — the deterministic text form of the IR (DESIGN.md, The IR). The same
+ * graph always prints the same bytes; ir_parse() reads it back.
+ *
+ *   input %x : f32[1,3,8,8]
+ *   const %w : f32[4,3,3,3] = blob(0, 432, 9ac1f2e0)
+ *   const %shape : i64[2] = [1, -1]
+ *   %y = Conv(%x, %w, _) {group=1, strides=[1,1]} : f32[1,4,8,8] loc("conv_0") @arena+0
+ *   output %y
+ */
+#include "ir.h"
+#include "opimpl.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define INLINE_CONST_MAX 16
+
+static void print_name(FILE *f, const char *name)
+{
+	bool plain = name[0] != 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+			plain = false;
+	if (plain) {
+		fprintf(f, "%%%s", name);
+		return;
+	}
+	fputs("%\"", f);
+	for (const char *p = name; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			fprintf(f, "\\x%02x", (unsigned char)*p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void print_type(FILE *f, const Type *t)
+{
+	char buf[256];
+	fputs(type_format(t, buf, sizeof buf), f);
+	if (t->layout == LAYOUT_BLOCKED)
+		fprintf(f, "!blocked(%d)", t->block);
+	if (t->quant) {
+		const Quant *q = t->quant;
+		if (q->n == 1)
+			fprintf(f, "!q(%.9g,%d)", (double)q->scale[0], (int)q->zero_point[0]);
+		else
+			fprintf(f, "!q(axis=%d,n=%d)", q->axis, q->n);
+	}
+}
+
+/* Prints element i of typed data as text that parses back exactly. */
+static void print_elem(FILE *f, DType dt, const uint8_t *p, int64_t i)
+{
+	Scalar s;
+	size_t es = dtype_size(dt);
+	memset(&s, 0, sizeof s);
+	s.dtype = dt;
+	memcpy(s.bytes, p + es * (size_t)i, es);
+	switch (dt) {
+	case DT_F32: case DT_F64: case DT_F16: case DT_BF16: {
+		double v = scalar_to_f64(&s);
+		fprintf(f, dt == DT_F64 ? "%.17g" : "%.9g", v);
+		break;
+	}
+	case DT_U64: {
+		uint64_t v;
+		memcpy(&v, s.bytes, 8);
+		fprintf(f, "%" PRIu64, v);
+		break;
+	}
+	case DT_I64: {
+		int64_t v;
+		memcpy(&v, s.bytes, 8);
+		fprintf(f, "%" PRId64, v);
+		break;
+	}
+	default:
+		fprintf(f, "%.0f", scalar_to_f64(&s));
+	}
+}
+
+static uint32_t fnv1a(const uint8_t *p, int64_t n)
+{
+	uint32_t h = 2166136261u;
+	for (int64_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static void print_attrs(FILE *f, const Node *n)
+{
+	const OpImpl *impl = op_info(n->op)->impl;
+	bool first = true;
+	if (!n->attrs || impl->n_fields == 0)
+		return;
+	for (int i = 0; i < impl->n_fields; i++) {
+		const AttrField *af = &impl->fields[i];
+		const char *p = (const char *)n->attrs + af->off;
+		if (af->kind == AK_INTS && ((const IntList *)(const void *)p)->n < 0)
+			continue;
+		if (af->kind == AK_FLOATS && ((const FloatList *)(const void *)p)->n < 0)
+			continue;
+		fputs(first ? " {" : ", ", f);
+		first = false;
+		fprintf(f, "%s=", af->name);
+		switch (af->kind) {
+		case AK_INT: {
+			int64_t v;
+			memcpy(&v, p, sizeof v);
+			fprintf(f, "%" PRId64, v);
+			break;
+		}
+		case AK_FLOAT: {
+			float v;
+			memcpy(&v, p, sizeof v);
+			fprintf(f, "%.9g", (double)v);
+			break;
+		}
+		case AK_INTS: {
+			const IntList *l = (const IntList *)(const void *)p;
+			fputc('[', f);
+			for (int k = 0; k < l->n; k++)
+				fprintf(f, k ? ",%" PRId64 : "%" PRId64, l->v[k]);
+			fputc(']', f);
+			break;
+		}
+		case AK_FLOATS: {
+			const FloatList *l = (const FloatList *)(const void *)p;
+			fputc('[', f);
+			for (int k = 0; k < l->n; k++)
+				fprintf(f, k ? ",%.9g" : "%.9g", (double)l->v[k]);
+			fputc(']', f);
+			break;
+		}
+		case AK_ENUM: {
+			int v;
+			memcpy(&v, p, sizeof v);
+			fprintf(f, "\"%s\"", af->enums[v]);
+			break;
+		}
+		case AK_SCALAR: {
+			const Scalar *s = (const Scalar *)(const void *)p;
+			fprintf(f, "%s:", dtype_name(s->dtype));
+			print_elem(f, s->dtype, s->bytes, 0);
+			break;
+		}
+		}
+	}
+	if (!first)
+		fputc('}', f);
+}
+
+static void print_const(FILE *f, const Graph *g, ValueId id)
+{
+	const Value *v = &g->values[id];
+	int64_t n = type_numel(&v->type), bytes = type_bytes(&v->type);
+	const uint8_t *data = g->blob + v->const_off;
+	fputs("const ", f);
+	print_name(f, v->name);
+	fputs(" : ", f);
+	print_type(f, &v->type);
+	if (n <= INLINE_CONST_MAX) {
+		fputs(" = [", f);
+		for (int64_t i = 0; i < n; i++) {
+			if (i)
+				fputs(", ", f);
+			print_elem(f, v->type.dtype, data, i);
+		}
+		fputs("]\n", f);
+	} else {
+		fprintf(f, " = blob(%" PRId64 ", %" PRId64 ", %08x)\n", v->const_off, bytes,
+		        (unsigned)fnv1a(data, bytes));
+	}
+}
+
+static void print_region(FILE *f, const Graph *g, RegionId r, int depth);
+
+static void print_node(FILE *f, const Graph *g, NodeId id, int depth)
+{
+	const Node *n = &g->nodes[id];
+	fprintf(f, "%*s", depth * 2, "");
+	for (int i = 0; i < n->n_out; i++) {
+		if (i)
+			fputs(", ", f);
+		if (n->out[i] == IR_NONE)
+			fputc('_', f);
+		else
+			print_name(f, g->values[n->out[i]].name);
+	}
+	fprintf(f, " = %s(", ir_op_name(n->op));
+	for (int i = 0; i < n->n_in; i++) {
+		if (i)
+			fputs(", ", f);
+		if (n->in[i] == IR_NONE)
+			fputc('_', f);
+		else
+			print_name(f, g->values[n->in[i]].name);
+	}
+	fputc(')', f);
+	print_attrs(f, n);
+	fputs(" :", f);
+	for (int i = 0; i < n->n_out; i++) {
+		if (n->out[i] == IR_NONE)
+			continue;
+		fputs(i ? ", " : " ", f);
+		print_type(f, &g->values[n->out[i]].type);
+	}
+	if (n->n_origins) {
+		fputs(" loc(", f);
+		for (int i = 0; i < n->n_origins; i++) {
+			fputs(i ? ", \"" : "\"", f);
+			for (const char *p = n->origins[i]; *p; p++)
+				if (*p == '"' || *p == '\\')
+					fprintf(f, "\\%c", *p);
+				else if ((unsigned char)*p < 0x20)
+					fprintf(f, "\\x%02x", (unsigned char)*p);
+				else
+					fputc(*p, f);
+			fputc('"', f);
+		}
+		fputc(')', f);
+	}
+	for (int i = 0; i < n->n_out; i++)
+		if (n->out[i] != IR_NONE && g->values[n->out[i]].arena_off >= 0) {
+			fprintf(f, " @arena+%" PRId64, g->values[n->out[i]].arena_off);
+			break;
+		}
+	fputc('\n', f);
+	for (int b = 0; b < n->n_bodies; b++)
+		print_region(f, g, n->bodies[b], depth + 1);
+}
+
+static void print_region(FILE *f, const Graph *g, RegionId r, int depth)
+{
+	const Region *reg = &g->regions[r];
+	if (r != 0)
+		fprintf(f, "%*sregion \"%s\" {\n", (depth - 1) * 2, "", reg->name);
+	for (int i = 0; i < reg->n_inputs; i++) {
+		fprintf(f, "%*sinput ", depth * 2, "");
+		print_name(f, g->values[reg->inputs[i]].name);
+		fputs(" : ", f);
+		print_type(f, &g->values[reg->inputs[i]].type);
+		fputc('\n', f);
+	}
+	/* constants used by live nodes of this region, in first-use order */
+	for (int i = 0; i < reg->n_nodes; i++) {
+		const Node *n = &g->nodes[reg->nodes[i]];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_in; k++) {
+			ValueId v = n->in[k];
+			if (v == IR_NONE || !g->values[v].is_const)
+				continue;
+			bool seen = false;
+			for (int j = 0; j < i && !seen; j++) {
+				const Node *m = &g->nodes[reg->nodes[j]];
+				if (m->dead)
+					continue;
+				for (int q = 0; q < m->n_in; q++)
+					if (m->in[q] == v)
+						seen = true;
+			}
+			for (int q = 0; q < k; q++)
+				if (n->in[q] == v)
+					seen = true;
+			if (!seen) {
+				fprintf(f, "%*s", depth * 2, "");
+				print_const(f, g, v);
+			}
+		}
+	}
+	for (int i = 0; i < reg->n_outputs; i++) {
+		ValueId v = reg->outputs[i];
+		if (g->values[v].is_const && g->values[v].producer != IR_NONE) {
+			fprintf(f, "%*s", depth * 2, "");
+			print_const(f, g, v);
+		}
+	}
+	for (int i = 0; i < reg->n_nodes; i++)
+		if (!g->nodes[reg->nodes[i]].dead)
+			print_node(f, g, reg->nodes[i], depth);
+	for (int i = 0; i < reg->n_outputs; i++) {
+		fprintf(f, "%*soutput ", depth * 2, "");
+		print_name(f, g->values[reg->outputs[i]].name);
+		fputc('\n', f);
+	}
+	if (r != 0)
+		fprintf(f, "%*s}\n", (depth - 1) * 2, "");
+}
+
+void ir_print(const Graph *g, FILE *f)
+{
+	fprintf(f, "// ingot IR, opset %d\n", g->opset);
+	print_region(f, g, 0, 0);
+	if (g->arena_bytes || g->scratch_bytes)
+		fprintf(f, "// workspace: arena %" PRId64 " bytes, scratch %" PRId64 " bytes\n",
+		        g->arena_bytes, g->scratch_bytes);
+}

@@ -1,0 +1,103 @@
+/* infer.c — static shape and type inference over the graph, in execution order.
+ * With `fold`, a node whose inputs are all constants is evaluated right away, so
+ * shape computations (Shape → Gather → Concat → Reshape) resolve to constants
+ * before the nodes that consume them are inferred. */
+#include "opimpl.h"
+
+#include <string.h>
+
+/* Largest tensor ingot will plan: 2^40 bytes. Beyond that a shape is surely bogus. */
+#define MAX_TENSOR_BYTES ((int64_t)1 << 40)
+
+static int check_arity(Graph *g, NodeId id, DiagSink *d)
+{
+	Node *n = &g->nodes[id];
+	const OpInfo *info = op_info(n->op);
+	DiagLoc l = ir_node_loc(g, id);
+	int n_in = n->n_in;
+	while (n_in > 0 && n->in[n_in - 1] == IR_NONE)
+		n_in--;
+	if (n_in < info->min_in || (info->max_in >= 0 && n_in > info->max_in)) {
+		diag_report(d, DIAG_ERROR, DC_SHAPE, &l, "expected %d to %d inputs, got %d",
+		            info->min_in, info->max_in, n_in);
+		return -1;
+	}
+	for (int i = 0; i < info->min_in; i++)
+		if (n->in[i] == IR_NONE) {
+			l.slot_kind = "input";
+			l.slot = i;
+			diag_report(d, DIAG_ERROR, DC_SHAPE, &l, "required input is missing");
+			return -1;
+		}
+	if (n->n_out < info->min_out || (info->max_out >= 0 && n->n_out > info->max_out)) {
+		diag_report(d, DIAG_ERROR, DC_SHAPE, &l, "expected %d to %d outputs, got %d",
+		            info->min_out, info->max_out, n->n_out);
+		return -1;
+	}
+	for (int i = 0; i < n->n_in; i++) {
+		if (n->in[i] == IR_NONE)
+			continue;
+		const Value *v = &g->values[n->in[i]];
+		if (v->type.dtype == DT_UNDEF || dtype_size(v->type.dtype) == 0) {
+			l.slot_kind = "input";
+			l.slot = i;
+			l.tensor = v->name;
+			diag_report(d, DIAG_ERROR, DC_TYPE, &l, "element type %s is not supported",
+			            dtype_name(v->type.dtype));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ops_infer_node(Graph *g, NodeId id, DiagSink *d)
+{
+	InferCtx c = { g, id, d };
+	Node *n = &g->nodes[id];
+	if (check_arity(g, id, d))
+		return -1;
+	if (op_info(n->op)->impl->infer(&c))
+		return -1;
+	for (int i = 0; i < n->n_out; i++) {
+		if (n->out[i] == IR_NONE)
+			continue;
+		Value *v = &g->values[n->out[i]];
+		int64_t bytes = type_bytes(&v->type);
+		if (v->type.dtype == DT_UNDEF)
+			die("%s: infer left output %d untyped", ir_op_name(n->op), i);
+		for (int k = 0; k < v->type.rank; k++)
+			if (v->type.dims[k] < 0)
+				bytes = -1;
+		if (bytes < 0 || bytes > MAX_TENSOR_BYTES) {
+			DiagLoc l = ir_node_loc(g, id);
+			char buf[128];
+			l.slot_kind = "output";
+			l.slot = i;
+			l.tensor = v->name;
+			diag_report(d, DIAG_ERROR, DC_SHAPE, &l, "invalid or too large shape %s",
+			            type_format(&v->type, buf, sizeof buf));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int infer_region(Graph *g, RegionId r, DiagSink *d, bool fold)
+{
+	Region *reg = &g->regions[r];
+	for (int i = 0; i < reg->n_nodes; i++) {
+		NodeId id = reg->nodes[i];
+		if (g->nodes[id].dead)
+			continue;
+		if (ops_infer_node(g, id, d))
+			return -1;
+		if (fold && ops_node_foldable(g, id) && ops_fold_node(g, id, d))
+			return -1;
+	}
+	return 0;
+}
+
+int ops_infer_graph(Graph *g, DiagSink *d, bool fold)
+{
+	return infer_region(g, 0, d, fold);
+}

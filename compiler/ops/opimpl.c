@@ -1,0 +1,231 @@
+/* opimpl.c — the op table generated from IR_OPS, and the helpers op groups use to
+ * infer types (with located diagnostics) and to lower nodes to kernel calls. */
+#include "opimpl.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const OpInfo op_table[] = {
+#define X(e, name, group, min_in, max_in, min_out, max_out, k) \
+	{ #name, &op_impl_##group, min_in, max_in, min_out, max_out, k },
+	IR_OPS(X)
+#undef X
+};
+_Static_assert(sizeof op_table / sizeof op_table[0] == OP_COUNT, "op table and Op enum disagree");
+
+const OpInfo *op_info(Op op)
+{
+	IR_ASSERT((unsigned)op < OP_COUNT);
+	return &op_table[op];
+}
+
+const char *ir_op_name(Op op)
+{
+	return (unsigned)op < OP_COUNT ? op_table[op].name : "?";
+}
+
+Op ir_op_lookup(const char *name)
+{
+	for (int i = 0; i < OP_COUNT; i++)
+		if (strcmp(op_table[i].name, name) == 0)
+			return (Op)i;
+	return OP_COUNT;
+}
+
+const DType dtl_float[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_UNDEF };
+const DType dtl_int[] = { DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64, DT_UNDEF };
+const DType dtl_numeric[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32, DT_I64,
+                              DT_U8, DT_U16, DT_U32, DT_U64, DT_UNDEF };
+const DType dtl_all[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32, DT_I64,
+                          DT_U8, DT_U16, DT_U32, DT_U64, DT_BOOL, DT_UNDEF };
+
+Node *infer_node(InferCtx *c) { return &c->g->nodes[c->node]; }
+
+bool infer_has(InferCtx *c, int slot)
+{
+	Node *n = infer_node(c);
+	return slot < n->n_in && n->in[slot] != IR_NONE;
+}
+
+const Type *infer_in(InferCtx *c, int slot)
+{
+	return infer_has(c, slot) ? &c->g->values[infer_node(c)->in[slot]].type : NULL;
+}
+
+Type *infer_out(InferCtx *c, int slot)
+{
+	Node *n = infer_node(c);
+	if (slot >= n->n_out || n->out[slot] == IR_NONE)
+		return NULL;
+	return &c->g->values[n->out[slot]].type;
+}
+
+const void *infer_const(InferCtx *c, int slot)
+{
+	return infer_has(c, slot) ? ir_const_data(c->g, infer_node(c)->in[slot]) : NULL;
+}
+
+static int vfail(InferCtx *c, DiagCode code, const char *kind, int slot, const char *tensor,
+                 const char *fmt, va_list ap)
+{
+	DiagLoc l = ir_node_loc(c->g, c->node);
+	if (kind) {
+		l.slot_kind = kind;
+		l.slot = slot;
+		l.tensor = tensor;
+	}
+	diag_vreport(c->diags, DIAG_ERROR, code, &l, fmt, ap);
+	return -1;
+}
+
+int infer_fail(InferCtx *c, int slot, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+	Node *n = infer_node(c);
+	const char *tensor = slot >= 0 && slot < n->n_in && n->in[slot] != IR_NONE
+	                     ? c->g->values[n->in[slot]].name : NULL;
+	va_start(ap, fmt);
+	r = vfail(c, DC_SHAPE, slot >= 0 ? "input" : NULL, slot, tensor, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int infer_fail_attr(InferCtx *c, const char *attr, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+	va_start(ap, fmt);
+	r = vfail(c, DC_SHAPE, "attribute", -1, attr, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int fail_code(InferCtx *c, DiagCode code, int slot, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+	Node *n = infer_node(c);
+	va_start(ap, fmt);
+	r = vfail(c, code, "input", slot, n->in[slot] != IR_NONE ? c->g->values[n->in[slot]].name : NULL,
+	          fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int need_const(InferCtx *c, int slot)
+{
+	Node *n = infer_node(c);
+	const Value *v = &c->g->values[n->in[slot]];
+	return fail_code(c, DC_CONST_INPUT, slot,
+	                 "must be known at compile time; fix it with --bind %s=FILE|VALUE", v->name);
+}
+
+int infer_const_ints(InferCtx *c, int slot, int64_t **v, int *n)
+{
+	if (!infer_has(c, slot))
+		return infer_fail(c, slot, "missing");
+	const Type *t = infer_in(c, slot);
+	const void *data = infer_const(c, slot);
+	if (!data)
+		return need_const(c, slot);
+	if (t->dtype != DT_I64 && t->dtype != DT_I32)
+		return fail_code(c, DC_TYPE, slot, "expected i32 or i64, got %s", dtype_name(t->dtype));
+	int64_t count = type_numel(t);
+	if (count < 0 || count > 1 << 20)
+		return infer_fail(c, slot, "too many elements (%lld)", (long long)count);
+	*n = (int)count;
+	*v = arena_array(&c->g->arena, (size_t)(count ? count : 1), sizeof **v);
+	for (int64_t i = 0; i < count; i++) {
+		if (t->dtype == DT_I64) {
+			memcpy(&(*v)[i], (const char *)data + 8 * i, 8);
+		} else {
+			int32_t x;
+			memcpy(&x, (const char *)data + 4 * i, 4);
+			(*v)[i] = x;
+		}
+	}
+	return 0;
+}
+
+int infer_const_f64s(InferCtx *c, int slot, double **v, int *n)
+{
+	if (!infer_has(c, slot))
+		return infer_fail(c, slot, "missing");
+	const Type *t = infer_in(c, slot);
+	const void *data = infer_const(c, slot);
+	if (!data)
+		return need_const(c, slot);
+	int64_t count = type_numel(t);
+	if (count < 0 || count > 1 << 20)
+		return infer_fail(c, slot, "too many elements (%lld)", (long long)count);
+	*n = (int)count;
+	*v = arena_array(&c->g->arena, (size_t)(count ? count : 1), sizeof **v);
+	size_t es = dtype_size(t->dtype);
+	if (es == 0 || es > 8)
+		return fail_code(c, DC_TYPE, slot, "unsupported element type %s", dtype_name(t->dtype));
+	for (int64_t i = 0; i < count; i++) {
+		Scalar s;
+		memset(&s, 0, sizeof s);
+		s.dtype = t->dtype;
+		memcpy(s.bytes, (const char *)data + es * (size_t)i, es);
+		(*v)[i] = scalar_to_f64(&s);
+	}
+	return 0;
+}
+
+int infer_check_dtype(InferCtx *c, int slot, const DType *allowed)
+{
+	const Type *t = infer_in(c, slot);
+	if (!t)
+		return 0;
+	for (int i = 0; allowed[i] != DT_UNDEF; i++)
+		if (allowed[i] == t->dtype)
+			return 0;
+	return fail_code(c, DC_TYPE, slot, "element type %s is not supported by this op",
+	                 dtype_name(t->dtype));
+}
+
+int infer_same_dtype(InferCtx *c, int a, int b)
+{
+	const Type *ta = infer_in(c, a), *tb = infer_in(c, b);
+	if (!ta || !tb || ta->dtype == tb->dtype)
+		return 0;
+	return fail_code(c, DC_TYPE, b, "expected element type %s (as input %d), got %s",
+	                 dtype_name(ta->dtype), a, dtype_name(tb->dtype));
+}
+
+int infer_normalize_axis(InferCtx *c, int64_t axis, int rank, int64_t *out)
+{
+	int64_t a = axis < 0 ? axis + rank : axis;
+	if (a < 0 || a >= (rank ? rank : 1)) {
+		DiagLoc l = ir_node_loc(c->g, c->node);
+		diag_report(c->diags, DIAG_ERROR, DC_SHAPE, &l,
+		            "axis %lld out of range for rank %d", (long long)axis, rank);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+void *lower_params(LowerCtx *c, const ParamDesc *d)
+{
+	return arena_alloc(&c->g->arena, d->size);
+}
+
+void lower_call(LowerCtx *c, const char *fn_name, const char *family, ingot_kernel_fn fn,
+                const ParamDesc *d, const void *params)
+{
+	c->kc.fn_name = fn_name;
+	c->kc.family = family;
+	c->kc.fn = fn;
+	c->kc.pdesc = d;
+	c->kc.params = params;
+}
+
+int ops_import_attrs(Graph *g, NodeId node, const RawAttr *raw, int n_raw, DiagSink *d)
+{
+	const OpImpl *impl = op_info(g->nodes[node].op)->impl;
+	ImportCtx c = { g, node, g->nodes[node].attrs, raw, n_raw, d };
+	return impl->import ? impl->import(&c) : 0;
+}

@@ -1,0 +1,124 @@
+/* opimpl.h — the interface every op group implements (compiler/ops/<group>.c):
+ * import typed attributes, infer output types (with opset differences), and lower
+ * a node to one reference-kernel call. Constant folding runs the same call
+ * in-process, so folded constants equal what the generated C computes.
+ *
+ * Sections: opimpl.c (table, contexts, helpers), fold.c, infer.c, one file per
+ * op family (elementwise.c, nn.c, pool.c, norm.c, shape_ops.c, reduce.c, ...).
+ */
+#ifndef INGOT_OPIMPL_H
+#define INGOT_OPIMPL_H
+
+#include <stddef.h>
+
+#include "ir.h"
+
+/* ---- kernel parameter descriptors (mirror the INGOT_PARAMS field lists) ---- */
+
+typedef enum ParamKind { PK_I64, PK_F32, PK_F64, PK_DIMS, PK_PADS } ParamKind;
+typedef struct ParamField { const char *name; ParamKind kind; size_t off; } ParamField;
+typedef struct ParamDesc {
+	const char *type;            /* C struct name, e.g. "ingot_conv_params" */
+	size_t size;
+	const ParamField *fields;
+	int n_fields;
+} ParamDesc;
+
+/* Build a ParamDesc from a runtime-stubs field list:
+ *     #define PARAM_STRUCT ingot_conv_params
+ *     static const ParamField conv_fields[] = { INGOT_CONV_FIELDS(PARAM_FIELD) };
+ *     #undef PARAM_STRUCT
+ *     static const ParamDesc conv_desc = PARAM_DESC(ingot_conv_params, conv_fields);
+ */
+#define PARAM_FIELD(kind, name) { #name, PK_##kind, offsetof(PARAM_STRUCT, name) },
+#define PARAM_DESC(T, fields) { #T, sizeof(T), fields, COUNTOF(fields) }
+
+/* One call of a reference (or generated) kernel, what lowering a node yields. */
+typedef struct KernelCall {
+	const char *fn_name;         /* symbol in runtime-stubs, e.g. "ingot_conv_f32" */
+	const char *family;          /* stub file it lives in: runtime-stubs/kernels/<family>.c */
+	ingot_kernel_fn fn;          /* the same function, linked into ingot (folding) */
+	const ParamDesc *pdesc;      /* NULL when the kernel takes no parameters */
+	const void *params;          /* filled struct, graph arena */
+	int64_t scratch_bytes;       /* kernel scratch needed beyond the arena */
+} KernelCall;
+
+/* ---- contexts ---- */
+
+typedef struct InferCtx {
+	Graph *g;
+	NodeId node;
+	DiagSink *diags;
+} InferCtx;
+
+typedef struct LowerCtx {
+	Graph *g;
+	NodeId node;
+	KernelCall kc;               /* to fill */
+} LowerCtx;
+
+typedef struct OpImpl {
+	size_t attr_size;                    /* sizeof the group's attribute struct (0: none) */
+	const AttrField *fields;             /* for IR print/parse */
+	int n_fields;
+	int (*import)(ImportCtx *c);         /* may be NULL when there are no attributes */
+	int (*infer)(InferCtx *c);           /* sets every output's Type; 0 or -1 (diag) */
+	int (*lower)(LowerCtx *c);           /* fills c->kc; 0 or -1 (unsupported here) */
+} OpImpl;
+
+#define G(group) extern const OpImpl op_impl_##group;
+IR_OP_GROUPS(G)
+#undef G
+
+typedef struct OpInfo {
+	const char *name;
+	const OpImpl *impl;
+	int min_in, max_in, min_out, max_out;    /* -1: variadic */
+	unsigned const_inputs;                   /* slots that must be compile-time constants */
+} OpInfo;
+
+/* opimpl.c */
+const OpInfo *op_info(Op op);
+/* Types a node's attributes from the raw list (the frontend and tests call this
+ * right after ir_node_new). 0 or -1 with diagnostics. */
+int ops_import_attrs(Graph *g, NodeId node, const RawAttr *raw, int n_raw, DiagSink *d);
+
+/* Infer helpers: slot accessors and checks that report located diagnostics. */
+Node *infer_node(InferCtx *c);
+bool infer_has(InferCtx *c, int slot);                 /* input present (not omitted) */
+const Type *infer_in(InferCtx *c, int slot);           /* NULL when omitted */
+Type *infer_out(InferCtx *c, int slot);                /* NULL when omitted */
+const void *infer_const(InferCtx *c, int slot);        /* NULL if not a constant */
+/* Reads an integer (i32/i64) constant input as int64s (graph arena). Reports a
+ * DC_CONST_INPUT diagnostic naming --bind if the input is not constant. */
+int infer_const_ints(InferCtx *c, int slot, int64_t **v, int *n);
+int infer_const_f64s(InferCtx *c, int slot, double **v, int *n);
+int infer_fail(InferCtx *c, int slot, const char *fmt, ...);   /* slot -1: the node; returns -1 */
+int infer_fail_attr(InferCtx *c, const char *attr, const char *fmt, ...);
+/* Checks: input dtype among a list (DT_UNDEF-terminated), rank in range. */
+int infer_check_dtype(InferCtx *c, int slot, const DType *allowed);
+int infer_same_dtype(InferCtx *c, int slot_a, int slot_b);
+int infer_normalize_axis(InferCtx *c, int64_t axis, int rank, int64_t *out); /* handles negatives */
+
+/* Lower helper: zeroed params from the graph arena, and setting the call. */
+void *lower_params(LowerCtx *c, const ParamDesc *d);
+void lower_call(LowerCtx *c, const char *fn_name, const char *family, ingot_kernel_fn fn,
+                const ParamDesc *d, const void *params);
+
+/* Common dtype lists (DT_UNDEF-terminated). */
+extern const DType dtl_float[];        /* f16 f32 f64 bf16 */
+extern const DType dtl_numeric[];      /* floats + all ints */
+extern const DType dtl_all[];          /* numeric + bool */
+extern const DType dtl_int[];          /* all ints */
+
+/* infer.c: shape inference over a region, folding constant nodes as it goes */
+int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
+int ops_infer_graph(Graph *g, DiagSink *d, bool fold);
+
+/* fold.c: evaluates a node whose inputs are all constant; its outputs become constants */
+bool ops_node_foldable(const Graph *g, NodeId n);
+int ops_fold_node(Graph *g, NodeId n, DiagSink *d);
+/* Runs a node through its kernel on caller buffers (used by folding and tests). */
+int ops_run_node(Graph *g, NodeId n, const void *const *in, void *const *out);
+
+#endif /* INGOT_OPIMPL_H */

@@ -1,0 +1,16 @@
+/* pool.c — op groups pool, global_pool: attributes, inference, lowering (placeholder). */
+#include "opimpl.h"
+
+static int not_implemented(InferCtx *c)
+{
+	return infer_fail(c, -1, "not implemented yet");
+}
+
+static int no_lower(LowerCtx *c)
+{
+	(void)c;
+	return -1;
+}
+
+const OpImpl op_impl_pool = { 0, NULL, 0, NULL, not_implemented, no_lower };
+const OpImpl op_impl_global_pool = { 0, NULL, 0, NULL, not_implemented, no_lower };

@@ -1,0 +1,15 @@
+/* reduce.c — op groups reduce: attributes, inference, lowering (placeholder). */
+#include "opimpl.h"
+
+static int not_implemented(InferCtx *c)
+{
+	return infer_fail(c, -1, "not implemented yet");
+}
+
+static int no_lower(LowerCtx *c)
+{
+	(void)c;
+	return -1;
+}
+
+const OpImpl op_impl_reduce = { 0, NULL, 0, NULL, not_implemented, no_lower };

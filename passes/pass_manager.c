@@ -1,0 +1,65 @@
+/* pass_manager.c — the registry of passes, the pipeline per -O level, and running a
+ * list of passes with verification and IR dumps between them. */
+#include "passes.h"
+
+#include <string.h>
+
+static const Pass passes[] = {
+	{ "fold_constants", "evaluate nodes whose inputs are all constant", pass_fold_constants, "types" },
+	{ "dce", "remove nodes whose results are never used", pass_dce, "" },
+	{ "plan_memory", "assign every intermediate an offset in one arena by liveness", pass_plan_memory,
+	  "types, final schedule" },
+};
+
+const Pass *pass_list(int *n)
+{
+	*n = COUNTOF(passes);
+	return passes;
+}
+
+const Pass *pass_lookup(const char *name)
+{
+	for (int i = 0; i < COUNTOF(passes); i++)
+		if (strcmp(passes[i].name, name) == 0)
+			return &passes[i];
+	return NULL;
+}
+
+/* The pipeline of each optimization level. Memory planning always runs last. */
+int pass_pipeline(int opt_level, const char **names, int cap)
+{
+	int n = 0;
+#define ADD(p) do { if (n < cap) names[n++] = (p); } while (0)
+	if (opt_level >= 1) {
+		ADD("fold_constants");
+		ADD("dce");
+	}
+	ADD("plan_memory");
+#undef ADD
+	return n;
+}
+
+int pass_run(Graph *g, PassCtx *ctx, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const Pass *p = pass_lookup(names[i]);
+		char err[512];
+		if (!p) {
+			DiagLoc l = diag_loc_file(NULL);
+			diag_report(ctx->diags, DIAG_ERROR, DC_USAGE, &l, "unknown pass '%s'", names[i]);
+			return -1;
+		}
+		ctx->changed[0] = 0;
+		if (p->fn(g, ctx))
+			return -1;
+		if (ctx->verify && ir_verify(g, err, sizeof err))
+			die("IR invalid after pass %s: %s", p->name, err);
+		if (ctx->print_to && (ctx->print_after_all ||
+		                      (ctx->print_after && strcmp(ctx->print_after, p->name) == 0))) {
+			fprintf(ctx->print_to, "// IR after %s: %s\n", p->name,
+			        ctx->changed[0] ? ctx->changed : "no change");
+			ir_print(g, ctx->print_to);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* passes.h — the pass manager: one uniform signature, one registry, and the
+ * pipeline per -O level as one readable function (pass_manager.c).
+ *
+ * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c.
+ */
+#ifndef INGOT_PASSES_H
+#define INGOT_PASSES_H
+
+#include "ir.h"
+
+typedef struct PassCtx {
+	DiagSink *diags;
+	int opt_level;               /* 0..3 */
+	bool verify;                 /* run ir_verify after every pass */
+	bool print_after_all;        /* --print-ir-after-all */
+	const char *print_after;     /* --print-ir-after PASS, or NULL */
+	FILE *print_to;              /* where dumps go (stderr) */
+	int64_t max_workspace;       /* --max-workspace, 0 = unlimited */
+	char changed[256];           /* a pass's one-line summary of what it changed */
+} PassCtx;
+
+typedef int (*PassFn)(Graph *g, PassCtx *ctx);
+
+typedef struct Pass {
+	const char *name;
+	const char *desc;            /* one line */
+	PassFn fn;
+	const char *needs;           /* what must hold before it runs, informative */
+} Pass;
+
+/* pass_manager.c */
+const Pass *pass_lookup(const char *name);
+const Pass *pass_list(int *n);
+/* Fills names with the pipeline of an -O level; returns the count. */
+int pass_pipeline(int opt_level, const char **names, int cap);
+/* Runs passes by name in order; verifies and prints as ctx says. 0 or -1. */
+int pass_run(Graph *g, PassCtx *ctx, const char *const *names, int n);
+
+/* one function per pass: int pass_<name>(Graph *g, PassCtx *ctx) */
+int pass_dce(Graph *g, PassCtx *ctx);
+int pass_fold_constants(Graph *g, PassCtx *ctx);
+int pass_plan_memory(Graph *g, PassCtx *ctx);
+
+/* plan_memory.c: bytes a node's kernel needs as scratch (via lowering) */
+int64_t plan_node_scratch(Graph *g, NodeId n);
+
+#endif /* INGOT_PASSES_H */

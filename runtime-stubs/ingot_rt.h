@@ -1,0 +1,167 @@
+/* ingot_rt.h — the shared runtime types of every generated model: status codes,
+ * element types, I/O descriptors, the uniform kernel signature and the macros that
+ * declare kernel parameter structs. Freestanding: only <stddef.h>, <stdint.h>.
+ *
+ * Usage (from a generated model's header):
+ *     #include "ingot_rt.h"
+ *     extern const ingot_io m_inputs[];      // name, dtype, rank, dims, bytes
+ *     int rc = m_run(x, y, workspace);       // 0 or an INGOT_E* code
+ */
+#ifndef INGOT_RT_H
+#define INGOT_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Return codes of every generated entry point and every kernel. */
+#define INGOT_OK       0
+#define INGOT_EINVAL   1  /* bad argument (NULL buffer, misaligned workspace) */
+#define INGOT_ERANGE   2  /* an index input was out of range; nothing was read or written out of bounds */
+#define INGOT_EDEVICE  3  /* an accelerator call failed (OpenCL) */
+
+#define INGOT_MAX_RANK 8
+
+/* Element types use the ONNX TensorProto.DataType numbers. ORDER DTYPE */
+enum {
+	INGOT_DT_UNDEF = 0, INGOT_DT_F32 = 1, INGOT_DT_U8 = 2, INGOT_DT_I8 = 3,
+	INGOT_DT_U16 = 4, INGOT_DT_I16 = 5, INGOT_DT_I32 = 6, INGOT_DT_I64 = 7,
+	INGOT_DT_STRING = 8, INGOT_DT_BOOL = 9, INGOT_DT_F16 = 10, INGOT_DT_F64 = 11,
+	INGOT_DT_U32 = 12, INGOT_DT_U64 = 13, INGOT_DT_C64 = 14, INGOT_DT_C128 = 15,
+	INGOT_DT_BF16 = 16
+};
+
+/* One graph input or output, as the generated m_inputs[] / m_outputs[] describe it. */
+typedef struct ingot_io {
+	const char *name;                 /* the ONNX value name */
+	int dtype;                        /* INGOT_DT_* */
+	int rank;
+	int64_t dims[INGOT_MAX_RANK];     /* static dims; unused entries are 0 */
+	size_t bytes;                     /* whole tensor size in bytes */
+} ingot_io;
+
+/* Every kernel has this signature. `params` points at the kernel's own
+ * `static const` parameter struct; in[] and out[] follow the ONNX node's slots
+ * (an omitted optional input is NULL); the node's share of the work is
+ * [task * n / n_tasks, (task + 1) * n / n_tasks). */
+typedef int (*ingot_kernel_fn)(const void *params, const void *const *in,
+                               void *const *out, void *scratch, int task, int n_tasks);
+
+/* Kernel parameter structs are declared from one field list, so the compiler can
+ * both fill them (constant folding) and print them as C initializers:
+ *     #define INGOT_CLIP_FIELDS(F) F(I64, n) F(F32, lo) F(DIMS, dims)
+ *     INGOT_PARAMS(ingot_clip_params, INGOT_CLIP_FIELDS)
+ * Field kinds: I64 int64_t, F32 float, F64 double, DIMS int64_t[INGOT_MAX_RANK],
+ * PADS int64_t[2 * INGOT_MAX_RANK]. */
+#define INGOT_FIELD_I64(name)  int64_t name;
+#define INGOT_FIELD_F32(name)  float name;
+#define INGOT_FIELD_F64(name)  double name;
+#define INGOT_FIELD_DIMS(name) int64_t name[INGOT_MAX_RANK];
+#define INGOT_FIELD_PADS(name) int64_t name[2 * INGOT_MAX_RANK];
+#define INGOT_FIELD(kind, name) INGOT_FIELD_##kind(name)
+#define INGOT_PARAMS(type, FIELDS) typedef struct type { FIELDS(INGOT_FIELD) } type;
+
+/* Linkage of kernels: external when linked into the ingot compiler (and into a
+ * prebuilt kernel library), `static` when a generated model #includes them, so
+ * two models link into one program without clashes. */
+#ifndef INGOT_KERNEL
+#define INGOT_KERNEL
+#endif
+#if defined(__GNUC__)
+#define INGOT_UNUSED __attribute__((unused))
+#else
+#define INGOT_UNUSED
+#endif
+
+/* float16 / bfloat16 are carried as uint16_t; these convert exactly (round to
+ * nearest even on narrowing, NaN stays NaN). */
+static inline INGOT_UNUSED float ingot_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+	uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+	union { uint32_t u; float f; } v;
+	if (exp == 0) {
+		if (man == 0) {
+			bits = sign;
+		} else {                       /* subnormal: normalize */
+			exp = 113;
+			while (!(man & 0x400u)) { man <<= 1; exp--; }
+			man &= 0x3ffu;
+			bits = sign | (exp << 23) | (man << 13);
+		}
+	} else if (exp == 31) {
+		bits = sign | 0x7f800000u | (man << 13);
+	} else {
+		bits = sign | ((exp + 112u) << 23) | (man << 13);
+	}
+	v.u = bits;
+	return v.f;
+}
+
+static inline INGOT_UNUSED uint16_t ingot_f32_to_f16(float f)
+{
+	union { uint32_t u; float f; } v;
+	uint32_t x, sign, man;
+	int32_t exp;
+	v.f = f;
+	x = v.u;
+	sign = (x >> 16) & 0x8000u;
+	exp = (int32_t)((x >> 23) & 0xffu);
+	man = x & 0x7fffffu;
+	if (exp == 255)                     /* inf or NaN */
+		return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0u));
+	exp -= 112;
+	if (exp >= 31)
+		return (uint16_t)(sign | 0x7c00u);
+	if (exp <= 0) {                     /* subnormal or zero in half */
+		uint32_t shift, half, rem, r;
+		if (exp < -10)
+			return (uint16_t)sign;
+		man |= 0x800000u;
+		shift = (uint32_t)(14 - exp);
+		r = man >> shift;
+		rem = man & ((1u << shift) - 1u);
+		half = 1u << (shift - 1u);
+		if (rem > half || (rem == half && (r & 1u)))
+			r++;
+		return (uint16_t)(sign | r);
+	}
+	{
+		uint32_t r = ((uint32_t)exp << 10) | (man >> 13);
+		uint32_t rem = man & 0x1fffu;
+		if (rem > 0x1000u || (rem == 0x1000u && (r & 1u)))
+			r++;                        /* may carry into the exponent: correct */
+		return (uint16_t)(sign | r);
+	}
+}
+
+static inline INGOT_UNUSED float ingot_bf16_to_f32(uint16_t h)
+{
+	union { uint32_t u; float f; } v;
+	v.u = (uint32_t)h << 16;
+	return v.f;
+}
+
+static inline INGOT_UNUSED uint16_t ingot_f32_to_bf16(float f)
+{
+	union { uint32_t u; float f; } v;
+	v.f = f;
+	if ((v.u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((v.u >> 16) | 0x40u);   /* quiet NaN */
+	v.u += 0x7fffu + ((v.u >> 16) & 1u);
+	return (uint16_t)(v.u >> 16);
+}
+
+/* Size in bytes of one element of an INGOT_DT_* type (0 for strings/unknown). */
+static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
+{
+	switch (dt) {
+	case INGOT_DT_F32: case INGOT_DT_I32: case INGOT_DT_U32: return 4;
+	case INGOT_DT_U8: case INGOT_DT_I8: case INGOT_DT_BOOL: return 1;
+	case INGOT_DT_U16: case INGOT_DT_I16: case INGOT_DT_F16: case INGOT_DT_BF16: return 2;
+	case INGOT_DT_I64: case INGOT_DT_F64: case INGOT_DT_U64: case INGOT_DT_C64: return 8;
+	case INGOT_DT_C128: return 16;
+	default: return 0;
+	}
+}
+
+#endif /* INGOT_RT_H */

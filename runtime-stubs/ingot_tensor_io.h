@@ -1,0 +1,40 @@
+/* ingot_tensor_io.h — reading and writing tensors as ONNX TensorProto (.pb) and
+ * numpy (.npy) files, for generated executables and for `ingot check`.
+ * Hosted C (stdio): never part of a model's library, only of its runner.
+ *
+ *     ingot_tensor t;
+ *     if (ingot_tensor_read("input_0.pb", &t, err, sizeof err) == 0) { ...; ingot_tensor_free(&t); }
+ */
+#ifndef INGOT_TENSOR_IO_H
+#define INGOT_TENSOR_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingot_rt.h"
+
+typedef struct ingot_tensor {
+	char name[256];                  /* TensorProto name ("" for .npy) */
+	int dtype;                       /* INGOT_DT_* */
+	int rank;
+	int64_t dims[INGOT_MAX_RANK];
+	size_t bytes;                    /* numel * element size */
+	void *data;                      /* malloc-owned, little-endian, row-major */
+} ingot_tensor;
+
+#ifndef INGOT_TENSOR_IO_API
+#define INGOT_TENSOR_IO_API
+#endif
+
+/* Reads a .pb (TensorProto: raw_data or any typed *_data field) or .npy file
+ * (chosen by content: .npy starts with "\x93NUMPY"). Returns 0, or -1 with a one-line
+ * reason in err. Strings are not supported. */
+INGOT_TENSOR_IO_API int ingot_tensor_read(const char *path, ingot_tensor *t, char *err, size_t cap);
+/* Parses a TensorProto from memory. */
+INGOT_TENSOR_IO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *t,
+                                              char *err, size_t cap);
+/* Writes a TensorProto with raw_data (.pb) or, when path ends in ".npy", an .npy file. */
+INGOT_TENSOR_IO_API int ingot_tensor_write(const char *path, const ingot_tensor *t, char *err, size_t cap);
+INGOT_TENSOR_IO_API void ingot_tensor_free(ingot_tensor *t);
+
+#endif /* INGOT_TENSOR_IO_H */
