@@ -1,4 +1,663 @@
-/* elementwise.c — reference kernels: elementwise (placeholder). */
+/* elementwise.c — reference kernels of the elementwise ops (see elementwise.h).
+ *
+ * To serve every dtype without a loop per op and dtype, elements travel in chunks
+ * through one of four computation classes: float (f32, f16, bf16), double, int64
+ * (signed ints) and uint64 (unsigned ints, bool). Loading widens, storing narrows;
+ * integer arithmetic wraps in uint64 and is truncated on store, which gives the same
+ * bits as wrapping arithmetic in the narrow type, without signed-overflow UB.
+ */
 #include "elementwise.h"
 
-typedef int ingot_elementwise_placeholder;
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define EW_CHUNK 64
+
+enum { EW_CL_F32, EW_CL_F64, EW_CL_I64, EW_CL_U64 };
+
+typedef union ew_buf {
+	float f[EW_CHUNK];
+	double d[EW_CHUNK];
+	int64_t i[EW_CHUNK];
+	uint64_t u[EW_CHUNK];
+} ew_buf;
+
+static INGOT_UNUSED int ew_class(int64_t dt)
+{
+	switch (dt) {
+	case INGOT_DT_F32: case INGOT_DT_F16: case INGOT_DT_BF16: return EW_CL_F32;
+	case INGOT_DT_F64: return EW_CL_F64;
+	case INGOT_DT_I8: case INGOT_DT_I16: case INGOT_DT_I32: case INGOT_DT_I64: return EW_CL_I64;
+	default: return EW_CL_U64;
+	}
+}
+
+/* This task's share [*lo, *hi) of n elements. */
+static INGOT_UNUSED void ew_range(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
+{
+	if (n_tasks < 1)
+		n_tasks = 1;
+	*lo = n * task / n_tasks;
+	*hi = n * (task + 1) / n_tasks;
+}
+
+/* ---- conversions between classes (defined for every input value) ---- */
+
+static INGOT_UNUSED float ew_f64_to_f32(double v)
+{
+	/* out of float range is UB in C; IEEE rounding would give +-inf past FLT_MAX+ulp/2 */
+	if (v > (double)FLT_MAX)
+		return v < 3.4028235677973366e38 ? FLT_MAX : HUGE_VALF;
+	if (v < -(double)FLT_MAX)
+		return v > -3.4028235677973366e38 ? -FLT_MAX : -HUGE_VALF;
+	return (float)v;
+}
+
+static INGOT_UNUSED int64_t ew_f_to_i64(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775808.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;                 /* truncates toward zero */
+}
+
+static INGOT_UNUSED uint64_t ew_f_to_u64(double v)
+{
+	if (v != v)
+		return 0;
+	if (v < 0)                         /* as numpy on common targets: via int64, wrapping */
+		return (uint64_t)ew_f_to_i64(v);
+	if (v >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return (uint64_t)v;
+}
+
+/* dst (class to) = src (class from), len elements; buffers must differ. */
+static INGOT_UNUSED void ew_convert(int from, int to, const ew_buf *s, ew_buf *d, int len)
+{
+	int k;
+#define EW_CV(F, T, expr) for (k = 0; k < len; k++) { d->F[k] = (T)(expr); } break;
+	switch (to * 4 + from) {
+	case EW_CL_F32 * 4 + EW_CL_F32: EW_CV(f, float, s->f[k])
+	case EW_CL_F32 * 4 + EW_CL_F64: EW_CV(f, float, ew_f64_to_f32(s->d[k]))
+	case EW_CL_F32 * 4 + EW_CL_I64: EW_CV(f, float, s->i[k])
+	case EW_CL_F32 * 4 + EW_CL_U64: EW_CV(f, float, s->u[k])
+	case EW_CL_F64 * 4 + EW_CL_F32: EW_CV(d, double, s->f[k])
+	case EW_CL_F64 * 4 + EW_CL_F64: EW_CV(d, double, s->d[k])
+	case EW_CL_F64 * 4 + EW_CL_I64: EW_CV(d, double, s->i[k])
+	case EW_CL_F64 * 4 + EW_CL_U64: EW_CV(d, double, s->u[k])
+	case EW_CL_I64 * 4 + EW_CL_F32: EW_CV(i, int64_t, ew_f_to_i64((double)s->f[k]))
+	case EW_CL_I64 * 4 + EW_CL_F64: EW_CV(i, int64_t, ew_f_to_i64(s->d[k]))
+	case EW_CL_I64 * 4 + EW_CL_I64: EW_CV(i, int64_t, s->i[k])
+	case EW_CL_I64 * 4 + EW_CL_U64: EW_CV(i, int64_t, s->u[k])
+	case EW_CL_U64 * 4 + EW_CL_F32: EW_CV(u, uint64_t, ew_f_to_u64((double)s->f[k]))
+	case EW_CL_U64 * 4 + EW_CL_F64: EW_CV(u, uint64_t, ew_f_to_u64(s->d[k]))
+	case EW_CL_U64 * 4 + EW_CL_I64: EW_CV(u, uint64_t, s->i[k])
+	default: EW_CV(u, uint64_t, s->u[k])
+	}
+#undef EW_CV
+}
+
+/* ---- loading (widening, strided) and storing (narrowing, contiguous) ---- */
+
+/* b = len elements of dtype dt at base[off + k * stride], in dt's class. */
+static INGOT_UNUSED void ew_load(int64_t dt, const void *base, int64_t off, int64_t stride,
+                                 int len, ew_buf *b)
+{
+	int k;
+#define EW_LD(T, F, W, expr) { const T *p = (const T *)base + off; \
+	for (k = 0; k < len; k++) { T x = p[k * stride]; b->F[k] = (W)(expr); } } break;
+	switch (dt) {
+	case INGOT_DT_F32: EW_LD(float, f, float, x)
+	case INGOT_DT_F16: EW_LD(uint16_t, f, float, ingot_f16_to_f32(x))
+	case INGOT_DT_BF16: EW_LD(uint16_t, f, float, ingot_bf16_to_f32(x))
+	case INGOT_DT_F64: EW_LD(double, d, double, x)
+	case INGOT_DT_I8: EW_LD(int8_t, i, int64_t, x)
+	case INGOT_DT_I16: EW_LD(int16_t, i, int64_t, x)
+	case INGOT_DT_I32: EW_LD(int32_t, i, int64_t, x)
+	case INGOT_DT_I64: EW_LD(int64_t, i, int64_t, x)
+	case INGOT_DT_U8: EW_LD(uint8_t, u, uint64_t, x)
+	case INGOT_DT_U16: EW_LD(uint16_t, u, uint64_t, x)
+	case INGOT_DT_U32: EW_LD(uint32_t, u, uint64_t, x)
+	case INGOT_DT_U64: EW_LD(uint64_t, u, uint64_t, x)
+	default: EW_LD(uint8_t, u, uint64_t, x != 0)         /* bool: any nonzero byte is true */
+	}
+#undef EW_LD
+}
+
+/* base[off + k] = b[k] narrowed to dt (integers wrap, bool is != 0). */
+static INGOT_UNUSED void ew_store(int64_t dt, void *base, int64_t off, int len, const ew_buf *b)
+{
+	int k;
+#define EW_ST(T, expr) { T *p = (T *)base + off; \
+	for (k = 0; k < len; k++) p[k] = (T)(expr); } break;
+	switch (dt) {
+	case INGOT_DT_F32: EW_ST(float, b->f[k])
+	case INGOT_DT_F16: EW_ST(uint16_t, ingot_f32_to_f16(b->f[k]))
+	case INGOT_DT_BF16: EW_ST(uint16_t, ingot_f32_to_bf16(b->f[k]))
+	case INGOT_DT_F64: EW_ST(double, b->d[k])
+	case INGOT_DT_I8: EW_ST(int8_t, b->i[k])
+	case INGOT_DT_I16: EW_ST(int16_t, b->i[k])
+	case INGOT_DT_I32: EW_ST(int32_t, b->i[k])
+	case INGOT_DT_I64: EW_ST(int64_t, b->i[k])
+	case INGOT_DT_U8: EW_ST(uint8_t, b->u[k])
+	case INGOT_DT_U16: EW_ST(uint16_t, b->u[k])
+	case INGOT_DT_U32: EW_ST(uint32_t, b->u[k])
+	case INGOT_DT_U64: EW_ST(uint64_t, b->u[k])
+	default: EW_ST(uint8_t, b->u[k] != 0)
+	}
+#undef EW_ST
+}
+
+/* ---- broadcasting: walking the output in runs along the innermost dim ---- */
+
+static INGOT_UNUSED void ew_seek(int64_t i, int rank, const int64_t *dims, int64_t *idx)
+{
+	int d;
+	for (d = rank - 1; d >= 0; d--) {
+		idx[d] = i % dims[d];
+		i /= dims[d];
+	}
+}
+
+static INGOT_UNUSED int64_t ew_offset(int rank, const int64_t *idx, const int64_t *s)
+{
+	int64_t off = 0;
+	int d;
+	for (d = 0; d < rank; d++)
+		off += idx[d] * s[d];
+	return off;
+}
+
+/* Length of the next run from output element i (< hi) at idx, at most a chunk. */
+static INGOT_UNUSED int ew_run(int rank, const int64_t *dims, const int64_t *idx, int64_t i,
+                               int64_t hi)
+{
+	int64_t len = dims[rank - 1] - idx[rank - 1];
+	if (len > hi - i)
+		len = hi - i;
+	return len > EW_CHUNK ? EW_CHUNK : (int)len;
+}
+
+static INGOT_UNUSED void ew_advance(int rank, const int64_t *dims, int64_t *idx, int64_t len)
+{
+	int d;
+	idx[rank - 1] += len;
+	for (d = rank - 1; d > 0 && idx[d] >= dims[d]; d--) {
+		idx[d] = 0;
+		idx[d - 1]++;
+	}
+}
+
+static INGOT_UNUSED int ew_bad_rank(int64_t rank)
+{
+	return rank < 1 || rank > INGOT_MAX_RANK;
+}
+
+/* ---- unary ---- */
+
+/* Float-class unary ops, written once for float (S = f) and double (S empty). */
+#define EW_UNARY_FLOAT(F, T, S) \
+	switch (p->op) { \
+	case INGOT_EW_ABS: EW_U(fabs##S(x)) \
+	case INGOT_EW_CEIL: EW_U(ceil##S(x)) \
+	case INGOT_EW_ELU: EW_U(x < 0 ? al * expm1##S(x) : x) \
+	case INGOT_EW_ERF: EW_U(erf##S(x)) \
+	case INGOT_EW_EXP: EW_U(exp##S(x)) \
+	case INGOT_EW_FLOOR: EW_U(floor##S(x)) \
+	case INGOT_EW_HARD_SIGMOID: \
+		EW_U(fmax##S((T)0, fmin##S((T)1, al * x + be))) \
+	case INGOT_EW_HARD_SWISH: \
+		EW_U(x * fmax##S((T)0, fmin##S((T)1, al * x + be))) \
+	case INGOT_EW_LEAKY_RELU: EW_U(x < 0 ? al * x : x) \
+	case INGOT_EW_LOG: EW_U(log##S(x)) \
+	case INGOT_EW_NEG: EW_U(-x) \
+	case INGOT_EW_RECIPROCAL: EW_U((T)1 / x) \
+	case INGOT_EW_RELU: EW_U(x < 0 ? (T)0 : x) \
+	case INGOT_EW_SELU: EW_U(x <= 0 ? ga * al * expm1##S(x) : ga * x) \
+	case INGOT_EW_SIGMOID: \
+		EW_U(x >= 0 ? (T)1 / ((T)1 + exp##S(-x)) : exp##S(x) / ((T)1 + exp##S(x))) \
+	case INGOT_EW_SOFTPLUS: \
+		EW_U(x > 0 ? x + log1p##S(exp##S(-x)) : log1p##S(exp##S(x))) \
+	case INGOT_EW_SOFTSIGN: EW_U(x / ((T)1 + fabs##S(x))) \
+	case INGOT_EW_SQRT: EW_U(sqrt##S(x)) \
+	case INGOT_EW_TANH: EW_U(tanh##S(x)) \
+	default: return INGOT_EINVAL; \
+	}
+
+static INGOT_UNUSED int ew_unary_op(const ingot_unary_params *p, int cl, ew_buf *b, int len)
+{
+	int k;
+	switch (cl) {
+	case EW_CL_F32: {
+		float al = p->alpha, be = p->beta, ga = p->gamma;
+#define EW_U(expr) for (k = 0; k < len; k++) { float x = b->f[k]; b->f[k] = (expr); } break;
+		EW_UNARY_FLOAT(f, float, f)
+#undef EW_U
+		break;
+	}
+	case EW_CL_F64: {
+		double al = (double)p->alpha, be = (double)p->beta, ga = (double)p->gamma;
+#define EW_U(expr) for (k = 0; k < len; k++) { double x = b->d[k]; b->d[k] = (expr); } break;
+		EW_UNARY_FLOAT(d, double, )
+#undef EW_U
+		break;
+	}
+	case EW_CL_I64:
+#define EW_U(expr) for (k = 0; k < len; k++) { int64_t x = b->i[k]; b->i[k] = (expr); } break;
+		switch (p->op) {   /* negation in uint64: wraps instead of overflowing */
+		case INGOT_EW_ABS: EW_U(x < 0 ? (int64_t)(0u - (uint64_t)x) : x)
+		case INGOT_EW_NEG: EW_U((int64_t)(0u - (uint64_t)x))
+		case INGOT_EW_RELU: EW_U(x < 0 ? 0 : x)
+		default: return INGOT_EINVAL;
+		}
+#undef EW_U
+		break;
+	default:
+#define EW_U(expr) for (k = 0; k < len; k++) { uint64_t x = b->u[k]; b->u[k] = (expr); } break;
+		switch (p->op) {
+		case INGOT_EW_ABS: case INGOT_EW_RELU: break;
+		case INGOT_EW_NOT: EW_U(x ? 0u : 1u)
+		case INGOT_EW_NEG: EW_U(0u - x)
+		default: return INGOT_EINVAL;
+		}
+#undef EW_U
+		break;
+	}
+	return INGOT_OK;
+}
+#undef EW_UNARY_FLOAT
+
+INGOT_KERNEL int ingot_unary(const void *params, const void *const *in, void *const *out,
+                             void *scratch, int task, int n_tasks)
+{
+	const ingot_unary_params *p = (const ingot_unary_params *)params;
+	int cl = ew_class(p->dtype);
+	int64_t lo, hi, i;
+	ew_buf b;
+	(void)scratch;
+	if (!in[0] || !out[0])
+		return INGOT_EINVAL;
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	for (i = lo; i < hi; i += EW_CHUNK) {
+		int len = hi - i < EW_CHUNK ? (int)(hi - i) : EW_CHUNK, rc;
+		ew_load(p->dtype, in[0], i, 1, len, &b);
+		rc = ew_unary_op(p, cl, &b, len);
+		if (rc)
+			return rc;
+		ew_store(p->dtype, out[0], i, len, &b);
+	}
+	return INGOT_OK;
+}
+
+/* ---- binary ---- */
+
+static INGOT_UNUSED int64_t ew_ipow(int64_t x, int64_t e)
+{
+	uint64_t r = 1, b = (uint64_t)x;
+	if (e < 0)       /* 1 / x^-e truncated toward zero */
+		return x == 1 ? 1 : x == -1 ? (e % 2 ? -1 : 1) : 0;
+	while (e) {
+		if (e & 1)
+			r *= b;
+		b *= b;
+		e >>= 1;
+	}
+	return (int64_t)r;
+}
+
+static INGOT_UNUSED uint64_t ew_upow(uint64_t b, uint64_t e)
+{
+	uint64_t r = 1;
+	while (e) {
+		if (e & 1)
+			r *= b;
+		b *= b;
+		e >>= 1;
+	}
+	return r;
+}
+
+/* C division truncates toward zero like ONNX; x / 0 is defined as 0, and
+ * INT64_MIN / -1 wraps (narrower types were sign-extended, so only int64 can hit it). */
+static INGOT_UNUSED int64_t ew_idiv(int64_t x, int64_t y)
+{
+	return y == 0 ? 0 : y == -1 ? (int64_t)(0u - (uint64_t)x) : x / y;
+}
+
+static INGOT_UNUSED uint64_t ew_udiv(uint64_t x, uint64_t y)
+{
+	return y == 0 ? 0 : x / y;
+}
+
+/* Ops shared by the float classes; NaN propagates through Max/Min like numpy. */
+#define EW_BINARY_FLOAT(F, T, S) \
+	switch (op) { \
+	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(F, x + y) \
+	case INGOT_EW_SUB: EW_B(F, x - y) \
+	case INGOT_EW_MUL: EW_B(F, x * y) \
+	case INGOT_EW_DIV: EW_B(F, x / y) \
+	case INGOT_EW_POW: EW_B(F, pow##S(x, y)) \
+	case INGOT_EW_MAX: EW_B(F, x != x ? x : y != y ? y : x > y ? x : y) \
+	case INGOT_EW_MIN: EW_B(F, x != x ? x : y != y ? y : x < y ? x : y) \
+	case INGOT_EW_EQUAL: EW_B(u, x == y) \
+	case INGOT_EW_GREATER: EW_B(u, x > y) \
+	case INGOT_EW_GREATER_OR_EQUAL: EW_B(u, x >= y) \
+	case INGOT_EW_LESS: EW_B(u, x < y) \
+	case INGOT_EW_LESS_OR_EQUAL: EW_B(u, x <= y) \
+	default: return INGOT_EINVAL; \
+	}
+
+/* Integer ops; T is int64_t or uint64_t, arithmetic wraps through uint64_t. */
+#define EW_BINARY_INT(F, T, POW, DIV) \
+	switch (op) { \
+	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(F, (T)((uint64_t)x + (uint64_t)y)) \
+	case INGOT_EW_SUB: EW_B(F, (T)((uint64_t)x - (uint64_t)y)) \
+	case INGOT_EW_MUL: EW_B(F, (T)((uint64_t)x * (uint64_t)y)) \
+	case INGOT_EW_DIV: EW_B(F, DIV(x, y)) \
+	case INGOT_EW_POW: EW_B(F, POW(x, y)) \
+	case INGOT_EW_MAX: EW_B(F, x > y ? x : y) \
+	case INGOT_EW_MIN: EW_B(F, x < y ? x : y) \
+	case INGOT_EW_EQUAL: EW_B(u, x == y) \
+	case INGOT_EW_GREATER: EW_B(u, x > y) \
+	case INGOT_EW_GREATER_OR_EQUAL: EW_B(u, x >= y) \
+	case INGOT_EW_LESS: EW_B(u, x < y) \
+	case INGOT_EW_LESS_OR_EQUAL: EW_B(u, x <= y) \
+	case INGOT_EW_AND: EW_B(F, x & y) \
+	case INGOT_EW_OR: EW_B(F, x | y) \
+	case INGOT_EW_XOR: EW_B(F, x ^ y) \
+	default: return INGOT_EINVAL; \
+	}
+
+/* r = op(a, b), all in class cl; comparisons write 0/1 into r->u. */
+static INGOT_UNUSED int ew_binary_op(int64_t op, int cl, const ew_buf *a, const ew_buf *b,
+                                     ew_buf *r, int len)
+{
+	int k;
+	switch (cl) {
+	case EW_CL_F32:
+#define EW_B(R, expr) for (k = 0; k < len; k++) { float x = a->f[k], y = b->f[k]; \
+	r->R[k] = (expr); } break;
+		EW_BINARY_FLOAT(f, float, f)
+#undef EW_B
+		break;
+	case EW_CL_F64:
+#define EW_B(R, expr) for (k = 0; k < len; k++) { double x = a->d[k], y = b->d[k]; \
+	r->R[k] = (expr); } break;
+		EW_BINARY_FLOAT(d, double, )
+#undef EW_B
+		break;
+	case EW_CL_I64:
+#define EW_B(R, expr) for (k = 0; k < len; k++) { int64_t x = a->i[k], y = b->i[k]; \
+	r->R[k] = (expr); } break;
+		EW_BINARY_INT(i, int64_t, ew_ipow, ew_idiv)
+#undef EW_B
+		break;
+	default:
+#define EW_B(R, expr) for (k = 0; k < len; k++) { uint64_t x = a->u[k], y = b->u[k]; \
+	r->R[k] = (expr); } break;
+		EW_BINARY_INT(u, uint64_t, ew_upow, ew_udiv)
+#undef EW_B
+		break;
+	}
+	return INGOT_OK;
+}
+#undef EW_BINARY_FLOAT
+#undef EW_BINARY_INT
+
+/* Pow with an exponent of another class (opset 12+): the result has a's class; an
+ * integer base with a float exponent is computed in double and truncated. */
+static INGOT_UNUSED int ew_pow_mixed(int cla, int clb, ew_buf *a, ew_buf *b, ew_buf *r, int len)
+{
+	int rc;
+	if ((cla == EW_CL_I64 || cla == EW_CL_U64) && (clb == EW_CL_F32 || clb == EW_CL_F64)) {
+		ew_convert(cla, EW_CL_F64, a, r, len);
+		ew_convert(clb, EW_CL_F64, b, a, len);
+		rc = ew_binary_op(INGOT_EW_POW, EW_CL_F64, r, a, b, len);
+		ew_convert(EW_CL_F64, cla, b, r, len);
+		return rc;
+	}
+	ew_convert(clb, cla, b, r, len);
+	rc = ew_binary_op(INGOT_EW_POW, cla, a, r, b, len);
+	memcpy(r, b, sizeof *r);
+	return rc;
+}
+
+INGOT_KERNEL int ingot_binary(const void *params, const void *const *in, void *const *out,
+                              void *scratch, int task, int n_tasks)
+{
+	const ingot_binary_params *p = (const ingot_binary_params *)params;
+	int cla = ew_class(p->dtype_a), clb = ew_class(p->dtype_b), rank = (int)p->rank;
+	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
+	ew_buf a, b, r;
+	(void)scratch;
+	if (!in[0] || !in[1] || !out[0] || ew_bad_rank(p->rank))
+		return INGOT_EINVAL;
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	if (lo >= hi)
+		return INGOT_OK;
+	ew_seek(lo, rank, p->dims, idx);
+	for (i = lo; i < hi; ) {
+		int len = ew_run(rank, p->dims, idx, i, hi), rc;
+		ew_load(p->dtype_a, in[0], ew_offset(rank, idx, p->sa), p->sa[rank - 1], len, &a);
+		ew_load(p->dtype_b, in[1], ew_offset(rank, idx, p->sb), p->sb[rank - 1], len, &b);
+		if (cla == clb)
+			rc = ew_binary_op(p->op, cla, &a, &b, &r, len);
+		else if (p->op == INGOT_EW_POW)
+			rc = ew_pow_mixed(cla, clb, &a, &b, &r, len);
+		else
+			rc = INGOT_EINVAL;
+		if (rc)
+			return rc;
+		ew_store(p->dtype_out, out[0], i, len, &r);
+		ew_advance(rank, p->dims, idx, len);
+		i += len;
+	}
+	return INGOT_OK;
+}
+
+/* ---- variadic ---- */
+
+INGOT_KERNEL int ingot_variadic(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_variadic_params *p = (const ingot_variadic_params *)params;
+	int cl = ew_class(p->dtype), rank = (int)p->rank, n_in = (int)p->n_in, j, d;
+	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
+	int64_t s[INGOT_VARIADIC_MAX_IN][INGOT_MAX_RANK];
+	ew_buf acc, x, r;
+	(void)scratch;
+	if (n_in < 1 || n_in > INGOT_VARIADIC_MAX_IN || ew_bad_rank(p->rank) || !out[0])
+		return INGOT_EINVAL;
+	/* strides from the broadcast bits: 0 where broadcast, else row-major in its dims */
+	for (j = 0; j < n_in; j++) {
+		int64_t word = j < 8 ? p->bcast0 : j < 16 ? p->bcast1 : j < 24 ? p->bcast2 : p->bcast3;
+		unsigned bits = (unsigned)(((uint64_t)word >> (8 * (j % 8))) & 0xffu);
+		int64_t st = 1;
+		if (!in[j])
+			return INGOT_EINVAL;
+		for (d = rank - 1; d >= 0; d--) {
+			int bc = (int)((bits >> d) & 1u);
+			s[j][d] = bc ? 0 : st;
+			st *= bc ? 1 : p->dims[d];
+		}
+	}
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	if (lo >= hi)
+		return INGOT_OK;
+	ew_seek(lo, rank, p->dims, idx);
+	for (i = lo; i < hi; ) {
+		int len = ew_run(rank, p->dims, idx, i, hi), k;
+		ew_load(p->dtype, in[0], ew_offset(rank, idx, s[0]), s[0][rank - 1], len, &acc);
+		for (j = 1; j < n_in; j++) {
+			int rc;
+			ew_load(p->dtype, in[j], ew_offset(rank, idx, s[j]), s[j][rank - 1], len, &x);
+			rc = ew_binary_op(p->op, cl, &acc, &x, &r, len);
+			if (rc)
+				return rc;
+			memcpy(&acc, &r, sizeof acc);
+		}
+		if (p->op == INGOT_EW_MEAN && cl == EW_CL_F32)
+			for (k = 0; k < len; k++)
+				acc.f[k] /= (float)n_in;
+		else if (p->op == INGOT_EW_MEAN && cl == EW_CL_F64)
+			for (k = 0; k < len; k++)
+				acc.d[k] /= (double)n_in;
+		ew_store(p->dtype, out[0], i, len, &acc);
+		ew_advance(rank, p->dims, idx, len);
+		i += len;
+	}
+	return INGOT_OK;
+}
+
+/* ---- cast ---- */
+
+INGOT_KERNEL int ingot_cast(const void *params, const void *const *in, void *const *out,
+                            void *scratch, int task, int n_tasks)
+{
+	const ingot_cast_params *p = (const ingot_cast_params *)params;
+	int from = ew_class(p->from), to = ew_class(p->to);
+	int64_t lo, hi, i;
+	ew_buf a, b;
+	(void)scratch;
+	if (!in[0] || !out[0] || ingot_dtype_size((int)p->from) == 0 ||
+	    ingot_dtype_size((int)p->to) == 0)
+		return INGOT_EINVAL;
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	for (i = lo; i < hi; i += EW_CHUNK) {
+		int len = hi - i < EW_CHUNK ? (int)(hi - i) : EW_CHUNK, k;
+		ew_load(p->from, in[0], i, 1, len, &a);
+		if (p->to == INGOT_DT_BOOL) {      /* nonzero in the source class: 0.5 is true */
+			for (k = 0; k < len; k++)
+				b.u[k] = from == EW_CL_F32 ? a.f[k] != 0 : from == EW_CL_F64 ? a.d[k] != 0
+				         : a.u[k] != 0;
+		} else {
+			ew_convert(from, to, &a, &b, len);
+		}
+		ew_store(p->to, out[0], i, len, &b);
+	}
+	return INGOT_OK;
+}
+
+/* ---- clip ---- */
+
+INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *const *out,
+                            void *scratch, int task, int n_tasks)
+{
+	const ingot_clip_params *p = (const ingot_clip_params *)params;
+	const void *in_lo = p->n_in > 1 ? in[1] : NULL, *in_hi = p->n_in > 2 ? in[2] : NULL;
+	int cl = ew_class(p->dtype);
+	int has_lo = in_lo || p->has_lo, has_hi = in_hi || p->has_hi;
+	int64_t lo, hi, i;
+	ew_buf x, bl, bh, t;
+	(void)scratch;
+	if (!in[0] || !out[0])
+		return INGOT_EINVAL;
+	/* the bounds, in the class of x: from the inputs, else the attributes */
+	t.d[0] = p->lo;
+	if (in_lo)
+		ew_load(p->dtype, in_lo, 0, 0, 1, &bl);
+	else
+		ew_convert(EW_CL_F64, cl, &t, &bl, 1);
+	t.d[0] = p->hi;
+	if (in_hi)
+		ew_load(p->dtype, in_hi, 0, 0, 1, &bh);
+	else
+		ew_convert(EW_CL_F64, cl, &t, &bh, 1);
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	for (i = lo; i < hi; i += EW_CHUNK) {
+		int len = hi - i < EW_CHUNK ? (int)(hi - i) : EW_CHUNK, k;
+		ew_load(p->dtype, in[0], i, 1, len, &x);
+#define EW_CLAMP(F) for (k = 0; k < len; k++) { \
+	if (has_lo && x.F[k] < bl.F[0]) x.F[k] = bl.F[0]; \
+	if (has_hi && x.F[k] > bh.F[0]) x.F[k] = bh.F[0]; } break;
+		switch (cl) {   /* NaN compares false and stays NaN, as numpy.clip */
+		case EW_CL_F32: EW_CLAMP(f)
+		case EW_CL_F64: EW_CLAMP(d)
+		case EW_CL_I64: EW_CLAMP(i)
+		default: EW_CLAMP(u)
+		}
+#undef EW_CLAMP
+		ew_store(p->dtype, out[0], i, len, &x);
+	}
+	return INGOT_OK;
+}
+
+/* ---- identity and inference dropout ---- */
+
+INGOT_KERNEL int ingot_identity(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_identity_params *p = (const ingot_identity_params *)params;
+	int64_t lo, hi, i;
+	ew_buf one, ones;
+	(void)scratch;
+	if (!in[0] || !out[0] || p->esize < 1)
+		return INGOT_EINVAL;
+	if (p->n_in >= 3 && in[2] && *(const uint8_t *)in[2]) {
+		double ratio = (double)p->ratio;
+		if (p->n_in >= 2 && in[1]) {
+			ew_load(p->ratio_dtype, in[1], 0, 0, 1, &one);
+			ew_convert(ew_class(p->ratio_dtype), EW_CL_F64, &one, &ones, 1);
+			ratio = ones.d[0];
+		}
+		if (ratio > 0)                 /* training dropout: random, not supported */
+			return INGOT_EINVAL;
+	}
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	if (hi > lo)
+		memcpy((char *)out[0] + lo * p->esize, (const char *)in[0] + lo * p->esize,
+		       (size_t)((hi - lo) * p->esize));
+	if (p->n_out < 2 || !out[1])
+		return INGOT_OK;
+	for (i = 0; i < EW_CHUNK; i++)
+		one.u[i] = 1;
+	ew_convert(EW_CL_U64, ew_class(p->mask_dtype), &one, &ones, EW_CHUNK);
+	for (i = lo; i < hi; i += EW_CHUNK)
+		ew_store(p->mask_dtype, out[1], i, hi - i < EW_CHUNK ? (int)(hi - i) : EW_CHUNK, &ones);
+	return INGOT_OK;
+}
+
+/* ---- where ---- */
+
+INGOT_KERNEL int ingot_where(const void *params, const void *const *in, void *const *out,
+                             void *scratch, int task, int n_tasks)
+{
+	const ingot_where_params *p = (const ingot_where_params *)params;
+	int rank = (int)p->rank;
+	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
+	(void)scratch;
+	if (!in[0] || !in[1] || !in[2] || !out[0] || ew_bad_rank(p->rank))
+		return INGOT_EINVAL;
+	if (p->esize != 1 && p->esize != 2 && p->esize != 4 && p->esize != 8)
+		return INGOT_EINVAL;
+	ew_range(p->n, task, n_tasks, &lo, &hi);
+	if (lo >= hi)
+		return INGOT_OK;
+	ew_seek(lo, rank, p->dims, idx);
+	for (i = lo; i < hi; ) {
+		int64_t len = p->dims[rank - 1] - idx[rank - 1], k;
+		int64_t sc = p->sc[rank - 1], sx = p->sx[rank - 1], sy = p->sy[rank - 1];
+		const uint8_t *c = (const uint8_t *)in[0] + ew_offset(rank, idx, p->sc);
+		int64_t ox = ew_offset(rank, idx, p->sx), oy = ew_offset(rank, idx, p->sy);
+		if (len > hi - i)
+			len = hi - i;
+#define EW_SEL(T) { const T *x = (const T *)in[1] + ox, *y = (const T *)in[2] + oy; \
+	T *o = (T *)out[0] + i; \
+	for (k = 0; k < len; k++) o[k] = c[k * sc] ? x[k * sx] : y[k * sy]; } break;
+		switch (p->esize) {   /* a select moves bytes: the element size is all it needs */
+		case 1: EW_SEL(uint8_t)
+		case 2: EW_SEL(uint16_t)
+		case 4: EW_SEL(uint32_t)
+		default: EW_SEL(uint64_t)
+		}
+#undef EW_SEL
+		ew_advance(rank, p->dims, idx, len);
+		i += len;
+	}
+	return INGOT_OK;
+}
