@@ -11,7 +11,7 @@
 
 #define ALIGN 64
 
-typedef struct Block { int64_t off, size; ValueId v; } Block;
+typedef struct Block { int64_t off, size, bytes; ValueId v; } Block;  /* size: padded */
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) & ~(int64_t)(ALIGN - 1); }
 
@@ -38,7 +38,7 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 	int *last_use = malloc(((size_t)g->n_values + 1) * sizeof *last_use);
 	Block *live = NULL;
 	int n_live = 0, cap_live = 0;
-	int64_t arena = 0, scratch = 0, naive = 0;
+	int64_t arena = 0, scratch = 0, naive = 0, live_bytes = 0, peak = 0;
 	if (!last_use)
 		die("out of memory");
 	for (ValueId v = 0; v < g->n_values; v++) {
@@ -66,10 +66,12 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 			ValueId v = n->out[k];
 			if (v == IR_NONE || !needs_arena(g, v))
 				continue;
-			int64_t size = align_up(type_bytes(&g->values[v].type));
+			int64_t bytes = type_bytes(&g->values[v].type);
+			int64_t size = align_up(bytes);
 			int64_t off = 0;
 			int pos = 0;
-			naive += size;
+			naive += bytes;
+			live_bytes += bytes;
 			for (pos = 0; pos < n_live; pos++) {
 				if (live[pos].off - off >= size)
 					break;
@@ -80,6 +82,7 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 			memmove(&live[pos + 1], &live[pos], (size_t)(n_live - pos) * sizeof *live);
 			live[pos].off = off;
 			live[pos].size = size;
+			live[pos].bytes = bytes;
 			live[pos].v = v;
 			n_live++;
 			g->values[v].arena_off = off;
@@ -88,9 +91,12 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 			if (last_use[v] < i)
 				last_use[v] = i;   /* an unused output dies right after its node */
 		}
+		if (live_bytes > peak)
+			peak = live_bytes;
 		/* free what dies here */
 		for (int q = 0; q < n_live;) {
 			if (last_use[live[q].v] <= i) {
+				live_bytes -= live[q].bytes;
 				memmove(&live[q], &live[q + 1], (size_t)(n_live - q - 1) * sizeof *live);
 				n_live--;
 			} else {
@@ -101,6 +107,8 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 	free(live);
 	free(last_use);
 	g->arena_bytes = arena;
+	g->naive_bytes = naive;
+	g->peak_live_bytes = peak;
 	g->scratch_bytes = align_up(scratch);
 	snprintf(ctx->changed, sizeof ctx->changed,
 	         "arena %lld bytes (naive %lld), scratch %lld bytes",

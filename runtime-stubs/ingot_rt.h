@@ -1,6 +1,6 @@
 /* ingot_rt.h — the shared runtime types of every generated model: status codes,
  * element types, I/O descriptors, the uniform kernel signature and the macros that
- * declare kernel parameter structs. Freestanding: only <stddef.h>, <stdint.h>.
+ * declare kernel parameter structs. Freestanding: only <stdbool.h>, <stddef.h>, <stdint.h>.
  *
  * Usage (from a generated model's header):
  *     #include "ingot_rt.h"
@@ -10,6 +10,7 @@
 #ifndef INGOT_RT_H
 #define INGOT_RT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,8 +69,10 @@ typedef int (*ingot_kernel_fn)(const void *params, const void *const *in,
 #endif
 #if defined(__GNUC__)
 #define INGOT_UNUSED __attribute__((unused))
+#define INGOT_ALIGNED64 __attribute__((aligned(64)))
 #else
 #define INGOT_UNUSED
+#define INGOT_ALIGNED64
 #endif
 
 /* float16 / bfloat16 are carried as uint16_t; these convert exactly (round to

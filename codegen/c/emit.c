@@ -1,2 +1,472 @@
-/* c/emit.c (placeholder) */
-#include "codegen.h"
+/* emit.c — writes a model directory for the C target: NAME.h (the API of
+ * DESIGN.md), NAME.c (the graph as straight-line kernel calls, each under a
+ * comment naming its ONNX node), the kernels it uses, the weights, the runner
+ * (NAME_main.c) and the build files. Output is deterministic: same graph and
+ * options, same bytes. */
+#include "c_target.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Ctx {
+	Graph *g;
+	const CodegenOptions *o;
+	const Target *t;
+	WeightsLayout w;
+	char NAME[80];
+	char **param_names;          /* per main-region input/output: the typed run() name */
+} Ctx;
+
+/* ---- value references ---- */
+
+static int io_index(const ValueId *list, int n, ValueId v)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == v)
+			return i;
+	return -1;
+}
+
+/* The C expression of a value's storage inside NAME_run_v. */
+static void value_ref(Ctx *c, ValueId v, char *buf, size_t cap)
+{
+	const Region *main = &c->g->regions[0];
+	const Value *val = &c->g->values[v];
+	int k;
+	if ((k = io_index(main->outputs, main->n_outputs, v)) >= 0 && val->producer != IR_NONE &&
+	    !c->g->nodes[val->producer].dead)
+		snprintf(buf, cap, "outputs[%d]", k);
+	else if ((k = io_index(main->inputs, main->n_inputs, v)) >= 0)
+		snprintf(buf, cap, "inputs[%d]", k);
+	else if (val->is_const)
+		snprintf(buf, cap, "%s_weights + %" PRId64, c->o->name, c->w.off[v]);
+	else if (val->arena_off >= 0)
+		snprintf(buf, cap, "ws + %" PRId64, val->arena_off);
+	else
+		die("value '%s' has no storage", val->name);
+}
+
+static void value_desc(const Graph *g, ValueId v, char *buf, size_t cap)
+{
+	char ty[256], name[200];
+	cg_comment_text(g->values[v].name, name, sizeof name);
+	snprintf(buf, cap, "%s %s", name, type_format(&g->values[v].type, ty, sizeof ty));
+}
+
+static void emit_c_string(Emitter *e, const char *s)
+{
+	em_printf(e, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			em_printf(e, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			em_printf(e, "\\%03o", ch);
+		else
+			em_printf(e, "%c", ch);
+	}
+	em_printf(e, "\"");
+}
+
+/* ---- NAME.h ---- */
+
+static void emit_io_comment(Emitter *e, Ctx *c, const char *what, const ValueId *vals, int n)
+{
+	char desc[512];
+	em_line(e, " * %s:", what);
+	for (int i = 0; i < n; i++) {
+		value_desc(c->g, vals[i], desc, sizeof desc);
+		em_line(e, " *   %d  %s", i, desc);
+	}
+}
+
+static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
+{
+	const Region *main = &c->g->regions[0];
+	const CodegenOptions *o = c->o;
+	Emitter e;
+	char file[128], src[200], flags[600];
+	int rc;
+	em_init(&e);
+	cg_comment_text(o->source_name ? o->source_name : "", src, sizeof src);
+	cg_comment_text(o->flags_text ? o->flags_text : "", flags, sizeof flags);
+	em_line(&e, "/* %s.h — the API of model '%s', compiled from %s by ingot %s.", o->name, o->name,
+	        src, INGOT_VERSION);
+	em_line(&e, " * Flags: %s", flags);
+	em_line(&e, " *");
+	em_line(&e, " * Usage:");
+	em_line(&e, " *     static unsigned char ws[%s_WORKSPACE_SIZE] __attribute__((aligned(64)));", c->NAME);
+	em_line(&e, " *     int rc = %s_run(<inputs>, <outputs>, ws);   // 0, or an INGOT_E* code", o->name);
+	em_line(&e, " * No allocation, no global state: %s_run is reentrant with one workspace per caller.",
+	        o->name);
+	emit_io_comment(&e, c, "Inputs", main->inputs, main->n_inputs);
+	emit_io_comment(&e, c, "Outputs", main->outputs, main->n_outputs);
+	em_line(&e, " */");
+	em_line(&e, "#ifndef %s_H", c->NAME);
+	em_line(&e, "#define %s_H", c->NAME);
+	em_blank(&e);
+	em_line(&e, "#include \"ingot_rt.h\"");
+	em_blank(&e);
+	em_line(&e, "#ifdef __cplusplus");
+	em_line(&e, "extern \"C\" {");
+	em_line(&e, "#endif");
+	em_blank(&e);
+	em_line(&e, "/* bytes of caller-provided scratch memory, 64-byte aligned */");
+	em_line(&e, "#define %s_WORKSPACE_SIZE %" PRId64, c->NAME, workspace);
+	em_line(&e, "/* bytes of the weights blob %s_weights */", o->name);
+	em_line(&e, "#define %s_WEIGHTS_SIZE %" PRId64, c->NAME, c->w.size);
+	em_line(&e, "#define %s_NUM_INPUTS %d", c->NAME, main->n_inputs);
+	em_line(&e, "#define %s_NUM_OUTPUTS %d", c->NAME, main->n_outputs);
+	em_blank(&e);
+	em_line(&e, "/* name, dtype, rank, dims and bytes of each input and output, in ONNX order */");
+	em_line(&e, "extern const ingot_io %s_inputs[%s_NUM_INPUTS > 0 ? %s_NUM_INPUTS : 1];", o->name,
+	        c->NAME, c->NAME);
+	em_line(&e, "extern const ingot_io %s_outputs[%s_NUM_OUTPUTS];", o->name, c->NAME);
+	if (c->w.size > 0) {
+		em_line(&e, "/* the weights: linked from %s_weights.c / .S, or provided by you (--weights extern) */",
+		        o->name);
+		em_line(&e, "extern const unsigned char %s_weights[%s_WEIGHTS_SIZE];", o->name, c->NAME);
+	}
+	em_blank(&e);
+	em_line(&e, "/* Runs the model. Returns 0, INGOT_EINVAL (NULL or misaligned workspace) or");
+	em_line(&e, " * INGOT_ERANGE (an index input was out of range). */");
+	em_printf(&e, "int %s_run(", o->name);
+	int np = 0;
+	for (int i = 0; i < main->n_inputs; i++, np++)
+		em_printf(&e, "%sconst %s *%s", np ? ", " : "",
+		          dtype_c_type(c->g->values[main->inputs[i]].type.dtype), c->param_names[np]);
+	for (int i = 0; i < main->n_outputs; i++, np++)
+		em_printf(&e, "%s%s *%s", np ? ", " : "",
+		          dtype_c_type(c->g->values[main->outputs[i]].type.dtype), c->param_names[np]);
+	em_line(&e, "%svoid *workspace);", np ? ", " : "");
+	em_line(&e, "/* The same, with inputs[] and outputs[] in ONNX order. */");
+	em_line(&e, "int %s_run_v(const void *const inputs[], void *const outputs[], void *workspace);",
+	        o->name);
+	em_blank(&e);
+	em_line(&e, "#ifdef __cplusplus");
+	em_line(&e, "}");
+	em_line(&e, "#endif");
+	em_blank(&e);
+	em_line(&e, "#endif /* %s_H */", c->NAME);
+	snprintf(file, sizeof file, "%s.h", o->name);
+	rc = em_write_file(&e, o->out_dir, file, d);
+	em_free(&e);
+	return rc;
+}
+
+/* ---- NAME.c ---- */
+
+static void emit_io_table(Emitter *e, Ctx *c, const char *which, const ValueId *vals, int n)
+{
+	em_line(e, "const ingot_io %s_%s[%s] = {", c->o->name, which,
+	        n > 0 ? "" : "1");
+	e->indent++;
+	for (int i = 0; i < n; i++) {
+		const Type *t = &c->g->values[vals[i]].type;
+		em_printf(e, "\t{ ");
+		emit_c_string(e, c->g->values[vals[i]].name);
+		em_printf(e, ", %d, %d, {", (int)t->dtype, t->rank);
+		for (int k = 0; k < t->rank; k++)
+			em_printf(e, k ? ", %" PRId64 : "%" PRId64, t->dims[k]);
+		em_printf(e, "}, %" PRId64 " },\n", type_bytes(t));
+	}
+	if (n == 0)
+		em_line(e, "{ \"\", 0, 0, {0}, 0 }");
+	e->indent--;
+	em_line(e, "};");
+}
+
+static void node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent)
+{
+	const Node *n = &c->g->nodes[id];
+	char name[256], desc[512];
+	em_printf(e, "%s/* %s '", indent, ir_op_name(n->op));
+	for (int i = 0; i < n->n_origins; i++) {
+		cg_comment_text(n->origins[i], name, sizeof name);
+		em_printf(e, i ? "+%s" : "%s", name);
+	}
+	em_printf(e, "':");
+	for (int i = 0, first = 1; i < n->n_in; i++) {
+		if (n->in[i] == IR_NONE)
+			continue;
+		value_desc(c->g, n->in[i], desc, sizeof desc);
+		em_printf(e, "%s %s", first ? "" : ",", desc);
+		first = 0;
+	}
+	em_printf(e, " ->");
+	for (int i = 0, first = 1; i < n->n_out; i++) {
+		if (n->out[i] == IR_NONE)
+			continue;
+		value_desc(c->g, n->out[i], desc, sizeof desc);
+		em_printf(e, "%s %s", first ? "" : ",", desc);
+		first = 0;
+	}
+	em_printf(e, " */\n");
+}
+
+static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
+{
+	Graph *g = c->g;
+	const Region *main = &g->regions[0];
+	const CodegenOptions *o = c->o;
+	Emitter params, body, e;
+	char ref[256], file[128], src[200];
+	int rc = 0, n_calls = 0;
+
+	em_init(&params);
+	em_init(&body);
+	em_init(&e);
+	for (int i = 0; i < main->n_nodes && !rc; i++) {
+		NodeId id = main->nodes[i];
+		const Node *n = &g->nodes[id];
+		KernelCall kc;
+		if (n->dead)
+			continue;
+		if (c->t->lower(c->t, g, id, &kc)) {
+			DiagLoc l = ir_node_loc(g, id);
+			diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l, "no kernel for this node on target '%s'",
+			            c->t->name);
+			rc = -1;
+			break;
+		}
+		cg_c_kernel_set_add(ks, kc.family);
+		node_comment(&body, c, id, "\t");
+		em_line(&body, "\t{");
+		if (kc.pdesc) {
+			node_comment(&params, c, id, "");
+			em_printf(&params, "static const %s p%d = ", kc.pdesc->type, n_calls);
+			cg_c_emit_params(&params, kc.pdesc, kc.params);
+			em_printf(&params, ";\n");
+		}
+		em_printf(&body, "\t\tconst void *in[%d] = {", n->n_in > 0 ? n->n_in : 1);
+		for (int k = 0; k < n->n_in; k++) {
+			if (n->in[k] == IR_NONE)
+				snprintf(ref, sizeof ref, "NULL");
+			else
+				value_ref(c, n->in[k], ref, sizeof ref);
+			em_printf(&body, k ? ", %s" : " %s", ref);
+		}
+		em_printf(&body, n->n_in ? " };\n" : " NULL };\n");
+		em_printf(&body, "\t\tvoid *const out[%d] = {", n->n_out > 0 ? n->n_out : 1);
+		for (int k = 0; k < n->n_out; k++) {
+			if (n->out[k] == IR_NONE)
+				snprintf(ref, sizeof ref, "NULL");
+			else
+				value_ref(c, n->out[k], ref, sizeof ref);
+			em_printf(&body, k ? ", %s" : " %s", ref);
+		}
+		em_printf(&body, " };\n");
+		if (kc.pdesc)
+			em_line(&body, "\t\tif ((rc = %s(&p%d, in, out, scratch, 0, 1)) != 0)", kc.fn_name, n_calls);
+		else
+			em_line(&body, "\t\tif ((rc = %s(NULL, in, out, scratch, 0, 1)) != 0)", kc.fn_name);
+		em_line(&body, "\t\t\treturn rc;");
+		em_line(&body, "\t}");
+		n_calls++;
+	}
+	if (rc)
+		goto done;
+
+	/* graph outputs no node writes: inputs passed through, constants, duplicates */
+	for (int i = 0; i < main->n_outputs; i++) {
+		ValueId v = main->outputs[i];
+		const Value *val = &g->values[v];
+		char name[256];
+		int first = io_index(main->outputs, main->n_outputs, v);
+		bool written = val->producer != IR_NONE && !g->nodes[val->producer].dead;
+		if (written && first == i)
+			continue;
+		if (written)
+			snprintf(ref, sizeof ref, "outputs[%d]", first);
+		else
+			value_ref(c, v, ref, sizeof ref);
+		cg_comment_text(val->name, name, sizeof name);
+		em_line(&body, "\t/* output %d '%s' is not computed by a node: copy it */", i, name);
+		em_line(&body, "\tmemcpy(outputs[%d], %s, %" PRId64 ");", i, ref, type_bytes(&val->type));
+	}
+
+	cg_comment_text(o->source_name ? o->source_name : "", src, sizeof src);
+	em_line(&e, "/* %s.c — model '%s' (from %s) as straight-line kernel calls; generated by ingot %s.",
+	        o->name, o->name, src, INGOT_VERSION);
+	em_line(&e, " * Each call is commented with its ONNX node, inputs and outputs (dtype, shape).");
+	em_line(&e, " * The workspace holds the activations arena (%" PRId64 " bytes) then kernel scratch. */",
+	        g->arena_bytes);
+	em_line(&e, "#include \"%s.h\"", o->name);
+	em_blank(&e);
+	em_line(&e, "#include <math.h>");
+	em_line(&e, "#include <string.h>");
+	em_blank(&e);
+	em_line(&e, "/* The kernels are compiled into this file as static functions, so two models link");
+	em_line(&e, " * into one program; define INGOT_EXTERN_KERNELS to link a prebuilt kernel library. */");
+	em_line(&e, "#ifdef INGOT_EXTERN_KERNELS");
+	for (int i = 0; i < ks->n; i++)
+		em_line(&e, "#include \"kernels/%s.h\"", ks->families[i]);
+	em_line(&e, "#else");
+	em_line(&e, "#define INGOT_KERNEL static INGOT_UNUSED");
+	for (int i = 0; i < ks->n; i++)
+		em_line(&e, "#include \"kernels/%s.c\"", ks->families[i]);
+	em_line(&e, "#endif");
+	em_blank(&e);
+	emit_io_table(&e, c, "inputs", main->inputs, main->n_inputs);
+	emit_io_table(&e, c, "outputs", main->outputs, main->n_outputs);
+	em_blank(&e);
+	if (params.len) {
+		em_line(&e, "/* kernel parameters, one struct per call */");
+		em_raw(&e, params.buf, params.len);
+		em_blank(&e);
+	}
+	em_line(&e, "int %s_run_v(const void *const inputs[], void *const outputs[], void *workspace)",
+	        o->name);
+	em_line(&e, "{");
+	em_line(&e, "\tunsigned char *ws = (unsigned char *)workspace;");
+	em_line(&e, "\tunsigned char *scratch = ws + %" PRId64 ";", g->arena_bytes);
+	em_line(&e, "\tint rc = 0;");
+	em_blank(&e);
+	em_line(&e, "\t(void)scratch;");
+	em_line(&e, "\tif (!inputs || !outputs || (%s_WORKSPACE_SIZE > 0 && !workspace) ||", c->NAME);
+	em_line(&e, "\t    ((uintptr_t)workspace & 63u) != 0)");
+	em_line(&e, "\t\treturn INGOT_EINVAL;");
+	em_raw(&e, body.buf ? body.buf : "", body.len);
+	em_line(&e, "\treturn rc;");
+	em_line(&e, "}");
+	em_blank(&e);
+	/* the typed entry point */
+	em_printf(&e, "int %s_run(", o->name);
+	int np = 0;
+	for (int i = 0; i < main->n_inputs; i++, np++)
+		em_printf(&e, "%sconst %s *%s", np ? ", " : "",
+		          dtype_c_type(g->values[main->inputs[i]].type.dtype), c->param_names[np]);
+	for (int i = 0; i < main->n_outputs; i++, np++)
+		em_printf(&e, "%s%s *%s", np ? ", " : "",
+		          dtype_c_type(g->values[main->outputs[i]].type.dtype), c->param_names[np]);
+	em_line(&e, "%svoid *workspace)", np ? ", " : "");
+	em_line(&e, "{");
+	np = 0;
+	em_printf(&e, "\tconst void *const in[%d] = {", main->n_inputs ? main->n_inputs : 1);
+	for (int i = 0; i < main->n_inputs; i++, np++)
+		em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
+	em_printf(&e, main->n_inputs ? " };\n" : " NULL };\n");
+	em_printf(&e, "\tvoid *const out[%d] = {", main->n_outputs ? main->n_outputs : 1);
+	for (int i = 0; i < main->n_outputs; i++, np++)
+		em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
+	em_printf(&e, " };\n");
+	em_line(&e, "\treturn %s_run_v(in, out, workspace);", o->name);
+	em_line(&e, "}");
+	snprintf(file, sizeof file, "%s.c", o->name);
+	rc = em_write_file(&e, o->out_dir, file, d);
+done:
+	em_free(&params);
+	em_free(&body);
+	em_free(&e);
+	return rc;
+}
+
+/* ---- NAME_main.c: the runner ---- */
+
+static int emit_runner(Ctx *c, DiagSink *d)
+{
+	Emitter e;
+	char file[128];
+	int rc;
+	em_init(&e);
+	em_line(&e, "/* %s_main.c — command-line runner of model '%s'; generated by ingot %s.", c->o->name,
+	        c->o->name, INGOT_VERSION);
+	em_line(&e, " *   ./%s --input in0.pb [--input in1.pb] [--output-dir D]", c->o->name);
+	em_line(&e, " *   ./%s --bench N [--threads T] */", c->o->name);
+	em_line(&e, "#define _POSIX_C_SOURCE 200809L");
+	em_line(&e, "#include \"%s.h\"", c->o->name);
+	em_blank(&e);
+	em_line(&e, "#define RUNNER_NAME \"%s\"", c->o->name);
+	em_line(&e, "#define RUNNER_NUM_INPUTS %s_NUM_INPUTS", c->NAME);
+	em_line(&e, "#define RUNNER_NUM_OUTPUTS %s_NUM_OUTPUTS", c->NAME);
+	em_line(&e, "#define RUNNER_WORKSPACE_SIZE %s_WORKSPACE_SIZE", c->NAME);
+	em_line(&e, "#define RUNNER_INPUTS %s_inputs", c->o->name);
+	em_line(&e, "#define RUNNER_OUTPUTS %s_outputs", c->o->name);
+	em_line(&e, "#define RUNNER_RUN_V %s_run_v", c->o->name);
+	em_line(&e, "#include \"ingot_runner.c\"");
+	snprintf(file, sizeof file, "%s_main.c", c->o->name);
+	rc = em_write_file(&e, c->o->out_dir, file, d);
+	em_free(&e);
+	if (!rc)
+		rc = cg_copy_stub(c->o->out_dir, "ingot_runner.c", d);
+	if (!rc)
+		rc = cg_copy_stub(c->o->out_dir, "ingot_tensor_io.c", d);
+	if (!rc)
+		rc = cg_copy_stub(c->o->out_dir, "ingot_tensor_io.h", d);
+	return rc;
+}
+
+/* Typed run() parameter names: sanitized ONNX names, made unique. */
+static void make_param_names(Ctx *c)
+{
+	const Region *main = &c->g->regions[0];
+	int n = main->n_inputs + main->n_outputs;
+	c->param_names = arena_array(&c->g->arena, (size_t)(n ? n : 1), sizeof *c->param_names);
+	for (int i = 0; i < n; i++) {
+		ValueId v = i < main->n_inputs ? main->inputs[i] : main->outputs[i - main->n_inputs];
+		char id[200];
+		cg_ident(c->g->values[v].name, id, sizeof id);
+		for (int k = 0; k < i; k++)
+			if (strcmp(c->param_names[k], id) == 0) {
+				snprintf(id + strlen(id), sizeof id - strlen(id), "_%d", i);
+				break;
+			}
+		c->param_names[i] = arena_strdup(&c->g->arena, id);
+	}
+}
+
+int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
+{
+	Ctx c;
+	KernelSet ks;
+	WeightsMode wm;
+	const char *sources[4];
+	int n_sources = 0, rc;
+	char wfile[128], wbin[128], cfile[128];
+
+	memset(&c, 0, sizeof c);
+	memset(&ks, 0, sizeof ks);
+	c.g = g;
+	c.o = o;
+	c.t = t;
+	cg_upper(o->name, c.NAME, sizeof c.NAME);
+	if (cg_mkdir_p(o->out_dir, d))
+		return -1;
+	cg_weights_layout(g, &c.w);
+	wm = cg_weights_mode(&c.w, o);
+	make_param_names(&c);
+
+	rc = emit_source(&c, &ks, d);
+	if (!rc)
+		rc = emit_header(&c, g->arena_bytes + g->scratch_bytes, d);
+	if (!rc)
+		rc = cg_c_copy_kernels(&ks, o->out_dir, d);
+	if (!rc)
+		rc = cg_weights_emit(&c.w, o, wm, d);
+	if (!rc && (o->emit & EMIT_EXE))
+		rc = emit_runner(&c, d);
+	if (!rc) {
+		BuildFiles b;
+		snprintf(cfile, sizeof cfile, "%s.c", o->name);
+		sources[n_sources++] = cfile;
+		if (c.w.size > 0 && wm == WEIGHTS_C) {
+			snprintf(wfile, sizeof wfile, "%s_weights.c", o->name);
+			sources[n_sources++] = wfile;
+		} else if (c.w.size > 0 && wm == WEIGHTS_INCBIN) {
+			snprintf(wfile, sizeof wfile, "%s_weights.S", o->name);
+			snprintf(wbin, sizeof wbin, "%s_weights.bin", o->name);
+			sources[n_sources++] = wfile;
+		}
+		memset(&b, 0, sizeof b);
+		b.sources = sources;
+		b.n_sources = n_sources;
+		b.weights_bin = c.w.size > 0 && wm == WEIGHTS_INCBIN ? wbin : NULL;
+		b.exe = (o->emit & EMIT_EXE) != 0;
+		b.default_cc = t->cc;
+		b.default_cflags = t->cflags;
+		rc = cg_emit_buildfiles(o, &b, d);
+	}
+	cg_weights_free(&c.w);
+	return rc;
+}

@@ -1,2 +1,120 @@
-/* c/kernels.c (placeholder) */
-#include "codegen.h"
+/* kernels.c — which runtime-stubs kernel files a model needs, copying them next
+ * to it, and printing kernel parameter structs as C initializers. */
+#include "c_target.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cg_c_kernel_set_add(KernelSet *s, const char *family)
+{
+	int i = 0;
+	while (i < s->n && strcmp(s->families[i], family) < 0)
+		i++;
+	if (i < s->n && strcmp(s->families[i], family) == 0)
+		return;
+	if (s->n == COUNTOF(s->families))
+		die("too many kernel families");
+	memmove(&s->families[i + 1], &s->families[i], (size_t)(s->n - i) * sizeof s->families[0]);
+	s->families[i] = family;
+	s->n++;
+}
+
+int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
+{
+	char dir[4096], path[256];
+	snprintf(dir, sizeof dir, "%s/kernels", out_dir);
+	if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, "ingot_rt.h", d))
+		return -1;
+	for (int i = 0; i < s->n; i++) {
+		snprintf(path, sizeof path, "kernels/%s.c", s->families[i]);
+		if (cg_copy_stub(out_dir, path, d))
+			return -1;
+		snprintf(path, sizeof path, "kernels/%s.h", s->families[i]);
+		if (cg_copy_stub(out_dir, path, d))
+			return -1;
+	}
+	return 0;
+}
+
+static void emit_i64(Emitter *e, int64_t v)
+{
+	if (v == INT64_MIN)
+		em_printf(e, "(-9223372036854775807LL - 1)");
+	else if (v > INT32_MAX || v < INT32_MIN)
+		em_printf(e, "%lldLL", (long long)v);
+	else
+		em_printf(e, "%lld", (long long)v);
+}
+
+/* A float literal that reads back to the same bits. */
+static void emit_real(Emitter *e, double v, bool single)
+{
+	char buf[64];
+	if (isnan(v)) {
+		em_printf(e, "NAN");
+		return;
+	}
+	if (isinf(v)) {
+		em_printf(e, v < 0 ? "-INFINITY" : "INFINITY");
+		return;
+	}
+	snprintf(buf, sizeof buf, single ? "%.9g" : "%.17g", v);
+	if (!strpbrk(buf, ".eEn"))
+		strcat(buf, ".0");
+	em_printf(e, "%s%s", buf, single ? "f" : "");
+}
+
+static void emit_array(Emitter *e, const int64_t *v, int n)
+{
+	int last = n - 1;
+	while (last > 0 && v[last] == 0)
+		last--;
+	em_printf(e, "{");
+	for (int i = 0; i <= last; i++) {
+		if (i)
+			em_printf(e, ", ");
+		emit_i64(e, v[i]);
+	}
+	em_printf(e, "}");
+}
+
+void cg_c_emit_params(Emitter *e, const ParamDesc *d, const void *params)
+{
+	const char *base = params;
+	em_printf(e, "{");
+	for (int i = 0; i < d->n_fields; i++) {
+		const ParamField *f = &d->fields[i];
+		const char *p = base + f->off;
+		em_printf(e, i ? ", .%s = " : " .%s = ", f->name);
+		switch (f->kind) {
+		case PK_I64: {
+			int64_t v;
+			memcpy(&v, p, sizeof v);
+			emit_i64(e, v);
+			break;
+		}
+		case PK_F32: {
+			float v;
+			memcpy(&v, p, sizeof v);
+			emit_real(e, (double)v, true);
+			break;
+		}
+		case PK_F64: {
+			double v;
+			memcpy(&v, p, sizeof v);
+			emit_real(e, v, false);
+			break;
+		}
+		case PK_DIMS:
+		case PK_PADS: {
+			int64_t v[2 * IR_MAX_RANK];
+			int n = f->kind == PK_DIMS ? IR_MAX_RANK : 2 * IR_MAX_RANK;
+			memcpy(v, p, (size_t)n * sizeof v[0]);
+			emit_array(e, v, n);
+			break;
+		}
+		}
+	}
+	em_printf(e, " }");
+}

@@ -1,10 +1,122 @@
-/* codegen.h — code generation (placeholder header, filled in with the C target). */
+/* codegen.h — code generation shared by every target: the text emitter, C naming,
+ * weight layout and files, build files, and the Target descriptor. A target lowers
+ * each node to a kernel call and emits a model directory (DESIGN.md, Codegen).
+ *
+ * Sections: emitter.c, naming.c, weights.c, buildfiles.c; codegen/c/: target.c,
+ * lower.c, kernels.c, emit.c.
+ */
 #ifndef INGOT_CODEGEN_H
 #define INGOT_CODEGEN_H
 
-#include "passes.h"
-#include "opimpl.h"
+#include <stdarg.h>
 
 #include "embedded.h"
+#include "opimpl.h"
+#include "passes.h"
 
+#define INGOT_VERSION "0.1.0"
+
+/* ---- emitter.c: indented text into a growable buffer ---- */
+
+typedef struct Emitter {
+	char *buf;
+	size_t len, cap;
+	int indent;                  /* tab stops */
+} Emitter;
+
+void em_init(Emitter *e);
+void em_free(Emitter *e);
+void em_raw(Emitter *e, const char *s, size_t n);
+/* One line at the current indent (fmt without trailing newline). */
+void em_line(Emitter *e, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
 #endif
+	;
+void em_blank(Emitter *e);                        /* an empty line */
+void em_printf(Emitter *e, const char *fmt, ...)  /* no indent, no newline */
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* Writes the buffer to dir/name; reports DC_IO on failure. */
+int em_write_file(const Emitter *e, const char *dir, const char *name, DiagSink *d);
+int cg_write_bytes(const char *dir, const char *name, const void *data, size_t n, DiagSink *d);
+int cg_mkdir_p(const char *path, DiagSink *d);
+
+/* ---- naming.c ---- */
+
+/* A C identifier from an ONNX name: [A-Za-z0-9_], no leading digit, not a keyword. */
+void cg_ident(const char *name, char *buf, size_t cap);
+/* Text safe inside a C comment (no "*" "/" pairs, no control chars). */
+void cg_comment_text(const char *s, char *buf, size_t cap);
+/* Is `name` a valid model name (C identifier)? */
+bool cg_valid_model_name(const char *name);
+void cg_upper(const char *s, char *buf, size_t cap);
+
+/* ---- options shared by every target ---- */
+
+typedef enum WeightsMode { WEIGHTS_AUTO, WEIGHTS_C, WEIGHTS_INCBIN, WEIGHTS_EXTERN } WeightsMode;
+
+enum { EMIT_C = 1, EMIT_LIB = 2, EMIT_EXE = 4 };
+
+typedef struct CodegenOptions {
+	const char *name;            /* model name: prefix of every external symbol */
+	const char *out_dir;
+	unsigned emit;               /* EMIT_* bits */
+	WeightsMode weights;
+	const char *weights_section; /* linker section for the weights, or NULL */
+	const char *flags_text;      /* the compile flags, stamped in the header */
+	const char *source_name;     /* the model file's base name, stamped in the header */
+	bool profile;                /* per-node timers (later) */
+} CodegenOptions;
+
+/* ---- weights.c: which constants the code reads, and where in the blob ---- */
+
+typedef struct WeightsLayout {
+	int64_t *off;                /* per ValueId: offset in the emitted blob, -1 if absent */
+	int64_t size;                /* bytes */
+	uint8_t *data;               /* the packed blob (malloc) */
+} WeightsLayout;
+
+void cg_weights_layout(const Graph *g, WeightsLayout *w);
+void cg_weights_free(WeightsLayout *w);
+/* Writes NAME_weights as a C array, an .incbin blob, or nothing (extern). */
+int cg_weights_emit(const WeightsLayout *w, const CodegenOptions *o, WeightsMode mode,
+                    DiagSink *d);
+WeightsMode cg_weights_mode(const WeightsLayout *w, const CodegenOptions *o);
+
+/* ---- buildfiles.c: Makefile and CMakeLists.txt for the output directory ---- */
+
+typedef struct BuildFiles {
+	const char **sources;        /* library sources (.c, .S) */
+	int n_sources;
+	const char *weights_bin;     /* .incbin payload (a dependency), or NULL */
+	bool exe;                    /* also a runner */
+	const char *default_cc;      /* the target's default compiler */
+	const char *default_cflags;
+} BuildFiles;
+
+int cg_emit_buildfiles(const CodegenOptions *o, const BuildFiles *b, DiagSink *d);
+
+/* ---- stubs: copying runtime-stubs files next to the model ---- */
+
+const IngotStub *cg_stub_find(const char *path);
+int cg_copy_stub(const char *out_dir, const char *path, DiagSink *d);
+
+/* ---- targets ---- */
+
+typedef struct Target {
+	const char *name;            /* "c" */
+	const char *cc;              /* default C compiler */
+	const char *cflags;          /* default flags for the emitted build files */
+	/* lowers one node; the C target uses the reference kernels */
+	int (*lower)(const struct Target *t, Graph *g, NodeId n, KernelCall *kc);
+	/* writes the model directory */
+	int (*emit)(const struct Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+} Target;
+
+const Target *cg_target_lookup(const char *name);   /* NULL if unknown */
+extern const Target cg_target_c;
+
+#endif /* INGOT_CODEGEN_H */

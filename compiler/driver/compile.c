@@ -1,2 +1,274 @@
-/* compile.c (placeholder) */
+/* compile.c — the compile pipeline: ONNX → IR (types inferred, constants folded)
+ * → passes of the -O level → target codegen → optionally libNAME.a and the runner,
+ * built with the target's C compiler. */
 #include "driver.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int driver_exit_code(const DiagSink *d)
+{
+	if (diag_has_code(d, DC_UNSUPPORTED))
+		return EXIT_UNSUPPORTED;
+	if (diag_has_code(d, DC_USAGE))
+		return EXIT_USAGE;
+	return EXIT_BAD_INPUT;
+}
+
+static bool verify_enabled(void)
+{
+#ifdef NDEBUG
+	return getenv("INGOT_VERIFY") != NULL;
+#else
+	return true;
+#endif
+}
+
+static int run_passes(const Options *o, Graph *g, DiagSink *d)
+{
+	const char *names[MAX_LIST + 1];
+	const char *list[MAX_LIST + 1];
+	int n = 0, n_list;
+	PassCtx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.diags = d;
+	ctx.opt_level = o->opt_level;
+	ctx.verify = verify_enabled();
+	ctx.print_after_all = o->print_ir_after_all;
+	ctx.print_after = o->print_ir_after;
+	ctx.print_to = (o->print_ir_after_all || o->print_ir_after) ? stderr : NULL;
+	ctx.max_workspace = o->max_workspace;
+	if (o->passes_set) {
+		n_list = o->n_passes;
+		memcpy(list, o->passes, (size_t)n_list * sizeof *list);
+	} else {
+		n_list = pass_pipeline(o->opt_level, list, MAX_LIST);
+	}
+	/* memory planning is what codegen needs: it always runs, last */
+	for (int i = 0; i < n_list; i++) {
+		bool disabled = strcmp(list[i], "plan_memory") == 0;
+		for (int k = 0; k < o->n_disabled; k++)
+			if (strcmp(o->disabled[k], list[i]) == 0)
+				disabled = true;
+		if (!disabled)
+			names[n++] = list[i];
+	}
+	names[n++] = "plan_memory";
+	return pass_run(g, &ctx, names, n);
+}
+
+int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
+{
+	FrontendOptions fo;
+	char err[512];
+	memset(&fo, 0, sizeof fo);
+	fo.shapes = o->shapes;
+	fo.n_shapes = o->n_shapes;
+	fo.dims = o->dims;
+	fo.n_dims = o->n_dims;
+	fo.binds = o->binds;
+	fo.n_binds = o->n_binds;
+	ir_graph_init(g, o->model);
+	if (onnx_load(g, o->model, &fo, d))
+		return driver_exit_code(d);
+	if (verify_enabled() && ir_verify(g, err, sizeof err))
+		die("IR invalid after import: %s", err);
+	if (ops_infer_graph(g, d, true))
+		return driver_exit_code(d);
+	if (run_passes(o, g, d))
+		return driver_exit_code(d);
+	if (o->dump_ir) {
+		if (strcmp(o->dump_ir, "-") == 0) {
+			ir_print(g, stdout);
+		} else {
+			FILE *f = fopen(o->dump_ir, "w");
+			if (!f) {
+				DiagLoc l = diag_loc_file(o->dump_ir);
+				diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+				return EXIT_BAD_INPUT;
+			}
+			ir_print(g, f);
+			fclose(f);
+		}
+	}
+	return EXIT_OK;
+}
+
+/* The model name from its file: "models/kws-v2.onnx" → "kws_v2". */
+static void default_name(const char *path, char *buf, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	char stem[200];
+	size_t n;
+	base = base ? base + 1 : path;
+	n = strcspn(base, ".");
+	if (n >= sizeof stem)
+		n = sizeof stem - 1;
+	memcpy(stem, base, n);
+	stem[n] = 0;
+	cg_ident(stem, buf, cap);
+	if (!cg_valid_model_name(buf))
+		snprintf(buf, cap, "model");
+}
+
+static const char *ar_for(const char *cc, char *buf, size_t cap)
+{
+	const char *dash = strrchr(cc, '-');
+	const char *slash = strrchr(cc, '/');
+	/* aarch64-linux-gnu-gcc → aarch64-linux-gnu-ar; gcc, clang, cc → ar */
+	if (dash && (!slash || dash > slash) && (strcmp(dash, "-gcc") == 0 || strcmp(dash, "-cc") == 0)) {
+		snprintf(buf, cap, "%.*sar", (int)(dash - cc + 1), cc);
+		return buf;
+	}
+	return "ar";
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return stat(path, &st) == 0;
+}
+
+static int build_step(const char **argv, const char *cwd, DiagSink *d, const char *what)
+{
+	char out[2048];
+	int rc = proc_run(argv, cwd, 600, out, sizeof out);
+	if (rc != 0) {
+		DiagLoc l = diag_loc_file(cwd);
+		char *nl;
+		/* the first line that names an error, else the first line */
+		char *first = strstr(out, "error");
+		if (!first)
+			first = out;
+		while (first > out && first[-1] != '\n')
+			first--;
+		if ((nl = strchr(first, '\n')))
+			*nl = 0;
+		diag_report(d, DIAG_ERROR, DC_IO, &l, "%s failed (%s, exit %d): %s", what, argv[0], rc, first);
+		return -1;
+	}
+	return 0;
+}
+
+int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
+                         const char *extern_kernels_lib, DiagSink *d)
+{
+	const Target *t = cg_target_lookup(o->target);
+	const char *cc = o->cc ? o->cc : t->cc;
+	char *flags[64];
+	const char *argv[96];
+	char src[3][160], obj[3][160], lib[160], exe[160], arbuf[256], main_c[160];
+	int n_flags, n_src = 0, argc, rc = 0;
+
+	n_flags = proc_split(t->cflags, flags, 32);
+	if (o->cflags)
+		n_flags += proc_split(o->cflags, flags + n_flags, 30);
+	snprintf(src[n_src++], sizeof src[0], "%s.c", name);
+	if (file_exists(out_dir, (snprintf(src[n_src], sizeof src[0], "%s_weights.c", name), src[n_src])))
+		n_src++;
+	else if (file_exists(out_dir, (snprintf(src[n_src], sizeof src[0], "%s_weights.S", name), src[n_src])))
+		n_src++;
+	for (int i = 0; i < n_src && !rc; i++) {
+		size_t len = strlen(src[i]);
+		snprintf(obj[i], sizeof obj[i], "%.*s.o", (int)(len - 2), src[i]);
+		argc = 0;
+		argv[argc++] = cc;
+		for (int k = 0; k < n_flags; k++)
+			argv[argc++] = flags[k];
+		if (extern_kernels_lib)
+			argv[argc++] = "-DINGOT_EXTERN_KERNELS";
+		if (src[i][len - 1] == 'S')
+			argv[argc++] = "-Wa,-I.";
+		argv[argc++] = "-c";
+		argv[argc++] = src[i];
+		argv[argc++] = "-o";
+		argv[argc++] = obj[i];
+		argv[argc] = NULL;
+		rc = build_step(argv, out_dir, d, "compiling the generated code");
+	}
+	if (!rc) {
+		snprintf(lib, sizeof lib, "lib%s.a", name);
+		argc = 0;
+		argv[argc++] = ar_for(cc, arbuf, sizeof arbuf);
+		argv[argc++] = "rcs";
+		argv[argc++] = lib;
+		for (int i = 0; i < n_src; i++)
+			argv[argc++] = obj[i];
+		argv[argc] = NULL;
+		unlink(lib);
+		rc = build_step(argv, out_dir, d, "archiving the library");
+	}
+	if (!rc && (o->emit & EMIT_EXE)) {
+		snprintf(exe, sizeof exe, "%s", name);
+		snprintf(main_c, sizeof main_c, "%s_main.c", name);
+		argc = 0;
+		argv[argc++] = cc;
+		for (int k = 0; k < n_flags; k++)
+			argv[argc++] = flags[k];
+		argv[argc++] = "-o";
+		argv[argc++] = exe;
+		argv[argc++] = main_c;
+		argv[argc++] = lib;
+		if (extern_kernels_lib)
+			argv[argc++] = extern_kernels_lib;
+		argv[argc++] = "-lm";
+		argv[argc] = NULL;
+		rc = build_step(argv, out_dir, d, "linking the runner");
+	}
+	for (int k = 0; k < n_flags; k++)
+		free(flags[k]);
+	return rc;
+}
+
+int driver_compile(const Options *o, DiagSink *d)
+{
+	Graph g;
+	char name[80], out_dir[4096];
+	CodegenOptions co;
+	const Target *t = cg_target_lookup(o->target);
+	int rc = driver_build_graph(o, &g, d);
+	const char *base;
+	if (rc) {
+		ir_graph_free(&g);
+		return rc;
+	}
+	if (o->name)
+		snprintf(name, sizeof name, "%s", o->name);
+	else
+		default_name(o->model, name, sizeof name);
+	snprintf(out_dir, sizeof out_dir, "%s", o->out_dir ? o->out_dir : name);
+	base = strrchr(o->model, '/');
+	memset(&co, 0, sizeof co);
+	co.name = name;
+	co.out_dir = out_dir;
+	co.emit = o->emit;
+	co.weights = o->weights;
+	co.weights_section = o->weights_section;
+	co.flags_text = o->flags_text;
+	co.source_name = base ? base + 1 : o->model;
+	co.profile = o->profile;
+	rc = t->emit(t, &g, &co, d) ? EXIT_BAD_INPUT : EXIT_OK;
+	if (rc && diag_has_code(d, DC_UNSUPPORTED))
+		rc = EXIT_UNSUPPORTED;
+	ir_graph_free(&g);
+	if (!rc && (o->emit & (EMIT_LIB | EMIT_EXE)) &&
+	    driver_build_outputs(o, name, out_dir, getenv("INGOT_KERNELS_LIB"), d))
+		rc = EXIT_BAD_INPUT;
+	return rc;
+}
+
+int cmd_compile(const Options *o)
+{
+	DiagSink d;
+	int rc;
+	diag_sink_init(&d, stderr);
+	rc = driver_compile(o, &d);
+	diag_sink_free(&d);
+	return rc;
+}

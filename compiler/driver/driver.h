@@ -1,6 +1,91 @@
-/* driver.h — the ingot command line (placeholder). */
+/* driver.h — the ingot command line (DESIGN.md, The CLI): option parsing shared by
+ * compile / check / inspect / opt, the compile pipeline, and the subcommands.
+ *
+ * Sections: options.c, compile.c, proc.c, check.c, inspect.c, main.c.
+ */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
-#include "frontend.h"
+
 #include "codegen.h"
-#endif
+#include "frontend.h"
+
+/* Exit codes of `compile` (contract). */
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_UNSUPPORTED = 3 };
+
+typedef enum Command { CMD_COMPILE, CMD_CHECK, CMD_INSPECT, CMD_OPT } Command;
+
+#define MAX_LIST 64
+
+typedef struct Options {
+	Command cmd;
+	const char *model;               /* compile/inspect: MODEL.onnx; opt: FILE.ir */
+	const char *dirs[4096];          /* check: test directories */
+	int n_dirs;
+	const char *out_dir;             /* -o */
+	const char *name;                /* --name */
+	const char *target;              /* --target */
+	const char *cpu;                 /* --cpu */
+	unsigned emit;                   /* EMIT_* */
+	int opt_level;                   /* -O0..-O3 */
+	const char *passes[MAX_LIST];    /* --passes a,b */
+	int n_passes;
+	bool passes_set;
+	const char *disabled[MAX_LIST];  /* --disable-pass */
+	int n_disabled;
+	ShapeOverride shapes[MAX_LIST];
+	int n_shapes;
+	DimOverride dims[MAX_LIST];
+	int n_dims;
+	Binding binds[MAX_LIST];
+	int n_binds;
+	WeightsMode weights;
+	const char *weights_section;
+	int64_t max_workspace;
+	const char *cc;
+	const char *cflags;
+	const char *quantize;
+	const char *calibrate;
+	const char *dump_ir;
+	bool print_ir_after_all;
+	const char *print_ir_after;
+	const char *dot;
+	bool profile;
+	bool json;                       /* inspect --json */
+	/* check */
+	const char *runner;
+	double rtol, atol;
+	bool rtol_set, atol_set;
+	int jobs;
+	int timeout_s;
+	char flags_text[1024];           /* the flags as given, stamped into generated headers */
+} Options;
+
+/* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
+int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);
+void driver_usage(FILE *f);
+
+/* compile.c: load + infer/fold + passes; the graph is ready for codegen. Returns an
+ * EXIT_* code; diagnostics in d. */
+int driver_build_graph(const Options *o, Graph *g, DiagSink *d);
+/* The whole `compile`: graph, emit, and build lib/exe as asked. */
+int driver_compile(const Options *o, DiagSink *d);
+/* Exit code for a failed run: 3 when an op is unsupported, 2 usage, else 1. */
+int driver_exit_code(const DiagSink *d);
+/* Builds libNAME.a / the runner in out_dir with cc (fork/exec, no shell). */
+int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
+                         const char *extern_kernels_lib, DiagSink *d);
+
+/* proc.c: runs argv in cwd with a timeout (0 = none); stdout+stderr captured into
+ * out (first cap-1 bytes). Returns the exit status, 124 on timeout, -1 if it could
+ * not start, 128+N when killed by signal N. */
+int proc_run(const char *const argv[], const char *cwd, int timeout_s, char *out, size_t cap);
+/* Splits a command string on whitespace into argv (malloc'd strings). */
+int proc_split(const char *cmd, char **argv, int max);
+
+/* the subcommands */
+int cmd_compile(const Options *o);
+int cmd_check(const Options *o);
+int cmd_inspect(const Options *o);
+int cmd_opt(const Options *o);
+
+#endif /* INGOT_DRIVER_H */

@@ -1,2 +1,110 @@
-/* inspect.c (placeholder) */
+/* inspect.c — `ingot inspect`: what a model is and what compiling it costs: inputs
+ * and outputs, an op histogram, parameters, MACs and the memory plan (--json for
+ * tools). Also `ingot opt` (text IR through passes; parsing comes later). */
 #include "driver.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* Multiply-accumulates by formula for Conv/ConvTranspose/Gemm/MatMul. */
+static int64_t node_macs(const Graph *g, const Node *n)
+{
+	const Type *x = n->n_in > 0 && n->in[0] != IR_NONE ? &g->values[n->in[0]].type : NULL;
+	const Type *w = n->n_in > 1 && n->in[1] != IR_NONE ? &g->values[n->in[1]].type : NULL;
+	const Type *y = n->n_out > 0 && n->out[0] != IR_NONE ? &g->values[n->out[0]].type : NULL;
+	int64_t m = 1;
+	if (!x || !w || !y)
+		return 0;
+	switch (n->op) {
+	case OP_CONV:          /* every output element: Cin/group * kernel taps */
+		m = type_numel(y);
+		for (int i = 1; i < w->rank; i++)
+			m *= w->dims[i];
+		return m;
+	case OP_CONV_TRANSPOSE: /* every input element scatters Cout/group * kernel taps */
+		m = type_numel(x);
+		for (int i = 1; i < w->rank; i++)
+			m *= w->dims[i];
+		return m;
+	case OP_GEMM:           /* y (M,N) = A (M,K or K,M) x B: K = numel(A) / M */
+		return y->rank == 2 && y->dims[0] ? type_numel(y) * (type_numel(x) / y->dims[0]) : 0;
+	case OP_MATMUL:         /* every output element: a K-long dot product */
+		return type_numel(y) * (x->rank ? x->dims[x->rank - 1] : 1);
+	default:
+		return 0;
+	}
+}
+
+int cmd_inspect(const Options *o)
+{
+	Graph g;
+	DiagSink d;
+	int rc;
+	int hist[OP_COUNT] = { 0 };
+	int64_t params = 0, macs = 0;
+	diag_sink_init(&d, stderr);
+	rc = driver_build_graph(o, &g, &d);
+	if (rc) {
+		ir_graph_free(&g);
+		diag_sink_free(&d);
+		return rc;
+	}
+	const Region *main = &g.regions[0];
+	WeightsLayout w;
+	cg_weights_layout(&g, &w);
+	for (int i = 0; i < g.n_values; i++)
+		if (w.off[i] >= 0)
+			params += type_numel(&g.values[i].type);
+	int n_nodes = 0;
+	for (int i = 0; i < main->n_nodes; i++) {
+		const Node *n = &g.nodes[main->nodes[i]];
+		if (n->dead)
+			continue;
+		hist[n->op]++;
+		n_nodes++;
+		macs += node_macs(&g, n);
+	}
+	int64_t workspace = g.arena_bytes + g.scratch_bytes;
+	if (o->json) {
+		printf("{\"model\": \"%s\", \"nodes\": %d, \"params\": %" PRId64 ", \"weights_bytes\": %" PRId64
+		       ", \"macs\": %" PRId64 ", \"arena_bytes\": %" PRId64 ", \"scratch_bytes\": %" PRId64
+		       ", \"workspace_bytes\": %" PRId64 ", \"naive_bytes\": %" PRId64
+		       ", \"peak_live_bytes\": %" PRId64 ", \"ops\": {",
+		       o->model, n_nodes, params, w.size, macs, g.arena_bytes, g.scratch_bytes, workspace,
+		       g.naive_bytes, g.peak_live_bytes);
+		for (int op = 0, first = 1; op < OP_COUNT; op++)
+			if (hist[op]) {
+				printf("%s\"%s\": %d", first ? "" : ", ", ir_op_name((Op)op), hist[op]);
+				first = 0;
+			}
+		printf("}}\n");
+	} else {
+		char ty[256];
+		printf("model: %s (opset %d)\n", o->model, g.opset);
+		for (int i = 0; i < main->n_inputs; i++)
+			printf("input  %d: %s %s\n", i, g.values[main->inputs[i]].name,
+			       type_format(&g.values[main->inputs[i]].type, ty, sizeof ty));
+		for (int i = 0; i < main->n_outputs; i++)
+			printf("output %d: %s %s\n", i, g.values[main->outputs[i]].name,
+			       type_format(&g.values[main->outputs[i]].type, ty, sizeof ty));
+		printf("nodes: %d\n", n_nodes);
+		for (int op = 0; op < OP_COUNT; op++)
+			if (hist[op])
+				printf("  %-24s %d\n", ir_op_name((Op)op), hist[op]);
+		printf("params: %" PRId64 " (%" PRId64 " weight bytes)\n", params, w.size);
+		printf("macs: %" PRId64 "\n", macs);
+		printf("memory: arena %" PRId64 " + scratch %" PRId64 " = workspace %" PRId64
+		       " bytes (naive %" PRId64 ", peak live %" PRId64 ")\n",
+		       g.arena_bytes, g.scratch_bytes, workspace, g.naive_bytes, g.peak_live_bytes);
+	}
+	cg_weights_free(&w);
+	ir_graph_free(&g);
+	diag_sink_free(&d);
+	return EXIT_OK;
+}
+
+int cmd_opt(const Options *o)
+{
+	fprintf(stderr, "ingot opt: %s: reading text IR is not implemented yet\n", o->model);
+	return EXIT_BAD_INPUT;
+}

@@ -1,8 +1,40 @@
-/* main.c — ingot's entry point (placeholder). */
+/* main.c — ingot's entry point: picks the subcommand; the only place that exits. */
 #include "driver.h"
+
+#include <string.h>
 
 int main(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return 2;
+	static Options o;
+	Command cmd;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		driver_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ingot %s\n", INGOT_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "compile") == 0)
+		cmd = CMD_COMPILE;
+	else if (strcmp(argv[1], "check") == 0)
+		cmd = CMD_CHECK;
+	else if (strcmp(argv[1], "inspect") == 0)
+		cmd = CMD_INSPECT;
+	else if (strcmp(argv[1], "opt") == 0)
+		cmd = CMD_OPT;
+	else {
+		fprintf(stderr, "ingot: unknown command '%s' (expected compile, check, inspect or opt)\n",
+		        argv[1]);
+		return EXIT_USAGE;
+	}
+	if (driver_parse_options(cmd, argc, argv, 2, &o))
+		return EXIT_USAGE;
+	switch (cmd) {
+	case CMD_COMPILE: return cmd_compile(&o);
+	case CMD_CHECK: return cmd_check(&o);
+	case CMD_INSPECT: return cmd_inspect(&o);
+	case CMD_OPT: return cmd_opt(&o);
+	}
+	return EXIT_USAGE;
 }

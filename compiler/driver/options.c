@@ -1,2 +1,317 @@
-/* options.c (placeholder) */
+/* options.c — parsing the command line of every subcommand into Options. Bad
+ * usage gives one line on stderr and exit code 2, never a crash. */
 #include "driver.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void driver_usage(FILE *f)
+{
+	fputs("usage: ingot compile MODEL.onnx [-o DIR] [--name NAME] [--target T] [--cpu CPU]\n"
+	      "                     [--emit c|lib|exe[,..]] [-O0..-O3] [--passes a,b] [--disable-pass P]\n"
+	      "                     [--shape NAME=1x3x224x224] [--dim SYM=V] [--bind NAME=FILE|VALUE]\n"
+	      "                     [--weights c|incbin|extern] [--weights-section SEC]\n"
+	      "                     [--max-workspace BYTES] [--cc CC] [--cflags \"...\"]\n"
+	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
+	      "                     [--dot FILE] [--profile]\n"
+	      "       ingot check DIR... [compile options] [--runner \"CMD\"] [--rtol R] [--atol A]\n"
+	      "                     [-j N] [--timeout S]\n"
+	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
+	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all]\n"
+	      "targets: c (portable C99); exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
+	      f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("ingot: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see ingot --help)\n", stderr);
+	return -1;
+}
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return !errno && end != s && !*end && *out >= 0;
+}
+
+/* Splits "a,b,c" into list (strings point into a strdup'd copy, kept for the run). */
+static int split_list(const char *s, const char **list, int *n, const char *flag)
+{
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return -1;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_LIST)
+			return usage_error("too many entries in %s", flag);
+		list[(*n)++] = tok;
+	}
+	return 0;
+}
+
+static int parse_shape(const char *s, Options *o)
+{
+	const char *eq = strrchr(s, '=');
+	ShapeOverride *so;
+	if (!eq || eq == s || o->n_shapes == MAX_LIST)
+		return usage_error("--shape expects NAME=D0xD1x..., got '%s'", s);
+	so = &o->shapes[o->n_shapes];
+	memset(so, 0, sizeof *so);
+	so->name = strndup(s, (size_t)(eq - s));
+	const char *p = eq + 1;
+	if (*p == 0) {          /* a scalar: NAME= */
+		o->n_shapes++;
+		return 0;
+	}
+	while (*p) {
+		char *end;
+		long long v;
+		if (!isdigit((unsigned char)*p))
+			return usage_error("--shape expects NAME=D0xD1x... with non-negative dims, got '%s'", s);
+		errno = 0;
+		v = strtoll(p, &end, 10);
+		if (errno || so->rank == IR_MAX_RANK)
+			return usage_error("--shape dims out of range in '%s'", s);
+		so->dims[so->rank++] = v;
+		p = end;
+		if (*p == 'x' || *p == 'X' || *p == ',')
+			p++;
+		else if (*p)
+			return usage_error("--shape expects NAME=D0xD1x..., got '%s'", s);
+	}
+	o->n_shapes++;
+	return 0;
+}
+
+static int parse_kv(const char *s, const char *flag, const char **key, const char **val)
+{
+	const char *eq = strchr(s, '=');
+	if (!eq || eq == s || !eq[1])
+		return usage_error("%s expects NAME=VALUE", flag);
+	*key = strndup(s, (size_t)(eq - s));
+	*val = eq + 1;
+	return 0;
+}
+
+static int parse_emit(const char *s, Options *o)
+{
+	const char *list[MAX_LIST];
+	int n = 0;
+	o->emit = 0;
+	if (split_list(s, list, &n, "--emit"))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(list[i], "c") == 0)
+			o->emit |= EMIT_C;
+		else if (strcmp(list[i], "lib") == 0)
+			o->emit |= EMIT_C | EMIT_LIB;
+		else if (strcmp(list[i], "exe") == 0)
+			o->emit |= EMIT_C | EMIT_EXE;
+		else
+			return usage_error("--emit expects c, lib or exe, got '%s'", list[i]);
+	}
+	return o->emit ? 0 : usage_error("--emit expects c, lib or exe, got '%s'", s);
+}
+
+static void append_flag(Options *o, const char *a)
+{
+	size_t len = strlen(o->flags_text);
+	if (len + strlen(a) + 2 < sizeof o->flags_text)
+		snprintf(o->flags_text + len, sizeof o->flags_text - len, "%s%s", len ? " " : "", a);
+}
+
+int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->cmd = cmd;
+	o->target = "c";
+	o->emit = EMIT_C;
+	o->opt_level = 2;
+	o->rtol = 1e-3;
+	o->atol = 1e-7;
+	o->jobs = 1;
+	o->timeout_s = 300;
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG() do { if (!v) return usage_error("%s needs an argument", a); i++; } while (0)
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (cmd == CMD_CHECK) {
+				if (o->n_dirs == COUNTOF(o->dirs))
+					return usage_error("too many directories%s", "");
+				o->dirs[o->n_dirs++] = a;
+			} else if (!o->model) {
+				o->model = a;
+			} else {
+				return usage_error("unexpected argument '%s'", a);
+			}
+			continue;
+		}
+		/* flags that change the generated code are stamped into its header */
+		if (strcmp(a, "-o") && strcmp(a, "--json") && strcmp(a, "-j") && strcmp(a, "--timeout") &&
+		    strcmp(a, "--runner") && strcmp(a, "--dump-ir") && strcmp(a, "--dot") &&
+		    strncmp(a, "--print-ir", 10)) {
+			append_flag(o, a);
+			if (v && a[1] == '-' && strcmp(a, "--print-ir-after-all") && strcmp(a, "--profile"))
+				append_flag(o, v);
+		}
+		if (strcmp(a, "-o") == 0) {
+			NEED_ARG();
+			o->out_dir = v;
+		} else if (strcmp(a, "--name") == 0) {
+			NEED_ARG();
+			if (!cg_valid_model_name(v))
+				return usage_error("--name must be a C identifier (letters, digits, _), got '%s'", v);
+			o->name = v;
+		} else if (strcmp(a, "--target") == 0) {
+			NEED_ARG();
+			if (strcmp(v, "host") == 0)
+				v = "c";
+			if (!cg_target_lookup(v))
+				return usage_error("unknown or not yet supported target '%s' (supported: c, host)", v);
+			o->target = v;
+		} else if (strcmp(a, "--cpu") == 0) {
+			NEED_ARG();
+			o->cpu = v;
+		} else if (strcmp(a, "--emit") == 0) {
+			NEED_ARG();
+			if (parse_emit(v, o))
+				return -1;
+		} else if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == 0) {
+			o->opt_level = a[2] - '0';
+		} else if (strcmp(a, "--passes") == 0) {
+			NEED_ARG();
+			o->passes_set = true;
+			if (split_list(v, o->passes, &o->n_passes, "--passes"))
+				return -1;
+			for (int k = 0; k < o->n_passes; k++)
+				if (!pass_lookup(o->passes[k]))
+					return usage_error("unknown pass '%s'", o->passes[k]);
+		} else if (strcmp(a, "--disable-pass") == 0) {
+			NEED_ARG();
+			if (!pass_lookup(v))
+				return usage_error("unknown pass '%s'", v);
+			if (o->n_disabled == MAX_LIST)
+				return usage_error("too many %s", a);
+			o->disabled[o->n_disabled++] = v;
+		} else if (strcmp(a, "--shape") == 0) {
+			NEED_ARG();
+			if (parse_shape(v, o))
+				return -1;
+		} else if (strcmp(a, "--dim") == 0) {
+			const char *key, *val;
+			NEED_ARG();
+			if (parse_kv(v, a, &key, &val) || o->n_dims == MAX_LIST)
+				return -1;
+			if (!parse_i64(val, &o->dims[o->n_dims].value) || o->dims[o->n_dims].value < 0)
+				return usage_error("--dim expects SYMBOL=non-negative integer, got '%s'", v);
+			o->dims[o->n_dims++].symbol = key;
+		} else if (strcmp(a, "--bind") == 0) {
+			NEED_ARG();
+			if (o->n_binds == MAX_LIST)
+				return usage_error("too many %s", a);
+			if (parse_kv(v, a, &o->binds[o->n_binds].name, &o->binds[o->n_binds].spec))
+				return -1;
+			o->n_binds++;
+		} else if (strcmp(a, "--weights") == 0) {
+			NEED_ARG();
+			if (strcmp(v, "c") == 0)
+				o->weights = WEIGHTS_C;
+			else if (strcmp(v, "incbin") == 0)
+				o->weights = WEIGHTS_INCBIN;
+			else if (strcmp(v, "extern") == 0)
+				o->weights = WEIGHTS_EXTERN;
+			else
+				return usage_error("--weights expects c, incbin or extern, got '%s'", v);
+		} else if (strcmp(a, "--weights-section") == 0) {
+			NEED_ARG();
+			for (const char *p = v; *p; p++)
+				if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_')
+					return usage_error("--weights-section expects a section name like .rodata.model, got '%s'", v);
+			o->weights_section = v;
+		} else if (strcmp(a, "--max-workspace") == 0) {
+			NEED_ARG();
+			if (!parse_i64(v, &o->max_workspace) || o->max_workspace <= 0)
+				return usage_error("--max-workspace expects a positive byte count, got '%s'", v);
+		} else if (strcmp(a, "--cc") == 0) {
+			NEED_ARG();
+			o->cc = v;
+		} else if (strcmp(a, "--cflags") == 0) {
+			NEED_ARG();
+			o->cflags = v;
+		} else if (strcmp(a, "--quantize") == 0) {
+			NEED_ARG();
+			return usage_error("--quantize %s is not supported yet", v);
+		} else if (strcmp(a, "--calibrate") == 0) {
+			NEED_ARG();
+			o->calibrate = v;
+		} else if (strcmp(a, "--dump-ir") == 0) {
+			NEED_ARG();
+			o->dump_ir = v;
+		} else if (strcmp(a, "--print-ir-after-all") == 0) {
+			o->print_ir_after_all = true;
+		} else if (strcmp(a, "--print-ir-after") == 0) {
+			NEED_ARG();
+			if (!pass_lookup(v))
+				return usage_error("unknown pass '%s'", v);
+			o->print_ir_after = v;
+		} else if (strcmp(a, "--dot") == 0) {
+			NEED_ARG();
+			o->dot = v;
+		} else if (strcmp(a, "--profile") == 0) {
+			o->profile = true;
+		} else if (strcmp(a, "--json") == 0 && cmd == CMD_INSPECT) {
+			o->json = true;
+		} else if (strcmp(a, "--runner") == 0 && cmd == CMD_CHECK) {
+			NEED_ARG();
+			o->runner = v;
+		} else if (strcmp(a, "--rtol") == 0 && cmd == CMD_CHECK) {
+			NEED_ARG();
+			if (!parse_double(v, &o->rtol))
+				return usage_error("--rtol expects a non-negative number, got '%s'", v);
+			o->rtol_set = true;
+		} else if (strcmp(a, "--atol") == 0 && cmd == CMD_CHECK) {
+			NEED_ARG();
+			if (!parse_double(v, &o->atol))
+				return usage_error("--atol expects a non-negative number, got '%s'", v);
+			o->atol_set = true;
+		} else if ((strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) && cmd == CMD_CHECK) {
+			int64_t j;
+			NEED_ARG();
+			if (!parse_i64(v, &j) || j < 1 || j > 256)
+				return usage_error("-j expects 1..256, got '%s'", v);
+			o->jobs = (int)j;
+		} else if (strcmp(a, "--timeout") == 0 && cmd == CMD_CHECK) {
+			int64_t t;
+			NEED_ARG();
+			if (!parse_i64(v, &t) || t < 1 || t > 86400)
+				return usage_error("--timeout expects seconds (1..86400), got '%s'", v);
+			o->timeout_s = (int)t;
+		} else {
+			return usage_error("unknown option '%s'", a);
+		}
+#undef NEED_ARG
+	}
+	if (cmd == CMD_CHECK && o->n_dirs == 0)
+		return usage_error("check needs at least one test directory%s", "");
+	if (cmd != CMD_CHECK && !o->model)
+		return usage_error("missing the model file%s", "");
+	return 0;
+}

@@ -166,8 +166,10 @@ typedef struct Graph {
 	const char *producer;        /* producer_name from the model, informative */
 	int64_t ir_version;
 	int opset;                   /* ai.onnx opset of the main graph */
-	/* results of memory planning */
+	/* results of memory planning (bytes) */
 	int64_t arena_bytes, scratch_bytes;
+	int64_t naive_bytes;         /* all intermediates without reuse */
+	int64_t peak_live_bytes;     /* largest sum of simultaneously live intermediates */
 } Graph;
 
 void ir_graph_init(Graph *g, const char *file);

@@ -1,0 +1,225 @@
+/* ingot_runner.c — the command-line runner shared by every generated executable.
+ * Hosted C99 + POSIX clocks. NAME_main.c defines RUNNER_* for its model, then
+ * includes this file:
+ *   ./m --input in0.pb [--input in1.pb] [--output-dir D]   run once, write output_N.pb/.npy
+ *   ./m --bench N [--threads T] [--input ...]               time N runs after 10 warm-ups
+ * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define INGOT_TENSOR_IO_API static INGOT_UNUSED
+#include "ingot_tensor_io.c"
+
+#define MAX_RUNNER_INPUTS 64
+
+static int usage(const char *argv0)
+{
+	fprintf(stderr,
+	        "usage: %s --input FILE [--input FILE ...] [--output-dir DIR]\n"
+	        "       %s --bench N [--threads T] [--input FILE ...]\n"
+	        "Runs model '%s'. Inputs are ONNX TensorProto .pb or numpy .npy files, in the\n"
+	        "model's input order; outputs are written as output_<i>.pb (.npy if the inputs were).\n",
+	        argv0, argv0, RUNNER_NAME);
+	return 2;
+}
+
+static void *alloc_aligned(size_t bytes, void **base)
+{
+	unsigned char *p = (unsigned char *)malloc(bytes + 64);
+	size_t mis;
+	*base = p;
+	if (!p)
+		return NULL;
+	mis = (size_t)((uintptr_t)p & 63u);
+	return p + (mis ? 64 - mis : 0);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rng_next(void)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng_state >> 33);
+}
+
+/* Seeded random data: floats in [-1, 1), integers and bools in {0, 1} (valid as
+ * indices of any non-empty axis). */
+static void fill_random(const ingot_io *io, void *data)
+{
+	size_t es = ingot_dtype_size(io->dtype), n = es ? io->bytes / es : 0, i;
+	for (i = 0; i < n; i++) {
+		float f = (float)((double)rng_next() / 2147483648.0 - 1.0);
+		uint32_t b = rng_next() & 1u;
+		switch (io->dtype) {
+		case INGOT_DT_F32: ((float *)data)[i] = f; break;
+		case INGOT_DT_F64: ((double *)data)[i] = (double)f; break;
+		case INGOT_DT_F16: ((uint16_t *)data)[i] = ingot_f32_to_f16(f); break;
+		case INGOT_DT_BF16: ((uint16_t *)data)[i] = ingot_f32_to_bf16(f); break;
+		default:
+			memset((char *)data + i * es, 0, es);
+			((unsigned char *)data)[i * es] = (unsigned char)b;   /* little-endian */
+		}
+	}
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int check_input(int i, const ingot_tensor *t, const char *path)
+{
+	const ingot_io *io = &RUNNER_INPUTS[i];
+	int k, same = t->dtype == io->dtype && t->rank == io->rank;
+	for (k = 0; same && k < io->rank; k++)
+		same = t->dims[k] == io->dims[k];
+	if (same && t->bytes == io->bytes)
+		return 0;
+	fprintf(stderr, "%s: input %d '%s': expected dtype %d rank %d (%lu bytes), got dtype %d rank %d "
+	        "(%lu bytes)\n", path, i, io->name, io->dtype, io->rank, (unsigned long)io->bytes,
+	        t->dtype, t->rank, (unsigned long)t->bytes);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".";
+	int n_in_files = 0, bench = 0, threads = 1, i, rc = 0, npy = 0;
+	const void *inputs[RUNNER_NUM_INPUTS > 0 ? RUNNER_NUM_INPUTS : 1];
+	void *outputs[RUNNER_NUM_OUTPUTS], *bases[RUNNER_NUM_INPUTS + RUNNER_NUM_OUTPUTS + 1];
+	void *ws, *ws_base;
+	char err[512];
+	int n_bases = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
+			if (n_in_files == MAX_RUNNER_INPUTS) {
+				fprintf(stderr, "%s: too many --input files\n", argv[0]);
+				return 2;
+			}
+			in_files[n_in_files++] = argv[++i];
+		} else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
+			out_dir = argv[++i];
+		} else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc) {
+			bench = atoi(argv[++i]);
+			if (bench <= 0) {
+				fprintf(stderr, "%s: --bench needs a positive count\n", argv[0]);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+			threads = atoi(argv[++i]);
+			if (threads <= 0) {
+				fprintf(stderr, "%s: --threads needs a positive count\n", argv[0]);
+				return 2;
+			}
+		} else {
+			return usage(argv[0]);
+		}
+	}
+	if (!bench && n_in_files == 0)
+		return usage(argv[0]);
+	if (n_in_files && n_in_files != RUNNER_NUM_INPUTS) {
+		fprintf(stderr, "%s: model '%s' has %d inputs, got %d --input files\n", argv[0], RUNNER_NAME,
+		        RUNNER_NUM_INPUTS, n_in_files);
+		return 2;
+	}
+	if (threads > 1)
+		fprintf(stderr, "%s: note: this build runs on one thread\n", argv[0]);
+
+	ws = alloc_aligned(RUNNER_WORKSPACE_SIZE, &ws_base);
+	if (!ws) {
+		fprintf(stderr, "%s: out of memory\n", argv[0]);
+		return 1;
+	}
+	for (i = 0; i < RUNNER_NUM_INPUTS; i++) {
+		void *buf = alloc_aligned(RUNNER_INPUTS[i].bytes, &bases[n_bases]);
+		n_bases++;
+		if (!buf) {
+			fprintf(stderr, "%s: out of memory\n", argv[0]);
+			return 1;
+		}
+		if (n_in_files) {
+			ingot_tensor t;
+			size_t len = strlen(in_files[i]);
+			if (ingot_tensor_read(in_files[i], &t, err, sizeof err)) {
+				fprintf(stderr, "%s: %s\n", in_files[i], err);
+				return 1;
+			}
+			if (check_input(i, &t, in_files[i])) {
+				ingot_tensor_free(&t);
+				return 1;
+			}
+			if (t.bytes)
+				memcpy(buf, t.data, t.bytes);
+			ingot_tensor_free(&t);
+			npy |= len > 4 && strcmp(in_files[i] + len - 4, ".npy") == 0;
+		} else {
+			fill_random(&RUNNER_INPUTS[i], buf);
+		}
+		inputs[i] = buf;
+	}
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+		outputs[i] = alloc_aligned(RUNNER_OUTPUTS[i].bytes, &bases[n_bases]);
+		n_bases++;
+		if (!outputs[i]) {
+			fprintf(stderr, "%s: out of memory\n", argv[0]);
+			return 1;
+		}
+	}
+
+	if (bench) {
+		double *t = (double *)malloc(sizeof(double) * (size_t)bench);
+		if (!t)
+			return 1;
+		for (i = 0; i < 10 && rc == 0; i++)
+			rc = RUNNER_RUN_V(inputs, outputs, ws);
+		for (i = 0; i < bench && rc == 0; i++) {
+			double t0 = now_us();
+			rc = RUNNER_RUN_V(inputs, outputs, ws);
+			t[i] = now_us() - t0;
+		}
+		if (rc == 0) {
+			qsort(t, (size_t)bench, sizeof *t, cmp_double);
+			printf("median_us=%.2f p10_us=%.2f p90_us=%.2f runs=%d\n", t[bench / 2],
+			       t[bench / 10], t[(bench * 9) / 10 < bench ? (bench * 9) / 10 : bench - 1], bench);
+		}
+		free(t);
+	} else {
+		rc = RUNNER_RUN_V(inputs, outputs, ws);
+		for (i = 0; i < RUNNER_NUM_OUTPUTS && rc == 0; i++) {
+			ingot_tensor t;
+			char path[4096];
+			int k;
+			memset(&t, 0, sizeof t);
+			strncpy(t.name, RUNNER_OUTPUTS[i].name, sizeof t.name - 1);
+			t.dtype = RUNNER_OUTPUTS[i].dtype;
+			t.rank = RUNNER_OUTPUTS[i].rank;
+			for (k = 0; k < t.rank; k++)
+				t.dims[k] = RUNNER_OUTPUTS[i].dims[k];
+			t.bytes = RUNNER_OUTPUTS[i].bytes;
+			t.data = outputs[i];
+			snprintf(path, sizeof path, "%s/output_%d.%s", out_dir, i, npy ? "npy" : "pb");
+			if (ingot_tensor_write(path, &t, err, sizeof err)) {
+				fprintf(stderr, "%s: %s\n", path, err);
+				rc = -1;
+			}
+		}
+	}
+	if (rc > 0)
+		fprintf(stderr, "%s: run failed with code %d (%s)\n", argv[0], rc,
+		        rc == INGOT_ERANGE ? "an index input is out of range" :
+		        rc == INGOT_EINVAL ? "invalid argument" : "device error");
+	for (i = 0; i < n_bases; i++)
+		free(bases[i]);
+	free(ws_base);
+	return rc == 0 ? 0 : 1;
+}
