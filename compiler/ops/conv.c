@@ -1,16 +1,260 @@
-/* conv.c — op groups conv, conv_transpose: attributes, inference, lowering (placeholder). */
+/* conv.c — op groups conv (Conv) and conv_transpose (ConvTranspose): import,
+ * inference and lowering to runtime-stubs/kernels/conv.c. One function resolves
+ * the geometry (kernel from W, strides, dilations, auto_pad, output_shape and
+ * output_padding) into begin/end pads and output dims, for infer and lower alike.
+ * ConvTranspose pads from output_shape or SAME follow the ONNX 1.12 spec and node
+ * tests: SAME_UPPER puts the odd padding at the end, otherwise at the start; a
+ * negative total (output_shape larger than the full result) is 0, the extra
+ * outputs getting just the bias. Conv and ConvTranspose have no opset differences
+ * that change semantics (1 and 11 differ only in shape inference details). */
 #include "opimpl.h"
 
-static int not_implemented(InferCtx *c)
+#include <string.h>
+
+#include "conv.h"
+
+#define CONV_MAX_SP 6
+
+enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
+static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID",
+                                              NULL };
+
+typedef struct ConvAttrs {
+	int auto_pad;                        /* PAD_* */
+	int64_t group;
+	IntList dilations, kernel_shape, pads, strides;
+	IntList output_padding, output_shape;    /* ConvTranspose only */
+} ConvAttrs;
+
+static const AttrField conv_fields[] = {
+	{ "auto_pad", AK_ENUM, offsetof(ConvAttrs, auto_pad), auto_pad_names },
+	{ "group", AK_INT, offsetof(ConvAttrs, group), NULL },
+	{ "dilations", AK_INTS, offsetof(ConvAttrs, dilations), NULL },
+	{ "kernel_shape", AK_INTS, offsetof(ConvAttrs, kernel_shape), NULL },
+	{ "pads", AK_INTS, offsetof(ConvAttrs, pads), NULL },
+	{ "strides", AK_INTS, offsetof(ConvAttrs, strides), NULL },
+	/* ConvTranspose only: its table is this one with two more fields */
+	{ "output_padding", AK_INTS, offsetof(ConvAttrs, output_padding), NULL },
+	{ "output_shape", AK_INTS, offsetof(ConvAttrs, output_shape), NULL },
+};
+
+static int conv_import(ImportCtx *c)
 {
-	return infer_fail(c, -1, "not implemented yet");
+	ConvAttrs *a = c->attrs;
+	const RawAttr *ap = import_find(c, "auto_pad");
+	/* some exporters write auto_pad = "" for NOTSET */
+	if (ap && ap->kind == RA_STRING && ap->s && !ap->s[0])
+		a->auto_pad = PAD_NOTSET;
+	else if (import_enum(c, "auto_pad", auto_pad_names, PAD_NOTSET, &a->auto_pad))
+		return -1;
+	if (import_int(c, "group", 1, &a->group) || import_ints(c, "dilations", &a->dilations) ||
+	    import_ints(c, "kernel_shape", &a->kernel_shape) || import_ints(c, "pads", &a->pads) ||
+	    import_ints(c, "strides", &a->strides))
+		return -1;
+	if (ir_node(c->g, c->node)->op == OP_CONV_TRANSPOSE &&
+	    (import_ints(c, "output_padding", &a->output_padding) ||
+	     import_ints(c, "output_shape", &a->output_shape)))
+		return -1;
+	if (ir_node(c->g, c->node)->op != OP_CONV_TRANSPOSE) {
+		a->output_padding.n = -1;
+		a->output_shape.n = -1;
+	}
+	return 0;
 }
 
-static int no_lower(LowerCtx *c)
+typedef struct ConvGeom {
+	int nsp;
+	int64_t m;                           /* output channels */
+	int64_t k[CONV_MAX_SP], s[CONV_MAX_SP], d[CONV_MAX_SP];
+	int64_t pb[CONV_MAX_SP], pe[CONV_MAX_SP], out[CONV_MAX_SP];
+} ConvGeom;
+
+/* Reads an optional list of n values (per spatial dim), defaulting to `def`, each >= lo. */
+static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
+                        int64_t lo, int64_t *v)
 {
-	(void)c;
-	return -1;
+	if (l->n <= 0) {                     /* absent (or written as an empty list) */
+		for (int i = 0; i < n; i++)
+			v[i] = def;
+		return 0;
+	}
+	if (l->n != n)
+		return infer_fail_attr(c, name, "expected %d values, got %d", n, l->n);
+	for (int i = 0; i < n; i++) {
+		if (l->v[i] < lo)
+			return infer_fail_attr(c, name, "value %lld is below %lld", (long long)l->v[i],
+			                       (long long)lo);
+		v[i] = l->v[i];
+	}
+	return 0;
 }
 
-const OpImpl op_impl_conv = { 0, NULL, 0, NULL, not_implemented, no_lower };
-const OpImpl op_impl_conv_transpose = { 0, NULL, 0, NULL, not_implemented, no_lower };
+static int conv_geom(InferCtx *c, ConvGeom *g)
+{
+	const ConvAttrs *a = infer_node(c)->attrs;
+	bool tr = infer_node(c)->op == OP_CONV_TRANSPOSE;
+	const Type *x = infer_in(c, 0), *w = infer_in(c, 1);
+	int64_t pads[2 * CONV_MAX_SP], opad[CONV_MAX_SP];
+	memset(g, 0, sizeof *g);
+	if (x->rank < 3 || x->rank > CONV_MAX_SP + 2)
+		return infer_fail(c, 0, "expected rank 3 to %d (N, C, spatial...), got %d",
+		                  CONV_MAX_SP + 2, x->rank);
+	if (w->rank != x->rank)
+		return infer_fail(c, 1, "expected rank %d (as X), got %d", x->rank, w->rank);
+	g->nsp = x->rank - 2;
+	if (a->group < 1)
+		return infer_fail_attr(c, "group", "expected >= 1, got %lld", (long long)a->group);
+	if (!tr) {
+		if (w->dims[1] * a->group != x->dims[1])
+			return infer_fail(c, 1, "expected dim 1 = %lld (channels / group), got %lld",
+			                  (long long)(x->dims[1] / a->group), (long long)w->dims[1]);
+		if (w->dims[0] % a->group)
+			return infer_fail(c, 1, "output channels %lld not divisible by group %lld",
+			                  (long long)w->dims[0], (long long)a->group);
+		g->m = w->dims[0];
+	} else {
+		if (w->dims[0] != x->dims[1])
+			return infer_fail(c, 1, "expected dim 0 = %lld (X's channels), got %lld",
+			                  (long long)x->dims[1], (long long)w->dims[0]);
+		if (x->dims[1] % a->group)
+			return infer_fail(c, 0, "channels %lld not divisible by group %lld",
+			                  (long long)x->dims[1], (long long)a->group);
+		g->m = w->dims[1] * a->group;
+	}
+	for (int i = 0; i < g->nsp; i++) {
+		g->k[i] = w->dims[2 + i];
+		if (g->k[i] < 1)
+			return infer_fail(c, 1, "kernel dim %d is %lld", i, (long long)g->k[i]);
+	}
+	if (a->kernel_shape.n > 0) {
+		if (a->kernel_shape.n != g->nsp)
+			return infer_fail_attr(c, "kernel_shape", "expected %d values, got %d", g->nsp,
+			                       a->kernel_shape.n);
+		for (int i = 0; i < g->nsp; i++)
+			if (a->kernel_shape.v[i] != g->k[i])
+				return infer_fail_attr(c, "kernel_shape", "value %lld differs from W's dim %lld",
+				                       (long long)a->kernel_shape.v[i], (long long)g->k[i]);
+	}
+	if (spatial_list(c, "strides", &a->strides, g->nsp, 1, 1, g->s) ||
+	    spatial_list(c, "dilations", &a->dilations, g->nsp, 1, 1, g->d) ||
+	    spatial_list(c, "pads", &a->pads, 2 * g->nsp, 0, 0, pads) ||
+	    spatial_list(c, "output_padding", &a->output_padding, g->nsp, 0, 0, opad))
+		return -1;
+	if (tr && a->output_shape.n >= 0 && a->output_shape.n != g->nsp &&
+	    a->output_shape.n != g->nsp + 2)
+		return infer_fail_attr(c, "output_shape", "expected %d values, got %d", g->nsp,
+		                       a->output_shape.n);
+	for (int i = 0; i < g->nsp; i++) {
+		int64_t in = x->dims[2 + i], ek = (g->k[i] - 1) * g->d[i] + 1, total;
+		g->pb[i] = pads[i];
+		g->pe[i] = pads[g->nsp + i];
+		if (a->auto_pad == PAD_VALID)
+			g->pb[i] = g->pe[i] = 0;
+		if (!tr) {
+			if (a->auto_pad == PAD_SAME_UPPER || a->auto_pad == PAD_SAME_LOWER) {
+				g->out[i] = (in + g->s[i] - 1) / g->s[i];
+				total = (g->out[i] - 1) * g->s[i] + ek - in;
+				total = total > 0 ? total : 0;
+				g->pb[i] = a->auto_pad == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+				g->pe[i] = total - g->pb[i];
+				continue;
+			}
+			if (in + g->pb[i] + g->pe[i] < ek)
+				return infer_fail(c, 0, "spatial dim %d (%lld, padded %lld) is smaller than the "
+				                  "dilated kernel (%lld)", i, (long long)in,
+				                  (long long)(in + g->pb[i] + g->pe[i]), (long long)ek);
+			g->out[i] = (in + g->pb[i] + g->pe[i] - ek) / g->s[i] + 1;
+			continue;
+		}
+		int64_t full = g->s[i] * (in - 1) + opad[i] + ek;
+		if (a->output_shape.n >= 0 || a->auto_pad == PAD_SAME_UPPER ||
+		    a->auto_pad == PAD_SAME_LOWER) {
+			g->out[i] = a->output_shape.n >= 0
+			            ? a->output_shape.v[a->output_shape.n - g->nsp + i] : in * g->s[i];
+			if (g->out[i] < 0)
+				return infer_fail_attr(c, "output_shape", "negative value %lld",
+				                       (long long)g->out[i]);
+			total = full - g->out[i];
+			total = total > 0 ? total : 0;
+			g->pb[i] = a->auto_pad == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+			g->pe[i] = total - g->pb[i];
+			continue;
+		}
+		g->out[i] = full - g->pb[i] - g->pe[i];
+		if (g->out[i] < 0)
+			return infer_fail_attr(c, "pads", "pads exceed the output size in spatial dim %d", i);
+	}
+	return 0;
+}
+
+static const DType conv_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_UNDEF };
+
+static int conv_infer(InferCtx *c)
+{
+	const Type *x = infer_in(c, 0), *b = infer_in(c, 2);
+	ConvGeom g;
+	if (infer_check_dtype(c, 0, conv_dtypes) || infer_same_dtype(c, 0, 1) ||
+	    infer_same_dtype(c, 0, 2) || conv_geom(c, &g))
+		return -1;
+	if (b && (b->rank != 1 || b->dims[0] != g.m))
+		return infer_fail(c, 2, "expected shape [%lld] (output channels), got rank %d dim %lld",
+		                  (long long)g.m, b->rank, (long long)(b->rank ? b->dims[0] : 0));
+	Type *y = infer_out(c, 0);
+	*y = type_make(x->dtype, x->rank, x->dims);
+	y->dims[1] = g.m;
+	for (int i = 0; i < g.nsp; i++)
+		y->dims[2 + i] = g.out[i];
+	return 0;
+}
+
+static const ParamField conv_pfields[] = {
+#define PARAM_STRUCT ingot_conv_params
+	INGOT_CONV_FIELDS(PARAM_FIELD)
+#undef PARAM_STRUCT
+};
+static const ParamDesc conv_desc = PARAM_DESC(ingot_conv_params, conv_pfields);
+
+static int conv_lower(LowerCtx *c)
+{
+	Node *n = ir_node(c->g, c->node);
+	const ConvAttrs *a = n->attrs;
+	InferCtx ic = { c->g, c->node, NULL };
+	DiagSink quiet;
+	ConvGeom g;
+	int rc;
+	diag_sink_init(&quiet, NULL);
+	ic.diags = &quiet;
+	rc = conv_geom(&ic, &g);
+	diag_sink_free(&quiet);
+	if (rc || n->out[0] == IR_NONE)
+		return -1;
+	const Type *x = &ir_value(c->g, n->in[0])->type, *w = &ir_value(c->g, n->in[1])->type;
+	const Type *y = &ir_value(c->g, n->out[0])->type;
+	ingot_conv_params *p = lower_params(c, &conv_desc);
+	p->dtype = x->dtype;
+	p->transposed = n->op == OP_CONV_TRANSPOSE;
+	p->nsp = g.nsp;
+	p->group = a->group;
+	p->has_bias = n->n_in > 2 && n->in[2] != IR_NONE;
+	for (int i = 0; i < x->rank; i++) {
+		p->x_dims[i] = x->dims[i];
+		p->w_dims[i] = w->dims[i];
+		p->y_dims[i] = y->dims[i];
+	}
+	for (int i = 0; i < g.nsp; i++) {
+		p->strides[i] = g.s[i];
+		p->dilations[i] = g.d[i];
+		p->pads[i] = g.pb[i];
+	}
+	lower_call(c, "ingot_conv", "conv", &ingot_conv, &conv_desc, p);
+	return 0;
+}
+
+const OpImpl op_impl_conv = {
+	sizeof(ConvAttrs), conv_fields, COUNTOF(conv_fields) - 2,
+	conv_import, conv_infer, conv_lower
+};
+const OpImpl op_impl_conv_transpose = {
+	sizeof(ConvAttrs), conv_fields, COUNTOF(conv_fields),
+	conv_import, conv_infer, conv_lower
+};

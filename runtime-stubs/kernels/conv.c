@@ -1,4 +1,187 @@
-/* conv.c — reference kernels: conv (placeholder). */
+/* conv.c — reference kernels of Conv and ConvTranspose. Both gather: each output
+ * row is built in chunks in a small local accumulator, looping over input
+ * channels and kernel positions, with the valid range of the innermost loop
+ * computed up front (no per-element bounds tests, contiguous output). f16
+ * accumulates in float, so no scratch memory is needed.
+ */
 #include "conv.h"
 
-typedef int ingot_conv_placeholder;
+#include <string.h>
+
+#define CONV_CHUNK 64
+#define CONV_MAX_SP 6
+
+/* floor(a / b) and ceil(a / b) for b > 0 and any sign of a */
+static int64_t conv_floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	if (a % b != 0 && a < 0)
+		q--;
+	return q;
+}
+
+static int64_t conv_ceildiv(int64_t a, int64_t b)
+{
+	return -conv_floordiv(-a, b);
+}
+
+/* Steps a row-major multi-index over dims[0..n); wraps to zeros at the end. */
+static void conv_next(int64_t *idx, const int64_t *dims, int n)
+{
+	int d;
+	for (d = n - 1; d >= 0; d--) {
+		if (++idx[d] < dims[d])
+			return;
+		idx[d] = 0;
+	}
+}
+
+typedef struct conv_geo {
+	int last;                    /* index of the innermost spatial dim */
+	int64_t xs[CONV_MAX_SP], ys[CONV_MAX_SP], ks[CONV_MAX_SP];
+	int64_t xstr[CONV_MAX_SP];   /* element strides of X's spatial dims */
+	int64_t x_plane, y_plane, k_plane, y_rows, k_rows;
+	int64_t C, M, Cg, Mg;
+} conv_geo;
+
+static INGOT_UNUSED float conv_ld_f16(uint16_t v) { return ingot_f16_to_f32(v); }
+static INGOT_UNUSED uint16_t conv_st_f16(float v) { return ingot_f32_to_f16(v); }
+#define CONV_ID(v) (v)
+
+/* One dtype: output planes u0..u1 (u = n * M + oc). */
+#define CONV_DEF(NAME, T, ACC, LD, ST) \
+static void NAME(const ingot_conv_params *p, const conv_geo *g, const T *x, const T *w, \
+                 const T *bias, T *y, int64_t u0, int64_t u1) \
+{ \
+	ACC acc[CONV_CHUNK]; \
+	int64_t yo[CONV_MAX_SP], ko[CONV_MAX_SP]; \
+	const int L = g->last; \
+	const int64_t s = p->strides[L], dl = p->dilations[L], pd = p->pads[L]; \
+	const int64_t W = g->xs[L], OW = g->ys[L], KW = g->ks[L]; \
+	int64_t u, yrow, krow, icg, j, ox0, kx; \
+	for (u = u0; u < u1; u++) { \
+		int64_t n = u / g->M, oc = u % g->M, grp = oc / g->Mg; \
+		ACC b0 = bias ? (ACC)LD(bias[oc]) : (ACC)0; \
+		memset(yo, 0, sizeof yo); \
+		for (yrow = 0; yrow < g->y_rows; yrow++, conv_next(yo, g->ys, L)) { \
+			T *yr = y + u * g->y_plane + yrow * OW; \
+			for (ox0 = 0; ox0 < OW; ox0 += CONV_CHUNK) { \
+				int64_t len = OW - ox0 < CONV_CHUNK ? OW - ox0 : CONV_CHUNK; \
+				for (j = 0; j < len; j++) \
+					acc[j] = b0; \
+				for (icg = 0; icg < g->Cg; icg++) { \
+					int64_t ic = grp * g->Cg + icg; \
+					const T *xp = x + (n * g->C + ic) * g->x_plane; \
+					const T *wp = w + g->k_plane * (p->transposed \
+						? ic * g->Mg + (oc - grp * g->Mg) : oc * g->Cg + icg); \
+					memset(ko, 0, sizeof ko); \
+					for (krow = 0; krow < g->k_rows; krow++, conv_next(ko, g->ks, L)) { \
+						const T *wr = wp + krow * KW, *xr; \
+						int64_t xoff = 0; \
+						int d, ok = 1; \
+						for (d = 0; d < L && ok; d++) { \
+							int64_t id, sd = p->strides[d]; \
+							if (!p->transposed) { \
+								id = yo[d] * sd + ko[d] * p->dilations[d] - p->pads[d]; \
+							} else { \
+								int64_t t = yo[d] + p->pads[d] - ko[d] * p->dilations[d]; \
+								id = t >= 0 && t % sd == 0 ? t / sd : -1; \
+							} \
+							ok = id >= 0 && id < g->xs[d]; \
+							xoff += id * g->xstr[d]; \
+						} \
+						if (!ok) \
+							continue; \
+						xr = xp + xoff; \
+						for (kx = 0; kx < KW; kx++) { \
+							ACC wv = (ACC)LD(wr[kx]); \
+							int64_t off = kx * dl - pd, lo, hi; \
+							if (!p->transposed) { \
+								lo = conv_ceildiv(-off, s); \
+								hi = conv_floordiv(W - 1 - off, s); \
+								if (lo < ox0) \
+									lo = ox0; \
+								if (hi > ox0 + len - 1) \
+									hi = ox0 + len - 1; \
+								for (j = lo; j <= hi; j++) \
+									acc[j - ox0] += wv * (ACC)LD(xr[j * s + off]); \
+							} else { \
+								lo = conv_ceildiv(ox0 - off, s); \
+								hi = conv_floordiv(ox0 + len - 1 - off, s); \
+								if (lo < 0) \
+									lo = 0; \
+								if (hi > W - 1) \
+									hi = W - 1; \
+								for (j = lo; j <= hi; j++) \
+									acc[j * s + off - ox0] += wv * (ACC)LD(xr[j]); \
+							} \
+						} \
+					} \
+				} \
+				for (j = 0; j < len; j++) \
+					yr[ox0 + j] = ST(acc[j]); \
+			} \
+		} \
+	} \
+}
+
+CONV_DEF(conv_f32, float, float, CONV_ID, CONV_ID)
+CONV_DEF(conv_f64, double, double, CONV_ID, CONV_ID)
+CONV_DEF(conv_f16, uint16_t, float, conv_ld_f16, conv_st_f16)
+
+INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *const *out,
+                            void *scratch, int task, int n_tasks)
+{
+	const ingot_conv_params *p = (const ingot_conv_params *)params;
+	conv_geo g;
+	int64_t units, u0, u1;
+	int d, nsp = (int)p->nsp;
+	(void)scratch;
+	if (nsp < 1 || nsp > CONV_MAX_SP || p->group < 1 || !in[0] || !in[1] || !out[0])
+		return INGOT_EINVAL;
+	memset(&g, 0, sizeof g);
+	g.last = nsp - 1;
+	g.C = p->x_dims[1];
+	g.M = p->y_dims[1];
+	g.Cg = g.C / p->group;
+	g.Mg = g.M / p->group;
+	g.x_plane = g.y_plane = g.k_plane = 1;
+	for (d = nsp - 1; d >= 0; d--) {
+		if (p->strides[d] < 1 || p->dilations[d] < 1)
+			return INGOT_EINVAL;
+		g.xs[d] = p->x_dims[2 + d];
+		g.ys[d] = p->y_dims[2 + d];
+		g.ks[d] = p->w_dims[2 + d];
+		g.xstr[d] = g.x_plane;
+		g.x_plane *= g.xs[d];
+		g.y_plane *= g.ys[d];
+		g.k_plane *= g.ks[d];
+	}
+	units = p->y_dims[0] * g.M;
+	if (units <= 0 || g.y_plane == 0 || g.Mg == 0)
+		return INGOT_OK;
+	g.y_rows = g.y_plane / g.ys[g.last];
+	g.k_rows = g.ks[g.last] ? g.k_plane / g.ks[g.last] : 0;
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	u0 = units * task / n_tasks;
+	u1 = units * (task + 1) / n_tasks;
+	switch (p->dtype) {
+	case INGOT_DT_F32:
+		conv_f32(p, &g, (const float *)in[0], (const float *)in[1], p->has_bias ? (const float *)in[2] : NULL,
+		         (float *)out[0], u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_F64:
+		conv_f64(p, &g, (const double *)in[0], (const double *)in[1], p->has_bias ? (const double *)in[2] : NULL,
+		         (double *)out[0], u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_F16:
+		conv_f16(p, &g, (const uint16_t *)in[0], (const uint16_t *)in[1],
+		         p->has_bias ? (const uint16_t *)in[2] : NULL, (uint16_t *)out[0], u0, u1);
+		return INGOT_OK;
+	default:
+		return INGOT_EINVAL;
+	}
+}

@@ -1,4 +1,242 @@
-/* linalg.c — reference kernels: linalg (placeholder). */
+/* linalg.c — reference kernels of MatMul and Gemm: one strided matrix product per
+ * dtype. Each output row is computed in column chunks held in a small local
+ * accumulator array, so the inner loop runs over contiguous B and Y whatever the
+ * transposes, f16/bf16 accumulate in float, and no scratch memory is needed.
+ */
 #include "linalg.h"
 
-typedef int ingot_linalg_placeholder;
+#include <math.h>
+#include <string.h>
+
+#define LINALG_CHUNK 64
+
+/* One matrix product: Y[i, j] = alpha * sum_k A[i*a_si + k*a_sk] * B[k*b_sk + j*b_sj]
+ * (+ beta * C[i*c_rs + j*c_cs] when c), Y contiguous with n columns. */
+typedef struct linalg_job {
+	const void *a, *b, *c;
+	void *y;
+	int64_t n, k, a_si, a_sk, b_sk, b_sj, c_rs, c_cs;
+	float alpha, beta;
+	int sgn;               /* integer dtypes: values are signed */
+} linalg_job;
+
+static INGOT_UNUSED float linalg_ld_f16(uint16_t v) { return ingot_f16_to_f32(v); }
+static INGOT_UNUSED float linalg_ld_bf16(uint16_t v) { return ingot_bf16_to_f32(v); }
+static INGOT_UNUSED uint16_t linalg_st_f16(float v) { return ingot_f32_to_f16(v); }
+static INGOT_UNUSED uint16_t linalg_st_bf16(float v) { return ingot_f32_to_bf16(v); }
+#define LINALG_ID(v) (v)
+
+/* Floating point dtypes: T storage, ACC accumulator, LD/ST convert. */
+#define LINALG_MM_FLOAT(NAME, T, ACC, LD, ST) \
+static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
+{ \
+	const T *a = (const T *)jb->a, *b = (const T *)jb->b, *c = (const T *)jb->c; \
+	T *y = (T *)jb->y; \
+	ACC acc[LINALG_CHUNK]; \
+	int64_t i, j0, j, k, len; \
+	for (i = r0; i < r1; i++) { \
+		for (j0 = 0; j0 < jb->n; j0 += LINALG_CHUNK) { \
+			len = jb->n - j0 < LINALG_CHUNK ? jb->n - j0 : LINALG_CHUNK; \
+			for (j = 0; j < len; j++) \
+				acc[j] = (ACC)0; \
+			for (k = 0; k < jb->k; k++) { \
+				ACC av = (ACC)LD(a[i * jb->a_si + k * jb->a_sk]); \
+				const T *br = b + k * jb->b_sk + j0 * jb->b_sj; \
+				if (jb->b_sj == 1) { \
+					for (j = 0; j < len; j++) \
+						acc[j] += av * (ACC)LD(br[j]); \
+				} else { \
+					for (j = 0; j < len; j++) \
+						acc[j] += av * (ACC)LD(br[j * jb->b_sj]); \
+				} \
+			} \
+			for (j = 0; j < len; j++) { \
+				ACC v = acc[j] * (ACC)jb->alpha; \
+				if (c) \
+					v += (ACC)jb->beta * (ACC)LD(c[i * jb->c_rs + (j0 + j) * jb->c_cs]); \
+				y[i * jb->n + j0 + j] = ST(v); \
+			} \
+		} \
+	} \
+}
+
+LINALG_MM_FLOAT(linalg_mm_f32, float, float, LINALG_ID, LINALG_ID)
+LINALG_MM_FLOAT(linalg_mm_f64, double, double, LINALG_ID, LINALG_ID)
+LINALG_MM_FLOAT(linalg_mm_f16, uint16_t, float, linalg_ld_f16, linalg_st_f16)
+LINALG_MM_FLOAT(linalg_mm_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16)
+
+/* Integers: the product is computed in unsigned arithmetic of the dtype's width,
+ * which is the same modulo 2^bits for signed and unsigned values. Only a Gemm
+ * with alpha != 1 or beta not in {0, 1} leaves the integers (through double,
+ * clamped to the dtype's range on the way back). */
+static double linalg_u2d(uint64_t v, int bits, int sgn)
+{
+	uint64_t top = (uint64_t)1 << (bits - 1);
+	if (bits < 64)
+		v &= (top << 1) - 1u;
+	if (sgn && (v & top)) {
+		uint64_t mag = (~v + 1u);
+		if (bits < 64)
+			mag &= (top << 1) - 1u;
+		return -(double)mag;
+	}
+	return (double)v;
+}
+
+static uint64_t linalg_d2u(double v, int bits, int sgn)
+{
+	double lo, hi;
+	if (v != v)
+		return 0;
+	if (sgn) {
+		lo = -ldexp(1.0, bits - 1);
+		hi = ldexp(1.0, bits - 1);      /* exclusive */
+		if (v <= lo)
+			return (uint64_t)1 << (bits - 1);          /* the most negative value */
+		if (v >= hi)
+			return ((uint64_t)1 << (bits - 1)) - 1u;
+		return (uint64_t)(int64_t)v;
+	}
+	hi = ldexp(1.0, bits);
+	if (v <= 0.0)
+		return 0;
+	if (v >= hi)
+		return bits < 64 ? ((uint64_t)1 << bits) - 1u : ~(uint64_t)0;
+	return (uint64_t)v;
+}
+
+#define LINALG_MM_INT(NAME, U, BITS) \
+static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
+{ \
+	const U *a = (const U *)jb->a, *b = (const U *)jb->b, *c = (const U *)jb->c; \
+	U *y = (U *)jb->y; \
+	U acc[LINALG_CHUNK]; \
+	int exact = jb->alpha == 1.0f && (!c || jb->beta == 0.0f || jb->beta == 1.0f); \
+	int64_t i, j0, j, k, len; \
+	for (i = r0; i < r1; i++) { \
+		for (j0 = 0; j0 < jb->n; j0 += LINALG_CHUNK) { \
+			len = jb->n - j0 < LINALG_CHUNK ? jb->n - j0 : LINALG_CHUNK; \
+			for (j = 0; j < len; j++) \
+				acc[j] = 0; \
+			for (k = 0; k < jb->k; k++) { \
+				U av = a[i * jb->a_si + k * jb->a_sk]; \
+				const U *br = b + k * jb->b_sk + j0 * jb->b_sj; \
+				for (j = 0; j < len; j++) \
+					acc[j] = (U)(acc[j] + (U)(av * br[j * jb->b_sj])); \
+			} \
+			for (j = 0; j < len; j++) { \
+				U cv = c ? c[i * jb->c_rs + (j0 + j) * jb->c_cs] : (U)0; \
+				if (exact) { \
+					y[i * jb->n + j0 + j] = (U)(acc[j] + (jb->beta == 1.0f ? cv : (U)0)); \
+				} else { \
+					double v = (double)jb->alpha * linalg_u2d(acc[j], BITS, jb->sgn); \
+					if (c) \
+						v += (double)jb->beta * linalg_u2d(cv, BITS, jb->sgn); \
+					y[i * jb->n + j0 + j] = (U)linalg_d2u(v, BITS, jb->sgn); \
+				} \
+			} \
+		} \
+	} \
+}
+
+LINALG_MM_INT(linalg_mm_u32, uint32_t, 32)
+LINALG_MM_INT(linalg_mm_u64, uint64_t, 64)
+
+typedef void (*linalg_mm_fn)(const linalg_job *jb, int64_t r0, int64_t r1);
+
+static linalg_mm_fn linalg_pick(int64_t dtype, int *sgn)
+{
+	*sgn = dtype == INGOT_DT_I32 || dtype == INGOT_DT_I64;
+	switch (dtype) {
+	case INGOT_DT_F32: return linalg_mm_f32;
+	case INGOT_DT_F64: return linalg_mm_f64;
+	case INGOT_DT_F16: return linalg_mm_f16;
+	case INGOT_DT_BF16: return linalg_mm_bf16;
+	case INGOT_DT_I32: case INGOT_DT_U32: return linalg_mm_u32;
+	case INGOT_DT_I64: case INGOT_DT_U64: return linalg_mm_u64;
+	default: return NULL;
+	}
+}
+
+static void linalg_range(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*lo = n * task / n_tasks;
+	*hi = n * (task + 1) / n_tasks;
+}
+
+INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *const *out,
+                              void *scratch, int task, int n_tasks)
+{
+	const ingot_matmul_params *p = (const ingot_matmul_params *)params;
+	linalg_job jb;
+	linalg_mm_fn fn;
+	size_t es = ingot_dtype_size((int)p->dtype);
+	int64_t nbatch = 1, r0, r1, r, d;
+	(void)scratch;
+	memset(&jb, 0, sizeof jb);
+	fn = linalg_pick(p->dtype, &jb.sgn);
+	if (!fn || !in[0] || !in[1] || !out[0] || p->nb < 0 || p->nb > INGOT_MAX_RANK)
+		return INGOT_EINVAL;
+	for (d = 0; d < p->nb; d++)
+		nbatch *= p->bdims[d];
+	jb.n = p->n;
+	jb.k = p->k;
+	jb.a_si = p->k;
+	jb.a_sk = 1;
+	jb.b_sk = p->n;
+	jb.b_sj = 1;
+	jb.alpha = 1.0f;
+	linalg_range(nbatch * p->m, task, n_tasks, &r0, &r1);
+	for (r = r0; r < r1;) {
+		int64_t bi = r / p->m, i0 = r - bi * p->m;
+		int64_t i1 = r1 - bi * p->m < p->m ? r1 - bi * p->m : p->m;
+		int64_t aoff = 0, boff = 0, rem = bi;
+		for (d = p->nb - 1; d >= 0; d--) {   /* batch index -> element offsets */
+			int64_t idx = rem % p->bdims[d];
+			rem /= p->bdims[d];
+			aoff += idx * p->a_bstr[d];
+			boff += idx * p->b_bstr[d];
+		}
+		jb.a = (const char *)in[0] + (size_t)aoff * es;
+		jb.b = (const char *)in[1] + (size_t)boff * es;
+		jb.y = (char *)out[0] + (size_t)(bi * p->m * p->n) * es;
+		fn(&jb, i0, i1);
+		r += i1 - i0;
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_gemm(const void *params, const void *const *in, void *const *out,
+                            void *scratch, int task, int n_tasks)
+{
+	const ingot_gemm_params *p = (const ingot_gemm_params *)params;
+	linalg_job jb;
+	linalg_mm_fn fn;
+	int64_t r0, r1;
+	(void)scratch;
+	memset(&jb, 0, sizeof jb);
+	fn = linalg_pick(p->dtype, &jb.sgn);
+	if (!fn || !in[0] || !in[1] || !out[0])
+		return INGOT_EINVAL;
+	jb.a = in[0];
+	jb.b = in[1];
+	jb.c = p->has_c && p->beta != 0.0f ? in[2] : NULL;  /* beta = 0 ignores C, even NaN in it */
+	jb.y = out[0];
+	jb.n = p->n;
+	jb.k = p->k;
+	jb.a_si = p->trans_a ? 1 : p->k;
+	jb.a_sk = p->trans_a ? p->m : 1;
+	jb.b_sk = p->trans_b ? 1 : p->n;
+	jb.b_sj = p->trans_b ? p->k : 1;
+	jb.c_rs = p->c_rs;
+	jb.c_cs = p->c_cs;
+	jb.alpha = p->alpha;
+	jb.beta = p->beta;
+	linalg_range(p->m, task, n_tasks, &r0, &r1);
+	fn(&jb, r0, r1);
+	return INGOT_OK;
+}

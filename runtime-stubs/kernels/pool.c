@@ -1,4 +1,222 @@
-/* pool.c — reference kernels: pool (placeholder). */
+/* pool.c — reference kernels of MaxPool / AveragePool (a direct loop over each
+ * window, skipping padding) and of the global pools (one contiguous reduction per
+ * plane). f16 compares and sums in float; sums of the global average in double.
+ */
 #include "pool.h"
 
-typedef int ingot_pool_placeholder;
+#include <string.h>
+
+#define POOL_MAX_SP 6
+
+/* Steps a row-major multi-index over dims[0..n); wraps to zeros at the end. */
+static void pool_next(int64_t *idx, const int64_t *dims, int n)
+{
+	int d;
+	for (d = n - 1; d >= 0; d--) {
+		if (++idx[d] < dims[d])
+			return;
+		idx[d] = 0;
+	}
+}
+
+typedef struct pool_geo {
+	int nsp;
+	int64_t xs[POOL_MAX_SP], ys[POOL_MAX_SP], ks[POOL_MAX_SP];
+	int64_t rstr[POOL_MAX_SP], cstr[POOL_MAX_SP];  /* row- and column-major strides of X */
+	int64_t x_plane, y_plane, k_plane;
+} pool_geo;
+
+/* AveragePool's divisor with count_include_pad: window positions inside the padded
+ * input (positions a ceil_mode window adds past the end pad do not count). */
+static int64_t pool_padded_count(const ingot_pool_params *p, const pool_geo *g,
+                                 const int64_t *yo)
+{
+	int64_t total = 1, k, d;
+	for (d = 0; d < g->nsp; d++) {
+		int64_t n = 0, start = yo[d] * p->strides[d] - p->pads[d];
+		for (k = 0; k < g->ks[d]; k++) {
+			int64_t id = start + k * p->dilations[d];
+			if (id >= -p->pads[d] && id < g->xs[d] + p->pads[g->nsp + d])
+				n++;
+		}
+		total *= n;
+	}
+	return total;
+}
+
+static INGOT_UNUSED float pool_ld_f16(uint16_t v) { return ingot_f16_to_f32(v); }
+static INGOT_UNUSED uint16_t pool_st_f16(float v) { return ingot_f32_to_f16(v); }
+#define POOL_ID(v) (v)
+#define POOL_I8(v) ((int8_t)(v))
+#define POOL_U8(v) ((uint8_t)(v))
+
+/* One dtype: planes u0..u1 (u = n * C + c); avg is only instantiated for floats. */
+#define POOL_DEF(NAME, T, ACC, LD, ST) \
+static void NAME(const ingot_pool_params *p, const pool_geo *g, const T *x, T *y, \
+                 int64_t *ind, int64_t u0, int64_t u1) \
+{ \
+	int64_t yo[POOL_MAX_SP], ko[POOL_MAX_SP], u, yi, kk; \
+	const int is_max = p->kind == INGOT_POOL_MAX, nsp = g->nsp; \
+	for (u = u0; u < u1; u++) { \
+		const T *xp = x + u * g->x_plane; \
+		memset(yo, 0, sizeof yo); \
+		for (yi = 0; yi < g->y_plane; yi++, pool_next(yo, g->ys, nsp)) { \
+			ACC best = (ACC)0, sum = (ACC)0; \
+			int64_t bidx = -1, cnt = 0; \
+			memset(ko, 0, sizeof ko); \
+			for (kk = 0; kk < g->k_plane; kk++, pool_next(ko, g->ks, nsp)) { \
+				int64_t off = 0, col = 0; \
+				int d, ok = 1; \
+				ACC v; \
+				for (d = 0; d < nsp && ok; d++) { \
+					int64_t id = yo[d] * p->strides[d] - p->pads[d] + ko[d] * p->dilations[d]; \
+					ok = id >= 0 && id < g->xs[d]; \
+					off += id * g->rstr[d]; \
+					col += id * g->cstr[d]; \
+				} \
+				if (!ok) \
+					continue; \
+				v = (ACC)LD(xp[off]); \
+				if (is_max) { \
+					if (bidx < 0 || v > best) { \
+						best = v; \
+						bidx = p->storage_order ? col : off; \
+					} \
+				} else { \
+					sum += v; \
+					cnt++; \
+				} \
+			} \
+			if (is_max) { \
+				y[u * g->y_plane + yi] = ST(best); \
+				if (ind) \
+					ind[u * g->y_plane + yi] = bidx < 0 ? -1 : u * g->x_plane + bidx; \
+			} else { \
+				if (p->count_include_pad) \
+					cnt = pool_padded_count(p, g, yo); \
+				y[u * g->y_plane + yi] = ST(cnt ? sum / (ACC)cnt : (ACC)0); \
+			} \
+		} \
+	} \
+}
+
+POOL_DEF(pool_f32, float, float, POOL_ID, POOL_ID)
+POOL_DEF(pool_f64, double, double, POOL_ID, POOL_ID)
+POOL_DEF(pool_f16, uint16_t, float, pool_ld_f16, pool_st_f16)
+POOL_DEF(pool_i8, int8_t, int, POOL_ID, POOL_I8)
+POOL_DEF(pool_u8, uint8_t, int, POOL_ID, POOL_U8)
+
+INGOT_KERNEL int ingot_pool(const void *params, const void *const *in, void *const *out,
+                            void *scratch, int task, int n_tasks)
+{
+	const ingot_pool_params *p = (const ingot_pool_params *)params;
+	pool_geo g;
+	int64_t units, u0, u1, cs = 1;
+	int d, nsp = (int)p->nsp;
+	int64_t *ind = p->kind == INGOT_POOL_MAX && p->has_indices ? (int64_t *)out[1] : NULL;
+	(void)scratch;
+	if (nsp < 1 || nsp > POOL_MAX_SP || !in[0] || !out[0])
+		return INGOT_EINVAL;
+	memset(&g, 0, sizeof g);
+	g.nsp = nsp;
+	g.x_plane = g.y_plane = g.k_plane = 1;
+	for (d = nsp - 1; d >= 0; d--) {
+		if (p->strides[d] < 1 || p->dilations[d] < 1)
+			return INGOT_EINVAL;
+		g.xs[d] = p->x_dims[2 + d];
+		g.ys[d] = p->y_dims[2 + d];
+		g.ks[d] = p->kernel[d];
+		g.rstr[d] = g.x_plane;
+		g.x_plane *= g.xs[d];
+		g.y_plane *= g.ys[d];
+		g.k_plane *= g.ks[d];
+	}
+	for (d = 0; d < nsp; d++) {
+		g.cstr[d] = cs;
+		cs *= g.xs[d];
+	}
+	units = p->y_dims[0] * p->y_dims[1];
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	u0 = units * task / n_tasks;
+	u1 = units * (task + 1) / n_tasks;
+	switch (p->dtype) {
+	case INGOT_DT_F32:
+		pool_f32(p, &g, (const float *)in[0], (float *)out[0], ind, u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_F64:
+		pool_f64(p, &g, (const double *)in[0], (double *)out[0], ind, u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_F16:
+		pool_f16(p, &g, (const uint16_t *)in[0], (uint16_t *)out[0], ind, u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_I8:
+		pool_i8(p, &g, (const int8_t *)in[0], (int8_t *)out[0], ind, u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_U8:
+		pool_u8(p, &g, (const uint8_t *)in[0], (uint8_t *)out[0], ind, u0, u1);
+		return INGOT_OK;
+	default:
+		return INGOT_EINVAL;
+	}
+}
+
+/* Global pools: max keeps the element itself (exact for f16); mean sums in double. */
+#define POOL_GLOBAL_DEF(NAME, T, LD, ST) \
+static void NAME(int64_t kind, int64_t size, const T *x, T *y, int64_t u0, int64_t u1) \
+{ \
+	int64_t u, i; \
+	for (u = u0; u < u1; u++) { \
+		const T *xp = x + u * size; \
+		if (kind == INGOT_POOL_MAX) { \
+			T best = size ? xp[0] : (T)0; \
+			for (i = 1; i < size; i++) \
+				if (LD(xp[i]) > LD(best)) \
+					best = xp[i]; \
+			y[u] = best; \
+		} else { \
+			double sum = 0.0; \
+			for (i = 0; i < size; i++) \
+				sum += (double)LD(xp[i]); \
+			y[u] = ST(size ? sum / (double)size : 0.0); \
+		} \
+	} \
+}
+
+static INGOT_UNUSED uint16_t pool_st_f16d(double v) { return ingot_f32_to_f16((float)v); }
+#define POOL_F32D(v) ((float)(v))
+
+POOL_GLOBAL_DEF(pool_global_f32, float, POOL_ID, POOL_F32D)
+POOL_GLOBAL_DEF(pool_global_f64, double, POOL_ID, POOL_ID)
+POOL_GLOBAL_DEF(pool_global_f16, uint16_t, pool_ld_f16, pool_st_f16d)
+
+INGOT_KERNEL int ingot_global_pool(const void *params, const void *const *in,
+                                   void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_global_pool_params *p = (const ingot_global_pool_params *)params;
+	int64_t u0, u1;
+	(void)scratch;
+	if (!in[0] || !out[0])
+		return INGOT_EINVAL;
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	u0 = p->planes * task / n_tasks;
+	u1 = p->planes * (task + 1) / n_tasks;
+	switch (p->dtype) {
+	case INGOT_DT_F32:
+		pool_global_f32(p->kind, p->size, (const float *)in[0], (float *)out[0], u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_F64:
+		pool_global_f64(p->kind, p->size, (const double *)in[0], (double *)out[0], u0, u1);
+		return INGOT_OK;
+	case INGOT_DT_F16:
+		pool_global_f16(p->kind, p->size, (const uint16_t *)in[0], (uint16_t *)out[0], u0, u1);
+		return INGOT_OK;
+	default:
+		return INGOT_EINVAL;
+	}
+}
