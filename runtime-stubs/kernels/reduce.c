@@ -118,16 +118,17 @@ static INGOT_UNUSED int64_t red_sext(uint64_t u, int bits)
 
 #define RED_ID(v) (v)
 
-/* Floating types: T stored, A computed (float for f16/bf16/f32, double for f64).
- * Max/Min propagate NaN like numpy; the empty Max is -inf, the empty Min +inf. */
-#define RED_FLOAT_FN(NAME, T, A, LD, ST) \
+/* Floating types: T stored, A computed (float for f16/bf16/f32, double for f64) with
+ * SQRT/LOG/EXP in A. Max/Min propagate NaN like numpy; the empty Max is -inf, the
+ * empty Min +inf; LogSumExp subtracts the max first. */
+#define RED_FLOAT_FN(NAME, T, A, LD, ST, SQRT, LOG, EXP) \
 static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x, T *y, \
                               int64_t o0, int64_t o1) \
 { \
 	int64_t ki[INGOT_MAX_RANK], base, o; \
 	red_start(pl, o0, ki, &base); \
 	for (o = o0; o < o1; o++) { \
-		A acc; \
+		A acc = (A)0, mx; \
 		switch (mode) { \
 		case INGOT_REDUCE_MAX: \
 			acc = (A)-INFINITY; \
@@ -141,11 +142,31 @@ static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x
 			acc = (A)1; \
 			RED_WALK(T, A, LD, acc *= v); \
 			break; \
+		case INGOT_REDUCE_SUM_SQUARE: \
+		case INGOT_REDUCE_L2: \
+			RED_WALK(T, A, LD, acc += v * v); \
+			if (mode == INGOT_REDUCE_L2) \
+				acc = SQRT(acc); \
+			break; \
+		case INGOT_REDUCE_L1: \
+			RED_WALK(T, A, LD, acc += v < (A)0 ? -v : v); \
+			break; \
+		case INGOT_REDUCE_LOG_SUM_EXP: \
+			mx = (A)-INFINITY; \
+			RED_WALK(T, A, LD, if (v > mx || v != v) mx = v); \
+			if (mx != mx || mx == (A)INFINITY || mx == (A)-INFINITY) { \
+				acc = mx; \
+				break; \
+			} \
+			RED_WALK(T, A, LD, acc += EXP(v - mx)); \
+			acc = mx + LOG(acc); \
+			break; \
 		default: \
-			acc = (A)0; \
 			RED_WALK(T, A, LD, acc += v); \
 			if (mode == INGOT_REDUCE_MEAN) \
 				acc = acc / (A)pl->n_red; \
+			else if (mode == INGOT_REDUCE_LOG_SUM) \
+				acc = LOG(acc); \
 			break; \
 		} \
 		y[o] = ST(acc); \
@@ -154,8 +175,11 @@ static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x
 }
 
 /* Integer types: C is int64_t or uint64_t (the compare type of Max/Min); sums and
- * products run in uint64_t and FIX maps the wrapped result back to C. */
-#define RED_INT_FN(NAME, T, C, LO, HI, FIX) \
+ * products run in uint64_t and FIX maps the wrapped result back to C; ABSU is |v| as
+ * uint64_t. L2, LogSum and
+ * LogSumExp go through double and saturate into [LO, HI] (NaN gives 0), as a float
+ * result cast back to the integer type has no other defined value. */
+#define RED_INT_FN(NAME, T, C, LO, HI, FIX, ABSU) \
 static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x, T *y, \
                               int64_t o0, int64_t o1) \
 { \
@@ -164,6 +188,7 @@ static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x
 	for (o = o0; o < o1; o++) { \
 		C acc; \
 		uint64_t u = 0; \
+		double r = 0.0, mx = (double)-INFINITY; \
 		switch (mode) { \
 		case INGOT_REDUCE_MAX: \
 			acc = (C)(LO); \
@@ -178,16 +203,48 @@ static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x
 			RED_WALK(T, C, (C), u *= (uint64_t)v); \
 			acc = FIX(u); \
 			break; \
+		case INGOT_REDUCE_SUM_SQUARE: \
+		case INGOT_REDUCE_L2: \
+			RED_WALK(T, C, (C), u += (uint64_t)v * (uint64_t)v); \
+			acc = FIX(u); \
+			if (mode == INGOT_REDUCE_L2) \
+				acc = RED_SAT(C, sqrt((double)acc), LO, HI); \
+			break; \
+		case INGOT_REDUCE_L1: \
+			RED_WALK(T, C, (C), u += ABSU(v)); \
+			acc = FIX(u); \
+			break; \
+		case INGOT_REDUCE_LOG_SUM_EXP: \
+			RED_WALK(T, C, (C), if ((double)v > mx) mx = (double)v); \
+			RED_WALK(T, C, (C), r += exp((double)v - mx)); \
+			acc = RED_SAT(C, mx + log(r), LO, HI); \
+			break; \
 		default: \
 			RED_WALK(T, C, (C), u += (uint64_t)v); \
 			acc = FIX(u); \
 			if (mode == INGOT_REDUCE_MEAN) \
 				acc = pl->n_red > 0 ? acc / (C)pl->n_red : (C)0; \
+			else if (mode == INGOT_REDUCE_LOG_SUM) \
+				acc = RED_SAT(C, log((double)acc), LO, HI); \
 			break; \
 		} \
 		y[o] = (T)acc; \
 		red_next(pl, ki, &base); \
 	} \
+}
+
+/* double -> C, truncating, saturated to [LO, HI]; NaN gives 0 */
+#define RED_SAT(C, e, LO, HI) red_sat_##C(e, (double)(LO), (double)(HI), (C)(LO), (C)(HI))
+
+static INGOT_UNUSED int64_t red_sat_int64_t(double r, double lo, double hi, int64_t ilo, int64_t ihi)
+{
+	return r != r ? 0 : r <= lo ? ilo : r >= hi ? ihi : (int64_t)r;
+}
+
+static INGOT_UNUSED uint64_t red_sat_uint64_t(double r, double lo, double hi, uint64_t ilo,
+                                              uint64_t ihi)
+{
+	return r != r ? 0 : r <= lo ? ilo : r >= hi ? ihi : (uint64_t)r;
 }
 
 #define RED_F16_LD(h) ingot_f16_to_f32(h)
@@ -200,19 +257,21 @@ static INGOT_UNUSED void NAME(const ingot_red_plan *pl, int64_t mode, const T *x
 #define RED_U16(u) ((u) & 0xffffu)
 #define RED_U32(u) ((u) & 0xffffffffu)
 #define RED_U64(u) (u)
+#define RED_ABS_S(v) ((v) < 0 ? 0u - (uint64_t)(v) : (uint64_t)(v))
+#define RED_ABS_U(v) ((uint64_t)(v))
 
-RED_FLOAT_FN(red_f32, float, float, RED_ID, RED_ID)
-RED_FLOAT_FN(red_f64, double, double, RED_ID, RED_ID)
-RED_FLOAT_FN(red_f16, uint16_t, float, RED_F16_LD, ingot_f32_to_f16)
-RED_FLOAT_FN(red_bf16, uint16_t, float, RED_BF16_LD, ingot_f32_to_bf16)
-RED_INT_FN(red_i8, int8_t, int64_t, INT8_MIN, INT8_MAX, RED_S8)
-RED_INT_FN(red_i16, int16_t, int64_t, INT16_MIN, INT16_MAX, RED_S16)
-RED_INT_FN(red_i32, int32_t, int64_t, INT32_MIN, INT32_MAX, RED_S32)
-RED_INT_FN(red_i64, int64_t, int64_t, INT64_MIN, INT64_MAX, RED_S64)
-RED_INT_FN(red_u8, uint8_t, uint64_t, 0, UINT8_MAX, RED_U8)
-RED_INT_FN(red_u16, uint16_t, uint64_t, 0, UINT16_MAX, RED_U16)
-RED_INT_FN(red_u32, uint32_t, uint64_t, 0, UINT32_MAX, RED_U32)
-RED_INT_FN(red_u64, uint64_t, uint64_t, 0, UINT64_MAX, RED_U64)
+RED_FLOAT_FN(red_f32, float, float, RED_ID, RED_ID, sqrtf, logf, expf)
+RED_FLOAT_FN(red_f64, double, double, RED_ID, RED_ID, sqrt, log, exp)
+RED_FLOAT_FN(red_f16, uint16_t, float, RED_F16_LD, ingot_f32_to_f16, sqrtf, logf, expf)
+RED_FLOAT_FN(red_bf16, uint16_t, float, RED_BF16_LD, ingot_f32_to_bf16, sqrtf, logf, expf)
+RED_INT_FN(red_i8, int8_t, int64_t, INT8_MIN, INT8_MAX, RED_S8, RED_ABS_S)
+RED_INT_FN(red_i16, int16_t, int64_t, INT16_MIN, INT16_MAX, RED_S16, RED_ABS_S)
+RED_INT_FN(red_i32, int32_t, int64_t, INT32_MIN, INT32_MAX, RED_S32, RED_ABS_S)
+RED_INT_FN(red_i64, int64_t, int64_t, INT64_MIN, INT64_MAX, RED_S64, RED_ABS_S)
+RED_INT_FN(red_u8, uint8_t, uint64_t, 0, UINT8_MAX, RED_U8, RED_ABS_U)
+RED_INT_FN(red_u16, uint16_t, uint64_t, 0, UINT16_MAX, RED_U16, RED_ABS_U)
+RED_INT_FN(red_u32, uint32_t, uint64_t, 0, UINT32_MAX, RED_U32, RED_ABS_U)
+RED_INT_FN(red_u64, uint64_t, uint64_t, 0, UINT64_MAX, RED_U64, RED_ABS_U)
 
 INGOT_KERNEL int ingot_reduce(const void *params, const void *const *in, void *const *out,
                               void *scratch, int task, int n_tasks)

@@ -273,6 +273,49 @@ red_case("max_nan", "OP_REDUCE_MAX", 13, np.array([[1.0, np.nan, 3.0], [1.0, 2.0
          [1], 0)
 red_case("sum_scalar", "OP_REDUCE_SUM", 13, np.array(4.5), 1, None, 1)
 
+# Kernel-only modes (ops not in the op table yet): (mode, dtype, x, reduced-dims mask).
+kcases = []
+
+
+def kcase(mode, dt, x, mask):
+    ax = tuple(d for d in range(x.ndim) if (mask >> d) & 1)
+    if dt in (1, 11, 10, BF16):
+        tx, xv = fl(x, dt)
+        xv = xv.astype(np.float64 if dt == 11 else np.float32)
+    else:
+        xv = np.asarray(x).astype({v: k for k, v in DT.items()}[dt])
+        tx = T(xv)
+    with np.errstate(all="ignore"):
+        if mode == "SUM_SQUARE":
+            y = np.sum(xv * xv, axis=ax, dtype=xv.dtype)
+        elif mode == "L1":
+            y = np.sum(np.abs(xv), axis=ax, dtype=xv.dtype)
+        elif mode == "L2":
+            y = np.sqrt(np.sum(xv * xv, axis=ax, dtype=xv.dtype))
+        elif mode == "LOG_SUM":
+            y = np.log(np.sum(xv, axis=ax, dtype=xv.dtype))
+        else:
+            y = np.log(np.sum(np.exp(xv.astype(np.float64)), axis=ax))
+    if dt in (1, 11, 10, BF16):
+        ty = out_fl(y, dt)
+    else:
+        ty = T(np.trunc(np.asarray(y, np.float64)).astype(xv.dtype))
+    kcases.append((mode, dt, mask, tx, ty, tol_for(dt)))
+
+
+for mode in ("SUM_SQUARE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP"):
+    xf = rng.standard_normal((3, 4, 5)) * 2
+    if mode == "LOG_SUM":
+        xf = np.abs(xf) + 0.1
+    for dt in (1, 11, 10, BF16):
+        kcase(mode, dt, xf, 0b010)
+    kcase(mode, 1, xf, 0b101)
+    kcase(mode, 1, xf, 0b111)
+    xi = rng.integers(0 if mode == "LOG_SUM" else -9, 10, (4, 6)) + (1 if mode == "LOG_SUM" else 0)
+    for dt in (6, 7, 2, 13):
+        kcase(mode, dt, np.abs(xi) if dt in (2, 13) else xi, 0b10)
+kcase("LOG_SUM_EXP", 1, np.array([[1e3, 1e3 - 1, -np.inf], [-np.inf, -np.inf, -np.inf]]), 0b10)
+
 
 def c_bytes(raw):
     return ", ".join(str(b) for b in raw) if raw else "0"
@@ -308,4 +351,12 @@ for ci, (name, op, opset, attrs, ins, outs, tol) in enumerate(cases):
     print('\t{ "%s", %s, %d, %d, { %s }, %d, { %s }, %d, { %s }, %g, %g },' % (
         name, op, opset, len(ins), tins, len(outs), touts, len(attrs),
         ", ".join(tattrs) or "{ 0 }", tol[0], tol[1]))
+print("};")
+for ci, (mode, dt, mask, tx, ty, tol) in enumerate(kcases):
+    print("static const uint8_t k%d_x[] = { %s };" % (ci, c_bytes(tx.raw)))
+    print("static const uint8_t k%d_y[] = { %s };" % (ci, c_bytes(ty.raw)))
+print("static const TKernelCase kcases[] = {")
+for ci, (mode, dt, mask, tx, ty, tol) in enumerate(kcases):
+    print("\t{ INGOT_REDUCE_%s, %d, %s, %s, %g, %g }," % (
+        mode, mask, c_tensor(tx, "k%d_x" % ci), c_tensor(ty, "k%d_y" % ci), tol[0], tol[1]))
 print("};")

@@ -9,6 +9,7 @@
 
 #include "ir.h"
 #include "opimpl.h"
+#include "reduce.h"
 
 typedef struct TTensor {
 	int dtype;
@@ -41,6 +42,14 @@ typedef struct TCase {
 	double rtol, atol;
 } TCase;
 
+/* A reduce kernel mode run directly (its op is not in the op table yet). */
+typedef struct TKernelCase {
+	int mode;
+	int64_t rmask;
+	TTensor x, y;
+	double rtol, atol;
+} TKernelCase;
+
 #include "cases.h"
 
 static int failures;
@@ -69,11 +78,11 @@ static double elem(int dt, const void *p, int64_t i)
 }
 
 /* Compares a float result with the rule of `ingot check`; integers bytewise. */
-static void compare(const TCase *tc, int k, const void *got)
+static void compare_tensor(const char *name, int k, const TTensor *e, double rtol, double atol,
+                           const void *got)
 {
-	const TTensor *e = &tc->out[k];
 	if (!dtype_is_float((DType)e->dtype)) {
-		CHECK(memcmp(got, e->data, (size_t)e->bytes) == 0, "%s: output %d differs", tc->name, k);
+		CHECK(memcmp(got, e->data, (size_t)e->bytes) == 0, "%s: output %d differs", name, k);
 		return;
 	}
 	int64_t n = e->bytes / (int64_t)dtype_size((DType)e->dtype);
@@ -81,12 +90,37 @@ static void compare(const TCase *tc, int k, const void *got)
 		double a = elem(e->dtype, got, i), b = elem(e->dtype, e->data, i);
 		if ((isnan(a) && isnan(b)) || a == b)
 			continue;
-		if (!(fabs(a - b) <= tc->atol + tc->rtol * fabs(b))) {
-			CHECK(0, "%s: output %d [%lld]: got %.9g, expected %.9g", tc->name, k, (long long)i,
-			      a, b);
+		if (!(fabs(a - b) <= atol + rtol * fabs(b))) {
+			CHECK(0, "%s: output %d [%lld]: got %.9g, expected %.9g", name, k, (long long)i, a, b);
 			return;
 		}
 	}
+}
+
+static void compare(const TCase *tc, int k, const void *got)
+{
+	compare_tensor(tc->name, k, &tc->out[k], tc->rtol, tc->atol, got);
+}
+
+static void run_kernel_case(int idx, const TKernelCase *kc)
+{
+	ingot_reduce_params p;
+	char name[64];
+	void *x = malloc((size_t)kc->x.bytes + 1), *y = calloc(1, (size_t)kc->y.bytes + 1);
+	const void *in[1] = { x };
+	void *out[1] = { y };
+	memset(&p, 0, sizeof p);
+	p.dtype = kc->x.dtype;
+	p.mode = kc->mode;
+	p.rank = kc->x.rank;
+	memcpy(p.dims, kc->x.dims, sizeof p.dims);
+	p.rmask = kc->rmask;
+	memcpy(x, kc->x.data, (size_t)kc->x.bytes);
+	snprintf(name, sizeof name, "kernel case %d (mode %d, dtype %d)", idx, kc->mode, kc->x.dtype);
+	CHECK(ingot_reduce(&p, in, out, NULL, 0, 1) == 0, "%s: kernel failed", name);
+	compare_tensor(name, 0, &kc->y, kc->rtol, kc->atol, y);
+	free(x);
+	free(y);
 }
 
 static void run_case(const TCase *tc)
@@ -275,11 +309,14 @@ int main(void)
 {
 	for (int i = 0; i < COUNTOF(cases); i++)
 		run_case(&cases[i]);
+	for (int i = 0; i < COUNTOF(kcases); i++)
+		run_kernel_case(i, &kcases[i]);
 	error_cases();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;
 	}
-	printf("ok: %d reference cases, error cases\n", COUNTOF(cases));
+	printf("ok: %d reference cases, %d kernel cases, error cases\n", COUNTOF(cases),
+	       COUNTOF(kcases));
 	return 0;
 }
