@@ -52,7 +52,7 @@ int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *
  * the end. Returns 0 or -1 with a diagnostic. */
 int onnx_prescan(const uint8_t *data, size_t len, const char *file, DiagSink *d);
 
-/* onnx_load.c: reads a TensorProto .pb or a .npy file into a fresh constant-like
+/* onnx_tensor.c: reads a TensorProto .pb or a .npy file into a fresh constant-like
  * buffer (malloc-owned *data) and its type. Used by --bind and `check`. */
 int onnx_read_tensor_file(const char *path, Type *t, void **data, DiagSink *d);
 

@@ -1,19 +1,305 @@
-/* onnx_load.c — ONNX protobuf → IR (placeholder). */
-#include "frontend.h"
-#include "onnx.pb-c.h"
+/* onnx_load.c — frontend entry: reads a .onnx file, pre-scans its wire format,
+ * unpacks it with protobuf-c under a memory cap, checks the model header (IR
+ * version, opsets, fields newer than our onnx.proto) and imports the main graph
+ * into region 0. The protobuf message is freed before onnx_load() returns; the IR
+ * owns copies of everything it keeps (names in the arena, tensor bytes in the blob).
+ */
+#include "onnx_internal.h"
 
-int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *d)
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* a ModelProto is capped at 2 GiB by protobuf itself; bigger weights go external */
+#define MAX_MODEL_BYTES ((int64_t)INT32_MAX)
+/* protobuf-c may use this many bytes per file byte (plus a fixed allowance) */
+#define ALLOC_FACTOR 8
+#define ALLOC_EXTRA ((size_t)64 << 20)
+#define MAX_OPSET 100
+#define MAX_IR_VERSION 100
+
+/* ---- name map: open addressing, FNV-1a ---- */
+
+void onnx_names_init(NameMap *m) { memset(m, 0, sizeof *m); }
+
+void onnx_names_free(NameMap *m)
 {
-	DiagLoc l = diag_loc_file(path);
-	(void)g; (void)opt;
-	diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l, "frontend not implemented yet");
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof *m);
+}
+
+static size_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+ValueId onnx_names_get(const NameMap *m, const char *name)
+{
+	if (!m->cap)
+		return IR_NONE;
+	for (size_t i = hash(name) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->keys[i])
+			return IR_NONE;
+		if (strcmp(m->keys[i], name) == 0)
+			return m->vals[i];
+	}
+}
+
+static void put_slot(const char **keys, ValueId *vals, size_t cap, const char *key, ValueId v)
+{
+	size_t i = hash(key) & (cap - 1);
+	while (keys[i] && strcmp(keys[i], key) != 0)
+		i = (i + 1) & (cap - 1);
+	keys[i] = key;
+	vals[i] = v;
+}
+
+void onnx_names_put(NameMap *m, const char *key, ValueId v)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		const char **keys = calloc(cap, sizeof *keys);
+		ValueId *vals = calloc(cap, sizeof *vals);
+		if (!keys || !vals)
+			die("out of memory (name map of %zu entries)", cap);
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				put_slot(keys, vals, cap, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		m->keys = keys;
+		m->vals = vals;
+		m->cap = cap;
+	}
+	if (onnx_names_get(m, key) == IR_NONE)
+		m->n++;
+	put_slot(m->keys, m->vals, m->cap, key, v);
+}
+
+/* ---- diagnostics ---- */
+
+int onnx_fail(Loader *L, DiagCode code, const DiagLoc *loc, const char *fmt, ...)
+{
+	DiagLoc l = loc ? *loc : diag_loc_file(L->file);
+	va_list ap;
+	l.file = L->file;
+	va_start(ap, fmt);
+	diag_vreport(L->d, DIAG_ERROR, code, &l, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
-int onnx_read_tensor_file(const char *path, Type *t, void **data, DiagSink *d)
+/* Fields added to onnx.proto after ONNX 1.12 (IR version 8). `ignore`: dropping
+ * them cannot change what the model computes. */
+static const struct NewerField {
+	const char *message;
+	unsigned id;
+	const char *name;
+	bool ignore;
+} newer_fields[] = {
+	{ "onnx.ModelProto", 26, "configuration", false },
+	{ "onnx.GraphProto", 16, "metadata_props", true },
+	{ "onnx.NodeProto", 8, "overload", false },
+	{ "onnx.NodeProto", 9, "metadata_props", true },
+	{ "onnx.NodeProto", 10, "device_configurations", true },
+	{ "onnx.TensorProto", 16, "metadata_props", true },
+	{ "onnx.ValueInfoProto", 4, "metadata_props", true },
+};
+
+int onnx_check_unknown(Loader *L, const ProtobufCMessage *m, const DiagLoc *loc)
 {
-	DiagLoc l = diag_loc_file(path);
-	(void)t; (void)data;
-	diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l, "not implemented yet");
-	return -1;
+	for (unsigned i = 0; i < m->n_unknown_fields; i++) {
+		unsigned id = m->unknown_fields[i].tag;
+		const struct NewerField *nf = NULL;
+		for (int k = 0; k < COUNTOF(newer_fields); k++)
+			if (newer_fields[k].id == id && strcmp(newer_fields[k].message, m->descriptor->name) == 0)
+				nf = &newer_fields[k];
+		if (nf && nf->ignore)
+			continue;
+		if (nf)
+			return onnx_fail(L, DC_UNSUPPORTED, loc, "%s field '%s' (newer than ONNX 1.12) is "
+			                 "not supported", m->descriptor->short_name, nf->name);
+		return onnx_fail(L, DC_UNSUPPORTED, loc, "unknown %s field %u (written by a newer "
+		                 "ONNX?)", m->descriptor->short_name, id);
+	}
+	return 0;
+}
+
+/* ---- reading the file ---- */
+
+static int read_file(Loader *L, const char *path, uint8_t **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	*data = NULL;
+	*len = 0;
+	if (!f)
+		return onnx_fail(L, DC_IO, NULL, "cannot open: %s", strerror(errno));
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return onnx_fail(L, DC_IO, NULL, "not a regular file");
+	}
+	if ((int64_t)st.st_size > MAX_MODEL_BYTES) {
+		fclose(f);
+		return onnx_fail(L, DC_LIMIT, NULL, "file is %lld bytes; a protobuf model is limited "
+		                 "to 2 GiB (store the weights as external data)", (long long)st.st_size);
+	}
+	size_t n = (size_t)st.st_size;
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf) {
+		fclose(f);
+		return onnx_fail(L, DC_LIMIT, NULL, "out of memory reading %zu bytes", n);
+	}
+	if (n && fread(buf, 1, n, f) != n) {
+		free(buf);
+		fclose(f);
+		return onnx_fail(L, DC_IO, NULL, "read error");
+	}
+	fclose(f);
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+/* ---- protobuf-c under a memory cap ---- */
+
+/* Each block carries its size in front so that free() can give the budget back. */
+typedef struct CapAlloc {
+	size_t used, cap;
+	bool exceeded;
+} CapAlloc;
+
+typedef union BlockHead {
+	size_t size;
+	max_align_t align;
+} BlockHead;
+
+static void *cap_alloc(void *data, size_t size)
+{
+	CapAlloc *c = data;
+	if (size > c->cap - c->used || size > SIZE_MAX - sizeof(BlockHead)) {
+		c->exceeded = true;
+		return NULL;
+	}
+	BlockHead *h = malloc(sizeof *h + size);
+	if (!h) {
+		c->exceeded = true;
+		return NULL;
+	}
+	h->size = size;
+	c->used += size;
+	return h + 1;
+}
+
+static void cap_free(void *data, void *p)
+{
+	CapAlloc *c = data;
+	if (!p)
+		return;
+	BlockHead *h = (BlockHead *)p - 1;
+	c->used -= h->size;
+	free(h);
+}
+
+static int check_header(Loader *L, const Onnx__ModelProto *m)
+{
+	Graph *g = L->g;
+	bool have_default = false;
+
+	if (onnx_check_unknown(L, &m->base, NULL))
+		return -1;
+	if (m->has_ir_version && (m->ir_version < 1 || m->ir_version > MAX_IR_VERSION))
+		return onnx_fail(L, DC_PARSE, NULL, "invalid ir_version %lld",
+		                 (long long)m->ir_version);
+	g->ir_version = m->has_ir_version ? m->ir_version : 0;
+	if (m->producer_name && m->producer_name[0])
+		g->producer = m->producer_version && m->producer_version[0]
+		              ? arena_printf(&g->arena, "%s %s", m->producer_name, m->producer_version)
+		              : arena_strdup(&g->arena, m->producer_name);
+	L->opset = 1;   /* what a model without an ai.onnx opset_import gets */
+	for (size_t i = 0; i < m->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *os = m->opset_import[i];
+		const char *dom = os->domain ? os->domain : "";
+		if (onnx_check_unknown(L, &os->base, NULL))
+			return -1;
+		if (!os->has_version || os->version < 1 || os->version > MAX_OPSET)
+			return onnx_fail(L, DC_PARSE, NULL, "invalid opset version %lld for domain '%s'",
+			                 os->has_version ? (long long)os->version : 0LL, dom);
+		if (dom[0] && strcmp(dom, "ai.onnx") != 0)
+			continue;   /* other domains: their nodes are reported as unsupported */
+		if (have_default)
+			return onnx_fail(L, DC_PARSE, NULL, "more than one opset_import for the "
+			                 "ai.onnx domain");
+		have_default = true;
+		L->opset = (int)os->version;
+	}
+	g->opset = L->opset;
+	if (!m->graph)
+		return onnx_fail(L, DC_PARSE, NULL, "model has no graph");
+	return 0;
+}
+
+static const char *dir_of(Arena *a, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return ".";
+	if (slash == path)
+		return "/";
+	char *d = arena_strdup(a, path);
+	d[slash - path] = 0;
+	return d;
+}
+
+int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *d)
+{
+	static const FrontendOptions no_opts;
+	Loader L;
+	uint8_t *data;
+	size_t len;
+	int rc = -1;
+
+	memset(&L, 0, sizeof L);
+	L.g = g;
+	L.d = d;
+	L.file = path;
+	L.opt = opt ? opt : &no_opts;
+	L.dir = dir_of(&g->arena, path);
+	if (read_file(&L, path, &data, &len))
+		return -1;
+	if (onnx_prescan(data, len, path, d)) {
+		free(data);
+		return -1;
+	}
+
+	CapAlloc ca = { 0, len * ALLOC_FACTOR + ALLOC_EXTRA, false };
+	ProtobufCAllocator alloc = { cap_alloc, cap_free, &ca };
+	Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, data);
+	free(data);
+	if (!m) {
+		if (ca.exceeded)
+			return onnx_fail(&L, DC_LIMIT, NULL, "decoding needs more than %zu MiB, the limit "
+			                 "for a %zu-byte model", ca.cap >> 20, len);
+		return onnx_fail(&L, DC_PARSE, NULL, "malformed model (protobuf decoding failed)");
+	}
+
+	if (L.opt->n_dims > 0) {
+		L.dim_used = calloc((size_t)L.opt->n_dims, sizeof *L.dim_used);
+		if (!L.dim_used)
+			die("out of memory");
+	}
+	if (check_header(&L, m) == 0 && onnx_inputs_check_names(&L, m->graph) == 0 &&
+	    onnx_graph_import(&L, m->graph, 0) == 0) {
+		onnx_inputs_warn_unused_dims(&L);
+		rc = 0;
+	}
+	free(L.dim_used);
+	onnx__model_proto__free_unpacked(m, &alloc);
+	return rc;
 }

@@ -1,0 +1,505 @@
+/* onnx_graph.c — frontend: a GraphProto → one IR region. Inputs (typed, or
+ * constants when they have an initializer or a --bind), initializers, Constant
+ * nodes (which become constant values, not nodes), one IR node per other ONNX node
+ * with its attributes typed by the op group, and the outputs in ONNX order.
+ *
+ * Unsupported ops are all collected in a first pass over the nodes, so the user
+ * sees the whole list at once; the second pass stops at the first error, because
+ * later nodes would only repeat it as undefined inputs.
+ */
+#include "onnx_internal.h"
+#include "opimpl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct GraphImport {
+	Loader *L;
+	const Onnx__GraphProto *gp;
+	RegionId r;
+	NameMap names;             /* every value defined so far in this region */
+} GraphImport;
+
+static const char *node_name(GraphImport *gi, size_t i)
+{
+	const Onnx__NodeProto *n = gi->gp->node[i];
+	if (n->name && n->name[0])
+		return n->name;
+	return arena_printf(&gi->L->g->arena, "%s_%zu", n->op_type && n->op_type[0] ? n->op_type : "node", i);
+}
+
+static DiagLoc node_loc(GraphImport *gi, size_t i)
+{
+	DiagLoc l = diag_loc_file(gi->L->file);
+	l.node = node_name(gi, i);
+	l.op_type = gi->gp->node[i]->op_type && gi->gp->node[i]->op_type[0]
+	            ? gi->gp->node[i]->op_type : "?";
+	if (gi->r != 0)
+		l.graph = gi->L->g->regions[gi->r].name;
+	return l;
+}
+
+static bool is_default_domain(const char *d)
+{
+	return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
+}
+
+static Onnx__AttributeProto__AttributeType attr_type(const Onnx__AttributeProto *a)
+{
+	if (a->has_type)
+		return a->type;
+	/* IR version 1 had no type field: the field that is set tells */
+	if (a->has_f) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+	if (a->has_i) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	if (a->has_s) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+	if (a->t) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+	if (a->g) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+	if (a->n_floats) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+	if (a->n_ints) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+	if (a->n_strings) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+	return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
+}
+
+static const char *attr_type_name(Onnx__AttributeProto__AttributeType t)
+{
+	const ProtobufCEnumValue *v =
+		protobuf_c_enum_descriptor_get_value(&onnx__attribute_proto__attribute_type__descriptor, (int)t);
+	return v ? v->name : "?";
+}
+
+/* ---- pass 1: is every node something we can import? ---- */
+
+static int check_node(GraphImport *gi, size_t i)
+{
+	Loader *L = gi->L;
+	const Onnx__NodeProto *n = gi->gp->node[i];
+	DiagLoc loc = node_loc(gi, i);
+
+	if (onnx_check_unknown(L, &n->base, &loc))
+		return -1;
+	if (!n->op_type || !n->op_type[0])
+		return onnx_fail(L, DC_PARSE, &loc, "node has no op_type");
+	if (!is_default_domain(n->domain))
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain '%s'",
+		                 n->op_type, n->domain);
+	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) == OP_COUNT)
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s'", n->op_type);
+	for (size_t k = 0; k < n->n_attribute; k++) {
+		Onnx__AttributeProto__AttributeType t = attr_type(n->attribute[k]);
+		if (t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
+		    t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS) {
+			loc.slot_kind = "attribute";
+			loc.tensor = n->attribute[k]->name;
+			return onnx_fail(L, DC_UNSUPPORTED, &loc, "subgraph attributes (control flow) are "
+			                 "not supported yet");
+		}
+	}
+	return 0;
+}
+
+/* ---- pass 2: values and nodes ---- */
+
+/* Registers a new value name; a second definition of one name is an error. */
+static int define(GraphImport *gi, const char *name, ValueId v, const DiagLoc *loc, const char *what)
+{
+	if (onnx_names_get(&gi->names, name) != IR_NONE)
+		return onnx_fail(gi->L, DC_PARSE, loc, "%s '%s' is already defined (value names must "
+		                 "be unique)", what, name);
+	onnx_names_put(&gi->names, gi->L->g->values[v].name, v);
+	return 0;
+}
+
+static int constant_node(GraphImport *gi, size_t i)
+{
+	Loader *L = gi->L;
+	const Onnx__NodeProto *n = gi->gp->node[i];
+	DiagLoc loc = node_loc(gi, i);
+	const Onnx__AttributeProto *a;
+	ValueId v = IR_NONE;
+
+	if (n->n_output != 1 || !n->output[0] || !n->output[0][0])
+		return onnx_fail(L, DC_PARSE, &loc, "Constant needs exactly one named output");
+	if (n->n_input != 0)
+		return onnx_fail(L, DC_PARSE, &loc, "Constant takes no inputs, got %zu", n->n_input);
+	if (n->n_attribute != 1)
+		return onnx_fail(L, DC_PARSE, &loc, "Constant needs exactly one value attribute, got %zu",
+		                 n->n_attribute);
+	a = n->attribute[0];
+	const char *an = a->name ? a->name : "";
+	const char *out = n->output[0];
+	Onnx__AttributeProto__AttributeType t = attr_type(a);
+	loc.slot_kind = "attribute";
+	loc.tensor = an;
+	if (onnx_names_get(&gi->names, out) != IR_NONE)
+		return onnx_fail(L, DC_PARSE, &loc, "output '%s' is already defined (value names must "
+		                 "be unique)", out);
+
+	if (strcmp(an, "value") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR && a->t) {
+		v = onnx_tensor_import(L, a->t, gi->r, out, &loc);
+	} else if (strcmp(an, "value_float") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT) {
+		Type ty = type_make(DT_F32, 0, NULL);
+		v = ir_value_new_const(L->g, gi->r, out, &ty, &a->f);
+	} else if (strcmp(an, "value_int") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) {
+		Type ty = type_make(DT_I64, 0, NULL);
+		v = ir_value_new_const(L->g, gi->r, out, &ty, &a->i);
+	} else if (strcmp(an, "value_floats") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS) {
+		int64_t len = (int64_t)a->n_floats;
+		Type ty = type_make(DT_F32, 1, &len);
+		v = ir_value_new_const(L->g, gi->r, out, &ty, a->floats);
+	} else if (strcmp(an, "value_ints") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) {
+		int64_t len = (int64_t)a->n_ints;
+		Type ty = type_make(DT_I64, 1, &len);
+		v = ir_value_new_const(L->g, gi->r, out, &ty, a->ints);
+	} else if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0) {
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "string constants are not supported");
+	} else if (strcmp(an, "sparse_value") == 0) {
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "sparse constants are not supported");
+	} else {
+		return onnx_fail(L, DC_PARSE, &loc, "not a valid Constant value attribute (type %s)",
+		                 attr_type_name(t));
+	}
+	if (v == IR_NONE)
+		return -1;
+	return define(gi, out, v, &loc, "output");
+}
+
+/* Copies one AttributeProto into a RawAttr (arena-owned). */
+static int raw_attr(GraphImport *gi, size_t node_i, const Onnx__AttributeProto *a, RawAttr *ra)
+{
+	Loader *L = gi->L;
+	Arena *ar = &L->g->arena;
+	DiagLoc loc = node_loc(gi, node_i);
+	Onnx__AttributeProto__AttributeType t = attr_type(a);
+
+	loc.slot_kind = "attribute";
+	loc.tensor = a->name;
+	memset(ra, 0, sizeof *ra);
+	ra->tensor = IR_NONE;
+	ra->graph = IR_NONE;
+	if (onnx_check_unknown(L, &a->base, &loc))
+		return -1;
+	if (!a->name || !a->name[0])
+		return onnx_fail(L, DC_PARSE, &loc, "attribute has no name");
+	if (a->ref_attr_name && a->ref_attr_name[0])
+		return onnx_fail(L, DC_PARSE, &loc, "attribute references (ref_attr_name) are only "
+		                 "valid inside functions");
+	ra->name = arena_strdup(ar, a->name);
+	switch (t) {
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+		ra->kind = RA_FLOAT;
+		ra->f = a->f;
+		return 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+		ra->kind = RA_INT;
+		ra->i = a->i;
+		return 0;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
+		char *s = arena_alloc(ar, a->s.len + 1);
+		if (a->s.len)
+			memcpy(s, a->s.data, a->s.len);
+		ra->kind = RA_STRING;
+		ra->s = s;
+		return 0;
+	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: {
+		if (a->n_floats > INT32_MAX)
+			return onnx_fail(L, DC_LIMIT, &loc, "too many elements");
+		float *f = arena_array(ar, a->n_floats, sizeof *f);
+		if (a->n_floats)
+			memcpy(f, a->floats, a->n_floats * sizeof *f);
+		ra->kind = RA_FLOATS;
+		ra->floats = f;
+		ra->n = (int)a->n_floats;
+		return 0;
+	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: {
+		if (a->n_ints > INT32_MAX)
+			return onnx_fail(L, DC_LIMIT, &loc, "too many elements");
+		int64_t *v = arena_array(ar, a->n_ints, sizeof *v);
+		if (a->n_ints)
+			memcpy(v, a->ints, a->n_ints * sizeof *v);
+		ra->kind = RA_INTS;
+		ra->ints = v;
+		ra->n = (int)a->n_ints;
+		return 0;
+	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: {
+		if (a->n_strings > INT32_MAX)
+			return onnx_fail(L, DC_LIMIT, &loc, "too many elements");
+		const char **v = arena_array(ar, a->n_strings, sizeof *v);
+		for (size_t k = 0; k < a->n_strings; k++) {
+			char *s = arena_alloc(ar, a->strings[k].len + 1);
+			if (a->strings[k].len)
+				memcpy(s, a->strings[k].data, a->strings[k].len);
+			v[k] = s;
+		}
+		ra->kind = RA_STRINGS;
+		ra->strings = v;
+		ra->n = (int)a->n_strings;
+		return 0;
+	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: {
+		if (!a->t)
+			return onnx_fail(L, DC_PARSE, &loc, "tensor attribute has no tensor");
+		/* a constant outside the name map: no ONNX value can refer to it */
+		const char *nm = arena_printf(ar, "%s.%s", node_name(gi, node_i), a->name);
+		ra->kind = RA_TENSOR;
+		ra->tensor = onnx_tensor_import(L, a->t, gi->r, nm, &loc);
+		return ra->tensor == IR_NONE ? -1 : 0;
+	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSORS:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTOS:
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "%s attributes are not supported",
+		                 attr_type_name(t));
+	default:
+		return onnx_fail(L, DC_PARSE, &loc, "attribute has no value or an unknown type %d",
+		                 (int)t);
+	}
+}
+
+/* Whether a later node produces `name` (for a clearer undefined-input message). */
+static bool produced_later(const GraphImport *gi, size_t i, const char *name)
+{
+	for (size_t k = i + 1; k < gi->gp->n_node; k++)
+		for (size_t o = 0; o < gi->gp->node[k]->n_output; o++)
+			if (gi->gp->node[k]->output[o] && strcmp(gi->gp->node[k]->output[o], name) == 0)
+				return true;
+	return false;
+}
+
+static const char *arity(int lo, int hi, char *buf, size_t cap)
+{
+	if (hi == lo)
+		snprintf(buf, cap, "%d", lo);
+	else if (hi < 0)
+		snprintf(buf, cap, "at least %d", lo);
+	else
+		snprintf(buf, cap, "%d to %d", lo, hi);
+	return buf;
+}
+
+static int op_node(GraphImport *gi, size_t i)
+{
+	Loader *L = gi->L;
+	Graph *g = L->g;
+	const Onnx__NodeProto *n = gi->gp->node[i];
+	DiagLoc loc = node_loc(gi, i);
+	Op op = ir_op_lookup(n->op_type);
+	const OpInfo *info = op_info(op);
+	size_t n_in = n->n_input, n_out = n->n_output;
+
+	/* trailing omitted optional inputs and outputs may simply be absent */
+	while (n_in && (!n->input[n_in - 1] || !n->input[n_in - 1][0]))
+		n_in--;
+	while (n_out && (!n->output[n_out - 1] || !n->output[n_out - 1][0]))
+		n_out--;
+	char want[48];
+	if ((int64_t)n_in < info->min_in || (info->max_in >= 0 && (int64_t)n_in > info->max_in))
+		return onnx_fail(L, DC_PARSE, &loc, "has %zu inputs, expected %s", n_in,
+		                 arity(info->min_in, info->max_in, want, sizeof want));
+	if (n_out == 0 || (int64_t)n_out < info->min_out ||
+	    (info->max_out >= 0 && (int64_t)n_out > info->max_out))
+		return onnx_fail(L, DC_PARSE, &loc, "has %zu outputs, expected %s", n_out,
+		                 arity(info->min_out, info->max_out, want, sizeof want));
+
+	ValueId *in = arena_array(&g->arena, n_in ? n_in : 1, sizeof *in);
+	ValueId *out = arena_array(&g->arena, n_out, sizeof *out);
+	for (size_t k = 0; k < n_in; k++) {
+		const char *nm = n->input[k];
+		in[k] = IR_NONE;
+		if (!nm || !nm[0])
+			continue;
+		in[k] = onnx_names_get(&gi->names, nm);
+		if (in[k] == IR_NONE) {
+			loc.slot_kind = "input";
+			loc.slot = (int)k;
+			loc.tensor = nm;
+			return onnx_fail(L, DC_PARSE, &loc, "%s", produced_later(gi, i, nm)
+			                 ? "used before the node that produces it (nodes are not "
+			                   "topologically sorted)"
+			                 : "not defined by any node, input or initializer");
+		}
+	}
+	for (size_t k = 0; k < n_out; k++) {
+		const char *nm = n->output[k];
+		out[k] = IR_NONE;
+		if (!nm || !nm[0])
+			continue;
+		out[k] = ir_value_new(g, gi->r, nm, NULL);
+		loc.slot_kind = "output";
+		loc.slot = (int)k;
+		if (define(gi, nm, out[k], &loc, "output"))
+			return -1;
+	}
+
+	RawAttr *raw = arena_array(&g->arena, n->n_attribute ? n->n_attribute : 1, sizeof *raw);
+	for (size_t k = 0; k < n->n_attribute; k++) {
+		if (raw_attr(gi, i, n->attribute[k], &raw[k]))
+			return -1;
+		for (size_t j = 0; j < k; j++)
+			if (strcmp(raw[j].name, raw[k].name) == 0) {
+				DiagLoc al = node_loc(gi, i);
+				al.slot_kind = "attribute";
+				al.tensor = raw[k].name;
+				return onnx_fail(L, DC_PARSE, &al, "attribute given twice");
+			}
+	}
+	NodeId id = ir_node_new(g, gi->r, op, L->opset, in, (int)n_in, out, (int)n_out,
+	                        node_name(gi, i));
+	return ops_import_attrs(g, id, raw, (int)n->n_attribute, L->d);
+}
+
+/* ---- inputs, initializers, outputs ---- */
+
+static int import_inputs(GraphImport *gi, const NameMap *inits)
+{
+	Loader *L = gi->L;
+	const Onnx__GraphProto *gp = gi->gp;
+	int rc = 0;
+	NameMap seen;
+
+	onnx_names_init(&seen);
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		DiagLoc loc = diag_loc_file(L->file);
+		loc.slot_kind = "input";
+		loc.slot = (int)i;
+		if (!vi->name || !vi->name[0]) {
+			rc = onnx_fail(L, DC_PARSE, &loc, "graph input has no name");
+			continue;
+		}
+		loc.slot = -1;
+		loc.tensor = vi->name;
+		if (onnx_names_get(&seen, vi->name) != IR_NONE) {
+			rc = onnx_fail(L, DC_PARSE, &loc, "graph input listed twice");
+			continue;
+		}
+		onnx_names_put(&seen, vi->name, 0);
+		/* an initializer makes it a constant (its default), unless --bind overrides */
+		if (onnx_names_get(inits, vi->name) != IR_NONE && !onnx_input_is_bound(L, vi->name))
+			continue;
+		ValueId v = onnx_input_import(L, vi, gi->r);
+		if (v == IR_NONE) {
+			rc = -1;
+			continue;
+		}
+		onnx_names_put(&gi->names, L->g->values[v].name, v);
+	}
+	onnx_names_free(&seen);
+	return rc;
+}
+
+static int import_initializers(GraphImport *gi)
+{
+	Loader *L = gi->L;
+	const Onnx__GraphProto *gp = gi->gp;
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const Onnx__TensorProto *t = gp->initializer[i];
+		DiagLoc loc = diag_loc_file(L->file);
+		loc.slot_kind = "initializer";
+		loc.tensor = t->name;
+		/* a bound graph input replaces its initializer */
+		if (onnx_names_get(&gi->names, t->name) != IR_NONE)
+			continue;
+		ValueId v = onnx_tensor_import(L, t, gi->r, t->name, &loc);
+		if (v == IR_NONE)
+			return -1;
+		onnx_names_put(&gi->names, L->g->values[v].name, v);
+	}
+	return 0;
+}
+
+static int import_outputs(GraphImport *gi)
+{
+	Loader *L = gi->L;
+	const Onnx__GraphProto *gp = gi->gp;
+	DiagLoc loc = diag_loc_file(L->file);
+	if (gp->n_output == 0)
+		return onnx_fail(L, DC_PARSE, &loc, "graph has no outputs");
+	for (size_t i = 0; i < gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi = gp->output[i];
+		loc.slot_kind = "output";
+		loc.slot = (int)i;
+		loc.tensor = NULL;
+		if (!vi->name || !vi->name[0])
+			return onnx_fail(L, DC_PARSE, &loc, "graph output has no name");
+		loc.slot = -1;
+		loc.tensor = vi->name;
+		if (onnx_check_unknown(L, &vi->base, &loc))
+			return -1;
+		ValueId v = onnx_names_get(&gi->names, vi->name);
+		if (v == IR_NONE)
+			return onnx_fail(L, DC_PARSE, &loc, "graph output is not produced by any node, "
+			                 "input or initializer");
+		/* keep a declared element type until inference sets the real one */
+		Value *val = &L->g->values[v];
+		const Onnx__TypeProto *tp = vi->type;
+		if (val->producer != IR_NONE && val->type.dtype == DT_UNDEF && tp &&
+		    tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type->has_elem_type &&
+		    dtype_is_valid(tp->tensor_type->elem_type) && tp->tensor_type->elem_type != DT_STRING)
+			val->type.dtype = (DType)tp->tensor_type->elem_type;
+		ir_region_add_output(L->g, gi->r, v);
+	}
+	return 0;
+}
+
+int onnx_graph_import(Loader *L, const Onnx__GraphProto *gp, RegionId r)
+{
+	GraphImport gi;
+	NameMap inits;
+	DiagLoc loc = diag_loc_file(L->file);
+	int rc = -1, unsupported = 0;
+
+	memset(&gi, 0, sizeof gi);
+	gi.L = L;
+	gi.gp = gp;
+	gi.r = r;
+	onnx_names_init(&gi.names);
+	onnx_names_init(&inits);
+
+	if (onnx_check_unknown(L, &gp->base, &loc))
+		goto out;
+	if (gp->n_sparse_initializer) {
+		onnx_fail(L, DC_UNSUPPORTED, &loc, "sparse initializers are not supported");
+		goto out;
+	}
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const char *nm = gp->initializer[i]->name;
+		loc.slot_kind = "initializer";
+		loc.slot = nm && nm[0] ? -1 : (int)i;
+		loc.tensor = nm && nm[0] ? nm : NULL;
+		if (!nm || !nm[0]) {
+			onnx_fail(L, DC_PARSE, &loc, "initializer has no name");
+			goto out;
+		}
+		if (onnx_names_get(&inits, nm) != IR_NONE) {
+			onnx_fail(L, DC_PARSE, &loc, "initializer defined twice");
+			goto out;
+		}
+		onnx_names_put(&inits, nm, (ValueId)i);
+	}
+	if (import_inputs(&gi, &inits) || import_initializers(&gi))
+		goto out;
+
+	for (size_t i = 0; i < gp->n_node; i++)
+		if (check_node(&gi, i))
+			unsupported++;
+	if (unsupported)
+		goto out;
+	for (size_t i = 0; i < gp->n_node; i++) {
+		const char *op = gp->node[i]->op_type;
+		if (strcmp(op, "Constant") == 0 ? constant_node(&gi, i) : op_node(&gi, i))
+			goto out;
+	}
+	rc = import_outputs(&gi);
+out:
+	onnx_names_free(&gi.names);
+	onnx_names_free(&inits);
+	return rc;
+}

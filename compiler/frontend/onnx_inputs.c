@@ -1,0 +1,268 @@
+/* onnx_inputs.c — frontend: graph inputs get static types. The declared element
+ * type is kept; symbolic dims are fixed by --shape (the whole shape of one input)
+ * or --dim (one symbol), else a leading symbolic dim becomes 1 with a warning and
+ * any other is an error. --bind turns an input into a constant (a number list in
+ * the declared element type, or a .pb/.npy file).
+ */
+#include "onnx_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const ShapeOverride *find_shape(const Loader *L, const char *name)
+{
+	for (int i = 0; i < L->opt->n_shapes; i++)
+		if (L->opt->shapes[i].name && strcmp(L->opt->shapes[i].name, name) == 0)
+			return &L->opt->shapes[i];
+	return NULL;
+}
+
+static const Binding *find_bind(const Loader *L, const char *name)
+{
+	for (int i = 0; i < L->opt->n_binds; i++)
+		if (L->opt->binds[i].name && strcmp(L->opt->binds[i].name, name) == 0)
+			return &L->opt->binds[i];
+	return NULL;
+}
+
+bool onnx_input_is_bound(const Loader *L, const char *name)
+{
+	return find_bind(L, name) != NULL;
+}
+
+/* The declared shape: rank (-1 if absent) and, per dim, a value or -1 with the
+ * symbol (NULL for a dim that has neither). */
+typedef struct Declared {
+	int rank;
+	int64_t dims[IR_MAX_RANK];
+	const char *sym[IR_MAX_RANK];
+	bool is_static;
+} Declared;
+
+static int read_declared(Loader *L, const Onnx__TensorShapeProto *sp, const DiagLoc *loc,
+                         Declared *dc)
+{
+	memset(dc, 0, sizeof *dc);
+	dc->rank = -1;
+	if (!sp)
+		return 0;
+	if (onnx_check_unknown(L, &sp->base, loc))
+		return -1;
+	if (sp->n_dim > IR_MAX_RANK)
+		return onnx_fail(L, DC_UNSUPPORTED, loc, "rank %zu exceeds the maximum of %d",
+		                 sp->n_dim, IR_MAX_RANK);
+	dc->rank = (int)sp->n_dim;
+	dc->is_static = true;
+	for (int i = 0; i < dc->rank; i++) {
+		const Onnx__TensorShapeProto__Dimension *dim = sp->dim[i];
+		dc->dims[i] = -1;
+		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+			if (dim->dim_value < 0)
+				return onnx_fail(L, DC_SHAPE, loc, "negative dim %lld at index %d",
+				                 (long long)dim->dim_value, i);
+			dc->dims[i] = dim->dim_value;
+		} else {
+			dc->is_static = false;
+			if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+			    dim->dim_param && dim->dim_param[0])
+				dc->sym[i] = dim->dim_param;
+		}
+	}
+	return 0;
+}
+
+/* Fixes every dim of an unbound input (DESIGN.md, The IR: shapes are static). */
+static int resolve_dims(Loader *L, const char *name, const Declared *dc, const DiagLoc *loc,
+                        Type *ty)
+{
+	const ShapeOverride *so = find_shape(L, name);
+	if (so) {
+		if (so->rank < 0 || so->rank > IR_MAX_RANK)
+			return onnx_fail(L, DC_USAGE, loc, "--shape rank %d is not supported", so->rank);
+		if (dc->rank >= 0 && so->rank != dc->rank)
+			return onnx_fail(L, DC_SHAPE, loc, "--shape gives rank %d, the model declares "
+			                 "rank %d", so->rank, dc->rank);
+		for (int i = 0; i < so->rank; i++) {
+			if (so->dims[i] < 0)
+				return onnx_fail(L, DC_USAGE, loc, "--shape dim %d is negative", i);
+			if (dc->rank >= 0 && dc->dims[i] >= 0 && dc->dims[i] != so->dims[i])
+				return onnx_fail(L, DC_SHAPE, loc, "--shape gives dim %d = %lld, the model "
+				                 "declares %lld", i, (long long)so->dims[i],
+				                 (long long)dc->dims[i]);
+			ty->dims[i] = so->dims[i];
+		}
+		ty->rank = so->rank;
+		return 0;
+	}
+	if (dc->rank < 0)
+		return onnx_fail(L, DC_SHAPE, loc, "input has no shape; give one with --shape %s=DxDx..",
+		                 name);
+	ty->rank = dc->rank;
+	for (int i = 0; i < dc->rank; i++) {
+		int64_t v = dc->dims[i];
+		for (int k = 0; v < 0 && dc->sym[i] && k < L->opt->n_dims; k++) {
+			const DimOverride *o = &L->opt->dims[k];
+			if (o->symbol && strcmp(o->symbol, dc->sym[i]) == 0) {
+				if (o->value < 0)
+					return onnx_fail(L, DC_USAGE, loc, "--dim %s is negative", o->symbol);
+				v = o->value;
+				L->dim_used[k] = true;
+			}
+		}
+		if (v < 0 && i == 0) {
+			DiagLoc l = *loc;
+			l.file = L->file;
+			diag_report(L->d, DIAG_WARNING, DC_SHAPE, &l, "symbolic dim 0%s%s%s set to 1 "
+			            "(use --shape or --dim to choose)", dc->sym[0] ? " '" : "",
+			            dc->sym[0] ? dc->sym[0] : "", dc->sym[0] ? "'" : "");
+			v = 1;
+		}
+		if (v < 0) {
+			if (dc->sym[i])
+				return onnx_fail(L, DC_SHAPE, loc, "dim %d ('%s') is symbolic; fix it with "
+				                 "--dim %s=V or --shape", i, dc->sym[i], dc->sym[i]);
+			return onnx_fail(L, DC_SHAPE, loc, "dim %d is unknown; fix it with --shape", i);
+		}
+		ty->dims[i] = v;
+	}
+	return 0;
+}
+
+static ValueId bind_input(Loader *L, const char *name, const Binding *b, DType dt,
+                          const Declared *dc, RegionId r, const DiagLoc *loc)
+{
+	void *data = NULL;
+	int64_t n = 0;
+	Type ty;
+	char tb[128];
+	int k = onnx_parse_bind_value(L, b->spec ? b->spec : "", dt, loc, &data, &n);
+	if (k < 0)
+		return IR_NONE;
+	if (k == 0) {
+		/* a number list: the declared shape when it is static and fits, else 1-D
+		 * (a scalar for a declared scalar) */
+		if (dc->rank >= 0 && dc->is_static) {
+			Type decl = type_make(dt, dc->rank, dc->dims);
+			if (type_numel(&decl) != n) {
+				onnx_fail(L, DC_SHAPE, loc, "--bind gives %lld values, the input is %s",
+				          (long long)n, type_format(&decl, tb, sizeof tb));
+				free(data);
+				return IR_NONE;
+			}
+			ty = decl;
+		} else if (dc->rank == 0 && n == 1) {
+			ty = type_make(dt, 0, NULL);
+		} else {
+			ty = type_make(dt, 1, &n);
+		}
+	} else {
+		if (onnx_read_tensor_file(b->spec, &ty, &data, L->d))
+			return IR_NONE;
+		if (ty.dtype != dt) {
+			onnx_fail(L, DC_TYPE, loc, "--bind file '%s' holds %s elements, the input is %s",
+			          b->spec, dtype_name(ty.dtype), dtype_name(dt));
+			free(data);
+			return IR_NONE;
+		}
+		bool ok = dc->rank < 0 || dc->rank == ty.rank;
+		for (int i = 0; ok && dc->rank >= 0 && i < ty.rank; i++)
+			ok = dc->dims[i] < 0 || dc->dims[i] == ty.dims[i];
+		if (!ok) {
+			onnx_fail(L, DC_SHAPE, loc, "--bind file '%s' has shape %s, which does not fit "
+			          "the declared shape", b->spec, type_format(&ty, tb, sizeof tb));
+			free(data);
+			return IR_NONE;
+		}
+	}
+	ValueId v = ir_value_new_const(L->g, r, name, &ty, data);
+	free(data);
+	return v;
+}
+
+ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
+{
+	const char *name = vi->name;
+	DiagLoc loc = diag_loc_file(L->file);
+	Declared dc;
+	DType dt;
+
+	loc.slot_kind = "input";
+	loc.tensor = name;
+	if (onnx_check_unknown(L, &vi->base, &loc))
+		return IR_NONE;
+	const Onnx__TypeProto *tp = vi->type;
+	if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
+		onnx_fail(L, DC_TYPE, &loc, "input has no type");
+		return IR_NONE;
+	}
+	if (onnx_check_unknown(L, &tp->base, &loc))
+		return IR_NONE;
+	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+		const char *kind = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "sequence"
+		                 : tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? "map"
+		                 : tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "optional"
+		                 : "sparse tensor";
+		onnx_fail(L, DC_UNSUPPORTED, &loc, "%s inputs are not supported", kind);
+		return IR_NONE;
+	}
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	if (onnx_check_unknown(L, &tt->base, &loc))
+		return IR_NONE;
+	if (!tt->has_elem_type) {
+		onnx_fail(L, DC_TYPE, &loc, "input has no element type");
+		return IR_NONE;
+	}
+	if (onnx_dtype_check(L, tt->elem_type, &loc, &dt))
+		return IR_NONE;
+	if (read_declared(L, tt->shape, &loc, &dc))
+		return IR_NONE;
+
+	const Binding *b = find_bind(L, name);
+	if (b)
+		return bind_input(L, name, b, dt, &dc, r, &loc);
+
+	Type ty = type_make(dt, 0, NULL);
+	if (resolve_dims(L, name, &dc, &loc, &ty))
+		return IR_NONE;
+	if (type_bytes(&ty) < 0) {
+		onnx_fail(L, DC_LIMIT, &loc, "input size overflows 64 bits");
+		return IR_NONE;
+	}
+	ValueId v = ir_value_new(L->g, r, name, &ty);
+	ir_region_add_input(L->g, r, v);
+	return v;
+}
+
+static bool is_graph_input(const Onnx__GraphProto *gp, const char *name)
+{
+	for (size_t i = 0; i < gp->n_input; i++)
+		if (gp->input[i]->name && strcmp(gp->input[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+int onnx_inputs_check_names(Loader *L, const Onnx__GraphProto *gp)
+{
+	DiagLoc loc = diag_loc_file(L->file);
+	int rc = 0;
+	for (int i = 0; i < L->opt->n_shapes; i++) {
+		const char *n = L->opt->shapes[i].name ? L->opt->shapes[i].name : "";
+		if (!is_graph_input(gp, n))
+			rc = onnx_fail(L, DC_USAGE, &loc, "--shape names '%s', which is not a graph input", n);
+	}
+	for (int i = 0; i < L->opt->n_binds; i++) {
+		const char *n = L->opt->binds[i].name ? L->opt->binds[i].name : "";
+		if (!is_graph_input(gp, n))
+			rc = onnx_fail(L, DC_USAGE, &loc, "--bind names '%s', which is not a graph input", n);
+	}
+	return rc;
+}
+
+void onnx_inputs_warn_unused_dims(Loader *L)
+{
+	DiagLoc loc = diag_loc_file(L->file);
+	for (int i = 0; i < L->opt->n_dims; i++)
+		if (!L->dim_used[i])
+			diag_report(L->d, DIAG_WARNING, DC_USAGE, &loc, "--dim %s matches no symbolic dim "
+			            "of an input", L->opt->dims[i].symbol ? L->opt->dims[i].symbol : "");
+}
