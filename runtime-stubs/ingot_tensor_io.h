@@ -28,7 +28,8 @@ typedef struct ingot_tensor {
 
 /* Reads a .pb (TensorProto: raw_data or any typed *_data field) or .npy file
  * (chosen by content: .npy starts with "\x93NUMPY"). Returns 0, or -1 with a one-line
- * reason in err. Strings are not supported. */
+ * reason in err (without the path: callers print "PATH: reason"). Strings are not
+ * supported. */
 INGOT_TENSOR_IO_API int ingot_tensor_read(const char *path, ingot_tensor *t, char *err, size_t cap);
 /* Parses a TensorProto from memory. */
 INGOT_TENSOR_IO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *t,
@@ -36,5 +37,18 @@ INGOT_TENSOR_IO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, in
 /* Writes a TensorProto with raw_data (.pb) or, when path ends in ".npy", an .npy file. */
 INGOT_TENSOR_IO_API int ingot_tensor_write(const char *path, const ingot_tensor *t, char *err, size_t cap);
 INGOT_TENSOR_IO_API void ingot_tensor_free(ingot_tensor *t);
+
+/* Parses a .npy file from memory (versions 1.0, 2.0, 3.0; C order; the dtypes above,
+ * big-endian ones byte-swapped). npy has no bfloat16: written as '<u2', read as uint16. */
+INGOT_TENSOR_IO_API int ingot_tensor_parse_npy(const uint8_t *buf, size_t len, ingot_tensor *t,
+                                               char *err, size_t cap);
+/* Parses either format from memory, chosen by content as ingot_tensor_read does. */
+INGOT_TENSOR_IO_API int ingot_tensor_parse(const uint8_t *buf, size_t len, ingot_tensor *t,
+                                           char *err, size_t cap);
+/* Bytes per element of an INGOT_DT_* type this file can carry; 0 for the others
+ * (undefined, string, complex, unknown). */
+INGOT_TENSOR_IO_API size_t ingot_tensor_elem_size(int dtype);
+/* numpy's name of an INGOT_DT_* type ("float32", "bfloat16"), for messages. */
+INGOT_TENSOR_IO_API const char *ingot_tensor_dtype_name(int dtype);
 
 #endif /* INGOT_TENSOR_IO_H */
