@@ -58,10 +58,15 @@ static void NAME(const ingot_conv_params *p, const conv_geo *g, const T *x, cons
 	const int L = g->last; \
 	const int64_t s = p->strides[L], dl = p->dilations[L], pd = p->pads[L]; \
 	const int64_t W = g->xs[L], OW = g->ys[L], KW = g->ks[L]; \
+	/* W's element stride from one input channel of the group to the next */ \
+	const int64_t w_icstr = p->transposed ? g->Mg * g->k_plane : g->k_plane; \
 	int64_t u, yrow, krow, icg, j, ox0, kx; \
 	for (u = u0; u < u1; u++) { \
 		int64_t n = u / g->M, oc = u % g->M, grp = oc / g->Mg; \
 		ACC b0 = bias ? (ACC)LD(bias[oc]) : (ACC)0; \
+		const T *x0 = x + (n * g->C + grp * g->Cg) * g->x_plane; \
+		const T *w0 = w + g->k_plane * (p->transposed \
+			? grp * g->Cg * g->Mg + (oc - grp * g->Mg) : oc * g->Cg); \
 		memset(yo, 0, sizeof yo); \
 		for (yrow = 0; yrow < g->y_rows; yrow++, conv_next(yo, g->ys, L)) { \
 			T *yr = y + u * g->y_plane + yrow * OW; \
@@ -69,51 +74,55 @@ static void NAME(const ingot_conv_params *p, const conv_geo *g, const T *x, cons
 				int64_t len = OW - ox0 < CONV_CHUNK ? OW - ox0 : CONV_CHUNK; \
 				for (j = 0; j < len; j++) \
 					acc[j] = b0; \
-				for (icg = 0; icg < g->Cg; icg++) { \
-					int64_t ic = grp * g->Cg + icg; \
-					const T *xp = x + (n * g->C + ic) * g->x_plane; \
-					const T *wp = w + g->k_plane * (p->transposed \
-						? ic * g->Mg + (oc - grp * g->Mg) : oc * g->Cg + icg); \
-					memset(ko, 0, sizeof ko); \
-					for (krow = 0; krow < g->k_rows; krow++, conv_next(ko, g->ks, L)) { \
-						const T *wr = wp + krow * KW, *xr; \
-						int64_t xoff = 0; \
-						int d, ok = 1; \
-						for (d = 0; d < L && ok; d++) { \
-							int64_t id, sd = p->strides[d]; \
-							if (!p->transposed) { \
-								id = yo[d] * sd + ko[d] * p->dilations[d] - p->pads[d]; \
-							} else { \
-								int64_t t = yo[d] + p->pads[d] - ko[d] * p->dilations[d]; \
-								id = t >= 0 && t % sd == 0 ? t / sd : -1; \
-							} \
-							ok = id >= 0 && id < g->xs[d]; \
-							xoff += id * g->xstr[d]; \
+				memset(ko, 0, sizeof ko); \
+				for (krow = 0; krow < g->k_rows; krow++, conv_next(ko, g->ks, L)) { \
+					int64_t xoff = 0; \
+					int d, ok = 1; \
+					for (d = 0; d < L && ok; d++) {   /* outer dims: the input row */ \
+						int64_t id, sd = p->strides[d]; \
+						if (!p->transposed) { \
+							id = yo[d] * sd + ko[d] * p->dilations[d] - p->pads[d]; \
+						} else { \
+							int64_t t = yo[d] + p->pads[d] - ko[d] * p->dilations[d]; \
+							id = t >= 0 && t % sd == 0 ? t / sd : -1; \
 						} \
-						if (!ok) \
+						ok = id >= 0 && id < g->xs[d]; \
+						xoff += id * g->xstr[d]; \
+					} \
+					if (!ok) \
+						continue; \
+					for (kx = 0; kx < KW; kx++) { \
+						/* the valid range [lo, hi] of the inner loop index: outputs \
+						 * (conv) or inputs (transposed) that this kernel column touches */ \
+						int64_t off = kx * dl - pd, lo, hi; \
+						const T *wk = w0 + krow * KW + kx; \
+						if (!p->transposed) { \
+							lo = conv_ceildiv(-off, s); \
+							hi = conv_floordiv(W - 1 - off, s); \
+							lo = lo > ox0 ? lo : ox0; \
+							hi = hi < ox0 + len - 1 ? hi : ox0 + len - 1; \
+						} else { \
+							lo = conv_ceildiv(ox0 - off, s); \
+							hi = conv_floordiv(ox0 + len - 1 - off, s); \
+							lo = lo > 0 ? lo : 0; \
+							hi = hi < W - 1 ? hi : W - 1; \
+						} \
+						if (lo > hi) \
 							continue; \
-						xr = xp + xoff; \
-						for (kx = 0; kx < KW; kx++) { \
-							ACC wv = (ACC)LD(wr[kx]); \
-							int64_t off = kx * dl - pd, lo, hi; \
-							if (!p->transposed) { \
-								lo = conv_ceildiv(-off, s); \
-								hi = conv_floordiv(W - 1 - off, s); \
-								if (lo < ox0) \
-									lo = ox0; \
-								if (hi > ox0 + len - 1) \
-									hi = ox0 + len - 1; \
-								for (j = lo; j <= hi; j++) \
-									acc[j - ox0] += wv * (ACC)LD(xr[j * s + off]); \
-							} else { \
-								lo = conv_ceildiv(ox0 - off, s); \
-								hi = conv_floordiv(ox0 + len - 1 - off, s); \
-								if (lo < 0) \
-									lo = 0; \
-								if (hi > W - 1) \
-									hi = W - 1; \
+						for (icg = 0; icg < g->Cg; icg++) { \
+							const T *xr = x0 + icg * g->x_plane + xoff; \
+							ACC wv = (ACC)LD(wk[icg * w_icstr]); \
+							if (p->transposed) { \
 								for (j = lo; j <= hi; j++) \
 									acc[j * s + off - ox0] += wv * (ACC)LD(xr[j]); \
+							} else if (s == 1) {         /* contiguous */ \
+								ACC *ap = acc + (lo - ox0); \
+								const T *xq = xr + lo + off; \
+								for (j = 0; j <= hi - lo; j++) \
+									ap[j] += wv * (ACC)LD(xq[j]); \
+							} else { \
+								for (j = lo; j <= hi; j++) \
+									acc[j - ox0] += wv * (ACC)LD(xr[j * s + off]); \
 							} \
 						} \
 					} \

@@ -1,8 +1,8 @@
 /* linalg.c — reference kernels of MatMul and Gemm: one strided matrix product per
  * dtype. Each output row is computed in column chunks held in a small local
- * accumulator array, so the inner loop runs over contiguous B and Y whatever the
- * transposes, f16/bf16 accumulate in float, and no scratch memory is needed.
- */
+ * accumulator array, so the inner loop runs over contiguous rows of B (a
+ * transposed B uses dot products along its contiguous rows instead); f16/bf16
+ * accumulate in float, and no scratch memory is needed. */
 #include "linalg.h"
 
 #include <math.h>
@@ -34,6 +34,34 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 	T *y = (T *)jb->y; \
 	ACC acc[LINALG_CHUNK]; \
 	int64_t i, j0, j, k, len; \
+	if (jb->b_sj != 1) {      /* B transposed: 4 dot products at a time along k */ \
+		for (i = r0; i < r1; i++) { \
+			const T *ar = a + i * jb->a_si; \
+			for (j0 = 0; j0 < jb->n; j0 += 4) { \
+				const T *bc[4]; \
+				len = jb->n - j0 < 4 ? jb->n - j0 : 4; \
+				for (j = 0; j < 4; j++)    /* a short tail repeats its last column */ \
+					bc[j] = b + (j0 + (j < len ? j : len - 1)) * jb->b_sj; \
+				for (j = 0; j < 4; j++) \
+					acc[j] = (ACC)0; \
+				for (k = 0; k < jb->k; k++) { \
+					ACC av = (ACC)LD(ar[k * jb->a_sk]); \
+					int64_t kb = k * jb->b_sk; \
+					acc[0] += av * (ACC)LD(bc[0][kb]); \
+					acc[1] += av * (ACC)LD(bc[1][kb]); \
+					acc[2] += av * (ACC)LD(bc[2][kb]); \
+					acc[3] += av * (ACC)LD(bc[3][kb]); \
+				} \
+				for (j = 0; j < len; j++) { \
+					ACC v = acc[j] * (ACC)jb->alpha; \
+					if (c) \
+						v += (ACC)jb->beta * (ACC)LD(c[i * jb->c_rs + (j0 + j) * jb->c_cs]); \
+					y[i * jb->n + j0 + j] = ST(v); \
+				} \
+			} \
+		} \
+		return; \
+	} \
 	for (i = r0; i < r1; i++) { \
 		for (j0 = 0; j0 < jb->n; j0 += LINALG_CHUNK) { \
 			len = jb->n - j0 < LINALG_CHUNK ? jb->n - j0 : LINALG_CHUNK; \
@@ -41,13 +69,13 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 				acc[j] = (ACC)0; \
 			for (k = 0; k < jb->k; k++) { \
 				ACC av = (ACC)LD(a[i * jb->a_si + k * jb->a_sk]); \
-				const T *br = b + k * jb->b_sk + j0 * jb->b_sj; \
-				if (jb->b_sj == 1) { \
-					for (j = 0; j < len; j++) \
+				const T *br = b + k * jb->b_sk + j0; \
+				if (len == LINALG_CHUNK) {   /* constant trip count: vectorizes at -O2 */ \
+					for (j = 0; j < LINALG_CHUNK; j++) \
 						acc[j] += av * (ACC)LD(br[j]); \
 				} else { \
 					for (j = 0; j < len; j++) \
-						acc[j] += av * (ACC)LD(br[j * jb->b_sj]); \
+						acc[j] += av * (ACC)LD(br[j]); \
 				} \
 			} \
 			for (j = 0; j < len; j++) { \

@@ -394,7 +394,7 @@ def emit():
                 w("static const int64_t c%d_a%d[] = {%s};\n" % (ci, ai, ",".join(str(v) for v in val)))
                 tat.append('{"%s", RA_INTS, 0, 0, NULL, %d, c%d_a%d}' % (key, len(val), ci, ai))
         body.append('\t{"%s", "%s", %d, %d, {%s}, %d, {%s}, %d, {%s}, %g, %g},\n' % (
-            name, op, opset, len(tin), ", ".join(tin), len(tat), ", ".join(tat) or "{NULL}",
+            name, op, opset, len(tin), ", ".join(tin), len(tat), ", ".join(tat) or "{NULL, RA_INT, 0, 0, NULL, 0, NULL}",
             len(tout), ", ".join(tout), rtol, atol))
     w("\nstatic const NnCase nn_cases[] = {\n")
     for line in body:
