@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 			return usage(argv[0]);
 		}
 	}
-	if (!bench && n_in_files == 0)
+	if (!bench && n_in_files == 0 && RUNNER_NUM_INPUTS > 0)
 		return usage(argv[0]);
 	if (n_in_files && n_in_files != RUNNER_NUM_INPUTS) {
 		fprintf(stderr, "%s: model '%s' has %d inputs, got %d --input files\n", argv[0], RUNNER_NAME,

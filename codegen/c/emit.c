@@ -39,6 +39,8 @@ static void value_ref(Ctx *c, ValueId v, char *buf, size_t cap)
 		snprintf(buf, cap, "outputs[%d]", k);
 	else if ((k = io_index(main->inputs, main->n_inputs, v)) >= 0)
 		snprintf(buf, cap, "inputs[%d]", k);
+	else if (val->is_const && type_bytes(&val->type) == 0)
+		snprintf(buf, cap, "NULL");   /* an empty constant: nothing to read */
 	else if (val->is_const)
 		snprintf(buf, cap, "%s_weights + %" PRId64, c->o->name, c->w.off[v]);
 	else if (val->arena_off >= 0)
@@ -275,7 +277,7 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 		char name[256];
 		int first = io_index(main->outputs, main->n_outputs, v);
 		bool written = val->producer != IR_NONE && !g->nodes[val->producer].dead;
-		if (written && first == i)
+		if ((written && first == i) || type_bytes(&val->type) == 0)
 			continue;
 		if (written)
 			snprintf(ref, sizeof ref, "outputs[%d]", first);

@@ -60,6 +60,8 @@ int64_t ir_blob_add(Graph *g, const void *data, int64_t bytes)
 	int64_t end;
 	if (bytes < 0 || !size_add(off, bytes, &end))
 		die("constant blob overflow");
+	if (end == 0)
+		end = 1;   /* an empty constant still gets a distinct, valid address */
 	if (end > g->blob_cap) {
 		int64_t cap = g->blob_cap ? g->blob_cap : 4096;
 		while (cap < end)
@@ -70,7 +72,8 @@ int64_t ir_blob_add(Graph *g, const void *data, int64_t bytes)
 		g->blob = p;
 		g->blob_cap = cap;
 	}
-	memset(g->blob + g->blob_size, 0, (size_t)(off - g->blob_size));
+	if (off > g->blob_size)
+		memset(g->blob + g->blob_size, 0, (size_t)(off - g->blob_size));
 	if (bytes && data)
 		memcpy(g->blob + off, data, (size_t)bytes);
 	else if (bytes)

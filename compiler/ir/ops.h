@@ -76,11 +76,16 @@
 	X(LOG_SOFTMAX, LogSoftmax, softmax, 1, 1, 1, 1, 0) \
 	X(SOFTMAX, Softmax, softmax, 1, 1, 1, 1, 0) \
 	/* reductions (axes as attribute or as input 1) */ \
+	X(REDUCE_L1, ReduceL1, reduce, 1, 2, 1, 1, 0x2) \
+	X(REDUCE_L2, ReduceL2, reduce, 1, 2, 1, 1, 0x2) \
+	X(REDUCE_LOG_SUM, ReduceLogSum, reduce, 1, 2, 1, 1, 0x2) \
+	X(REDUCE_LOG_SUM_EXP, ReduceLogSumExp, reduce, 1, 2, 1, 1, 0x2) \
 	X(REDUCE_MAX, ReduceMax, reduce, 1, 2, 1, 1, 0x2) \
 	X(REDUCE_MEAN, ReduceMean, reduce, 1, 2, 1, 1, 0x2) \
 	X(REDUCE_MIN, ReduceMin, reduce, 1, 2, 1, 1, 0x2) \
 	X(REDUCE_PROD, ReduceProd, reduce, 1, 2, 1, 1, 0x2) \
 	X(REDUCE_SUM, ReduceSum, reduce, 1, 2, 1, 1, 0x2) \
+	X(REDUCE_SUM_SQUARE, ReduceSumSquare, reduce, 1, 2, 1, 1, 0x2) \
 	/* data movement and shapes */ \
 	X(CONCAT, Concat, concat, 1, -1, 1, 1, 0) \
 	X(CONSTANT_OF_SHAPE, ConstantOfShape, constant_of_shape, 1, 1, 1, 1, 0x1) \

@@ -8,12 +8,19 @@
 /* Constants larger than this stay computed at run time rather than bloating weights. */
 #define FOLD_MAX_BYTES ((int64_t)16 << 20)
 
+/* Ops whose result depends only on their input's (static) type, not its values:
+ * they fold even when the input is computed at run time. */
+static bool reads_only_types(Op op)
+{
+	return op == OP_SHAPE || op == OP_SIZE;
+}
+
 bool ops_node_foldable(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
 	if (n->dead || n->n_bodies)
 		return false;
-	for (int i = 0; i < n->n_in; i++)
+	for (int i = 0; i < n->n_in && !reads_only_types(n->op); i++)
 		if (n->in[i] != IR_NONE && !g->values[n->in[i]].is_const)
 			return false;
 	for (int i = 0; i < n->n_out; i++) {
@@ -54,7 +61,7 @@ int ops_fold_node(Graph *g, NodeId id, DiagSink *d)
 	int rc;
 	if (n->n_in > 64 || n->n_out > 64)
 		return 0;
-	for (int i = 0; i < n->n_in; i++)
+	for (int i = 0; i < n->n_in; i++)   /* NULL for a type-only input's data */
 		in[i] = n->in[i] == IR_NONE ? NULL : ir_const_data(g, n->in[i]);
 	for (int i = 0; i < n->n_out; i++) {
 		out[i] = NULL;

@@ -121,6 +121,11 @@ static int reduce_lower(LowerCtx *c)
 	case OP_REDUCE_MAX: p->mode = INGOT_REDUCE_MAX; break;
 	case OP_REDUCE_MIN: p->mode = INGOT_REDUCE_MIN; break;
 	case OP_REDUCE_PROD: p->mode = INGOT_REDUCE_PROD; break;
+	case OP_REDUCE_SUM_SQUARE: p->mode = INGOT_REDUCE_SUM_SQUARE; break;
+	case OP_REDUCE_L1: p->mode = INGOT_REDUCE_L1; break;
+	case OP_REDUCE_L2: p->mode = INGOT_REDUCE_L2; break;
+	case OP_REDUCE_LOG_SUM: p->mode = INGOT_REDUCE_LOG_SUM; break;
+	case OP_REDUCE_LOG_SUM_EXP: p->mode = INGOT_REDUCE_LOG_SUM_EXP; break;
 	default: return -1;
 	}
 	/* collapse: size-1 dims drop, neighbours with the same fate merge */
