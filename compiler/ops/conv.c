@@ -69,6 +69,27 @@ typedef struct ConvGeom {
 	int64_t pb[CONV_MAX_SP], pe[CONV_MAX_SP], out[CONV_MAX_SP];
 } ConvGeom;
 
+/* Shape arithmetic stays far from int64 overflow: inputs are bounded like any
+ * planned tensor, attribute values (strides, pads, kernel...) by ATTR_MAX. */
+#define SIZE_MAX_BYTES ((int64_t)1 << 40)
+#define ATTR_MAX ((int64_t)1 << 24)
+
+static int check_size(InferCtx *c, int slot)
+{
+	const Type *t = infer_in(c, slot);
+	if (!t)
+		return 0;
+	int64_t bytes = type_bytes(t);
+	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
+	for (int i = 0; i < t->rank; i++)
+		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
+	if (bad) {
+		char buf[128];
+		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
+	}
+	return 0;
+}
+
 /* Reads an optional list of n values (per spatial dim), defaulting to `def`, each >= lo. */
 static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
                         int64_t lo, int64_t *v)
@@ -84,6 +105,8 @@ static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, 
 		if (l->v[i] < lo)
 			return infer_fail_attr(c, name, "value %lld is below %lld", (long long)l->v[i],
 			                       (long long)lo);
+		if (l->v[i] > ATTR_MAX)
+			return infer_fail_attr(c, name, "value %lld is too large", (long long)l->v[i]);
 		v[i] = l->v[i];
 	}
 	return 0;
@@ -96,14 +119,17 @@ static int conv_geom(InferCtx *c, ConvGeom *g)
 	const Type *x = infer_in(c, 0), *w = infer_in(c, 1);
 	int64_t pads[2 * CONV_MAX_SP], opad[CONV_MAX_SP];
 	memset(g, 0, sizeof *g);
+	if (check_size(c, 0) || check_size(c, 1) || check_size(c, 2))
+		return -1;
 	if (x->rank < 3 || x->rank > CONV_MAX_SP + 2)
 		return infer_fail(c, 0, "expected rank 3 to %d (N, C, spatial...), got %d",
 		                  CONV_MAX_SP + 2, x->rank);
 	if (w->rank != x->rank)
 		return infer_fail(c, 1, "expected rank %d (as X), got %d", x->rank, w->rank);
 	g->nsp = x->rank - 2;
-	if (a->group < 1)
-		return infer_fail_attr(c, "group", "expected >= 1, got %lld", (long long)a->group);
+	if (a->group < 1 || a->group > ATTR_MAX)
+		return infer_fail_attr(c, "group", "expected 1 to %lld, got %lld", (long long)ATTR_MAX,
+		                       (long long)a->group);
 	if (!tr) {
 		if (w->dims[1] * a->group != x->dims[1])
 			return infer_fail(c, 1, "expected dim 1 = %lld (channels / group), got %lld",
@@ -171,8 +197,8 @@ static int conv_geom(InferCtx *c, ConvGeom *g)
 		    a->auto_pad == PAD_SAME_LOWER) {
 			g->out[i] = a->output_shape.n >= 0
 			            ? a->output_shape.v[a->output_shape.n - g->nsp + i] : in * g->s[i];
-			if (g->out[i] < 0)
-				return infer_fail_attr(c, "output_shape", "negative value %lld",
+			if (g->out[i] < 0 || g->out[i] > SIZE_MAX_BYTES)
+				return infer_fail_attr(c, "output_shape", "invalid value %lld",
 				                       (long long)g->out[i]);
 			total = full - g->out[i];
 			total = total > 0 ? total : 0;

@@ -13,6 +13,26 @@
 static const DType mm_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I32, DT_I64,
                                    DT_U32, DT_U64, DT_UNDEF };
 
+/* Shape arithmetic stays far from int64 overflow: operands are bounded like any
+ * planned tensor. */
+#define SIZE_MAX_BYTES ((int64_t)1 << 40)
+
+static int check_size(InferCtx *c, int slot)
+{
+	const Type *t = infer_in(c, slot);
+	if (!t)
+		return 0;
+	int64_t bytes = type_bytes(t);
+	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
+	for (int i = 0; i < t->rank; i++)
+		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
+	if (bad) {
+		char buf[128];
+		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
+	}
+	return 0;
+}
+
 /* ---- MatMul ---- */
 
 typedef struct MatmulShape {
@@ -44,6 +64,8 @@ static int matmul_shape(InferCtx *c, MatmulShape *s)
 	int ab, bb;
 	int64_t k2;
 	memset(s, 0, sizeof *s);
+	if (check_size(c, 0) || check_size(c, 1))
+		return -1;
 	if (a->rank < 1)
 		return infer_fail(c, 0, "expected rank >= 1, got a scalar");
 	if (b->rank < 1)
@@ -172,6 +194,8 @@ static int gemm_shape(InferCtx *c, GemmShape *s)
 	const Type *a = infer_in(c, 0), *b = infer_in(c, 1), *ct = infer_in(c, 2);
 	int64_t k2;
 	memset(s, 0, sizeof *s);
+	if (check_size(c, 0) || check_size(c, 1) || check_size(c, 2))
+		return -1;
 	if (a->rank != 2)
 		return infer_fail(c, 0, "expected rank 2, got %d", a->rank);
 	if (b->rank != 2)

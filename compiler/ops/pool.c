@@ -66,6 +66,27 @@ typedef struct PoolGeom {
 	int64_t pb[POOL_MAX_SP], pe[POOL_MAX_SP], out[POOL_MAX_SP];
 } PoolGeom;
 
+/* Shape arithmetic stays far from int64 overflow: inputs are bounded like any
+ * planned tensor, attribute values (strides, pads, kernel...) by ATTR_MAX. */
+#define SIZE_MAX_BYTES ((int64_t)1 << 40)
+#define ATTR_MAX ((int64_t)1 << 24)
+
+static int check_size(InferCtx *c, int slot)
+{
+	const Type *t = infer_in(c, slot);
+	if (!t)
+		return 0;
+	int64_t bytes = type_bytes(t);
+	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
+	for (int i = 0; i < t->rank; i++)
+		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
+	if (bad) {
+		char buf[128];
+		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
+	}
+	return 0;
+}
+
 /* Reads an optional list of n values (per spatial dim), defaulting to `def`, each >= lo. */
 static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
                         int64_t lo, int64_t *v)
@@ -81,6 +102,8 @@ static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, 
 		if (l->v[i] < lo)
 			return infer_fail_attr(c, name, "value %lld is below %lld", (long long)l->v[i],
 			                       (long long)lo);
+		if (l->v[i] > ATTR_MAX)
+			return infer_fail_attr(c, name, "value %lld is too large", (long long)l->v[i]);
 		v[i] = l->v[i];
 	}
 	return 0;
@@ -92,6 +115,8 @@ static int pool_geom(InferCtx *c, PoolGeom *g)
 	const Type *x = infer_in(c, 0);
 	int64_t pads[2 * POOL_MAX_SP];
 	memset(g, 0, sizeof *g);
+	if (check_size(c, 0))
+		return -1;
 	if (x->rank < 3 || x->rank > POOL_MAX_SP + 2)
 		return infer_fail(c, 0, "expected rank 3 to %d (N, C, spatial...), got %d",
 		                  POOL_MAX_SP + 2, x->rank);
@@ -205,7 +230,7 @@ static int global_pool_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0);
 	Type *y = infer_out(c, 0);
-	if (infer_check_dtype(c, 0, avg_dtypes))
+	if (infer_check_dtype(c, 0, avg_dtypes) || check_size(c, 0))
 		return -1;
 	if (x->rank < 2)
 		return infer_fail(c, 0, "expected rank >= 2 (N, C, spatial...), got %d", x->rank);

@@ -267,7 +267,7 @@ static void expect_error(const char *what, const char *op, int opset, const NnTe
 static void error_cases(void)
 {
 	static const int64_t p1[] = { 1, 1 }, k33[] = { 3, 3 }, k9[] = { 9, 9 }, os3[] = { 5, 5, 5 };
-	static const int64_t s0[] = { 0, 1 };
+	static const int64_t s0[] = { 0, 1 }, sbig[] = { 1, INT64_C(1) << 60 };
 	{
 		NnTensor in[] = { T(DT_F32, 2, 2, 3), T(DT_F32, 2, 4, 5) };
 		expect_error("matmul inner dims", "MatMul", 13, in, 2, NULL, 0, 1, "inner dims differ");
@@ -275,6 +275,14 @@ static void error_cases(void)
 	{
 		NnTensor in[] = { T(DT_F32, 3, 2, 2, 3), T(DT_F32, 3, 3, 3, 4) };
 		expect_error("matmul batch", "MatMul", 13, in, 2, NULL, 0, 1, "does not broadcast");
+	}
+	{
+		NnTensor in[] = { T(DT_F32, 2, INT64_C(1) << 50, 3), T(DT_F32, 2, 3, INT64_C(1) << 50) };
+		expect_error("matmul huge", "MatMul", 13, in, 2, NULL, 0, 1, "too large shape");
+	}
+	{
+		NnTensor in[] = { T(DT_F32, 2, 0, INT64_C(1) << 62), T(DT_F32, 2, INT64_C(1) << 62, 2) };
+		expect_error("matmul huge empty", "MatMul", 13, in, 2, NULL, 0, 1, "too large shape");
 	}
 	{
 		NnTensor in[] = { T(DT_I8, 2, 2, 3), T(DT_I8, 2, 3, 2) };
@@ -317,6 +325,16 @@ static void error_cases(void)
 		NnTensor in[] = { T(DT_F32, 4, 1, 2, 5, 5), T(DT_F32, 4, 2, 2, 3, 3) };
 		NnAttr at[] = { A_INTS("strides", s0) };
 		expect_error("conv zero stride", "Conv", 11, in, 2, at, 1, 1, "below 1");
+	}
+	{
+		NnTensor in[] = { T(DT_F32, 4, 1, 2, 5, 5), T(DT_F32, 4, 2, 2, 3, 3) };
+		NnAttr at[] = { A_INTS("dilations", sbig) };
+		expect_error("conv huge dilation", "Conv", 11, in, 2, at, 1, 1, "too large");
+	}
+	{
+		NnTensor in[] = { T(DT_F32, 4, 1, 2, 5, 5), T(DT_F32, 4, 2, 2, 3, 3) };
+		NnAttr at[] = { A_INT("group", INT64_C(1) << 62) };
+		expect_error("conv huge group", "Conv", 11, in, 2, at, 1, 1, "expected 1 to");
 	}
 	{
 		NnTensor in[] = { T(DT_F32, 4, 1, 2, 2, 2), T(DT_F32, 4, 2, 2, 3, 3) };
