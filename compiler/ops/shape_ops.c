@@ -935,6 +935,8 @@ static int split_infer(InferCtx *c)
 	if (infer_has(c, 1)) {
 		if (infer_const_ints(c, 1, &v, &nv))
 			return -1;
+		if (nv == 0)                  /* an empty split input means "not given" */
+			nv = -1;
 	} else if (a->split.n >= 0) {
 		v = a->split.v;
 		nv = a->split.n;
