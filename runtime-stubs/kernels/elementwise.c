@@ -76,28 +76,29 @@ static INGOT_UNUSED uint64_t ew_f_to_u64(double v)
 	return (uint64_t)v;
 }
 
-/* dst (class to) = src (class from), len elements; buffers must differ. */
-static INGOT_UNUSED void ew_convert(int from, int to, const ew_buf *s, ew_buf *d, int len)
+/* dst (class to) = src (class from), len elements; src and dst must not overlap. */
+static INGOT_UNUSED void ew_convert(int from, int to, const void *src, void *dst, int len)
 {
 	int k;
-#define EW_CV(F, T, expr) for (k = 0; k < len; k++) { d->F[k] = (T)(expr); } break;
+#define EW_CV(DT, ST, expr) { const ST *s = (const ST *)src; DT *d = (DT *)dst; \
+	for (k = 0; k < len; k++) { ST x = s[k]; d[k] = (DT)(expr); } } break;
 	switch (to * 4 + from) {
-	case EW_CL_F32 * 4 + EW_CL_F32: EW_CV(f, float, s->f[k])
-	case EW_CL_F32 * 4 + EW_CL_F64: EW_CV(f, float, ew_f64_to_f32(s->d[k]))
-	case EW_CL_F32 * 4 + EW_CL_I64: EW_CV(f, float, s->i[k])
-	case EW_CL_F32 * 4 + EW_CL_U64: EW_CV(f, float, s->u[k])
-	case EW_CL_F64 * 4 + EW_CL_F32: EW_CV(d, double, s->f[k])
-	case EW_CL_F64 * 4 + EW_CL_F64: EW_CV(d, double, s->d[k])
-	case EW_CL_F64 * 4 + EW_CL_I64: EW_CV(d, double, s->i[k])
-	case EW_CL_F64 * 4 + EW_CL_U64: EW_CV(d, double, s->u[k])
-	case EW_CL_I64 * 4 + EW_CL_F32: EW_CV(i, int64_t, ew_f_to_i64((double)s->f[k]))
-	case EW_CL_I64 * 4 + EW_CL_F64: EW_CV(i, int64_t, ew_f_to_i64(s->d[k]))
-	case EW_CL_I64 * 4 + EW_CL_I64: EW_CV(i, int64_t, s->i[k])
-	case EW_CL_I64 * 4 + EW_CL_U64: EW_CV(i, int64_t, s->u[k])
-	case EW_CL_U64 * 4 + EW_CL_F32: EW_CV(u, uint64_t, ew_f_to_u64((double)s->f[k]))
-	case EW_CL_U64 * 4 + EW_CL_F64: EW_CV(u, uint64_t, ew_f_to_u64(s->d[k]))
-	case EW_CL_U64 * 4 + EW_CL_I64: EW_CV(u, uint64_t, s->i[k])
-	default: EW_CV(u, uint64_t, s->u[k])
+	case EW_CL_F32 * 4 + EW_CL_F32: EW_CV(float, float, x)
+	case EW_CL_F32 * 4 + EW_CL_F64: EW_CV(float, double, ew_f64_to_f32(x))
+	case EW_CL_F32 * 4 + EW_CL_I64: EW_CV(float, int64_t, x)
+	case EW_CL_F32 * 4 + EW_CL_U64: EW_CV(float, uint64_t, x)
+	case EW_CL_F64 * 4 + EW_CL_F32: EW_CV(double, float, x)
+	case EW_CL_F64 * 4 + EW_CL_F64: EW_CV(double, double, x)
+	case EW_CL_F64 * 4 + EW_CL_I64: EW_CV(double, int64_t, x)
+	case EW_CL_F64 * 4 + EW_CL_U64: EW_CV(double, uint64_t, x)
+	case EW_CL_I64 * 4 + EW_CL_F32: EW_CV(int64_t, float, ew_f_to_i64((double)x))
+	case EW_CL_I64 * 4 + EW_CL_F64: EW_CV(int64_t, double, ew_f_to_i64(x))
+	case EW_CL_I64 * 4 + EW_CL_I64: EW_CV(int64_t, int64_t, x)
+	case EW_CL_I64 * 4 + EW_CL_U64: EW_CV(int64_t, uint64_t, x)
+	case EW_CL_U64 * 4 + EW_CL_F32: EW_CV(uint64_t, float, ew_f_to_u64((double)x))
+	case EW_CL_U64 * 4 + EW_CL_F64: EW_CV(uint64_t, double, ew_f_to_u64(x))
+	case EW_CL_U64 * 4 + EW_CL_I64: EW_CV(uint64_t, int64_t, x)
+	default: EW_CV(uint64_t, uint64_t, x)
 	}
 #undef EW_CV
 }
@@ -129,28 +130,61 @@ static INGOT_UNUSED void ew_load(int64_t dt, const void *base, int64_t off, int6
 #undef EW_LD
 }
 
-/* base[off + k] = b[k] narrowed to dt (integers wrap, bool is != 0). */
-static INGOT_UNUSED void ew_store(int64_t dt, void *base, int64_t off, int len, const ew_buf *b)
+/* base[off + k] = src[k] (class data of dt's class) narrowed to dt (integers wrap,
+ * bool is != 0). */
+static INGOT_UNUSED void ew_store(int64_t dt, void *base, int64_t off, int len, const void *src)
 {
 	int k;
-#define EW_ST(T, expr) { T *p = (T *)base + off; \
-	for (k = 0; k < len; k++) p[k] = (T)(expr); } break;
+#define EW_ST(T, ST, expr) { T *p = (T *)base + off; const ST *s = (const ST *)src; \
+	for (k = 0; k < len; k++) { ST x = s[k]; p[k] = (T)(expr); } } break;
 	switch (dt) {
-	case INGOT_DT_F32: EW_ST(float, b->f[k])
-	case INGOT_DT_F16: EW_ST(uint16_t, ingot_f32_to_f16(b->f[k]))
-	case INGOT_DT_BF16: EW_ST(uint16_t, ingot_f32_to_bf16(b->f[k]))
-	case INGOT_DT_F64: EW_ST(double, b->d[k])
-	case INGOT_DT_I8: EW_ST(int8_t, b->i[k])
-	case INGOT_DT_I16: EW_ST(int16_t, b->i[k])
-	case INGOT_DT_I32: EW_ST(int32_t, b->i[k])
-	case INGOT_DT_I64: EW_ST(int64_t, b->i[k])
-	case INGOT_DT_U8: EW_ST(uint8_t, b->u[k])
-	case INGOT_DT_U16: EW_ST(uint16_t, b->u[k])
-	case INGOT_DT_U32: EW_ST(uint32_t, b->u[k])
-	case INGOT_DT_U64: EW_ST(uint64_t, b->u[k])
-	default: EW_ST(uint8_t, b->u[k] != 0)
+	case INGOT_DT_F32: EW_ST(float, float, x)
+	case INGOT_DT_F16: EW_ST(uint16_t, float, ingot_f32_to_f16(x))
+	case INGOT_DT_BF16: EW_ST(uint16_t, float, ingot_f32_to_bf16(x))
+	case INGOT_DT_F64: EW_ST(double, double, x)
+	case INGOT_DT_I8: EW_ST(int8_t, int64_t, x)
+	case INGOT_DT_I16: EW_ST(int16_t, int64_t, x)
+	case INGOT_DT_I32: EW_ST(int32_t, int64_t, x)
+	case INGOT_DT_I64: EW_ST(int64_t, int64_t, x)
+	case INGOT_DT_U8: EW_ST(uint8_t, uint64_t, x)
+	case INGOT_DT_U16: EW_ST(uint16_t, uint64_t, x)
+	case INGOT_DT_U32: EW_ST(uint32_t, uint64_t, x)
+	case INGOT_DT_U64: EW_ST(uint64_t, uint64_t, x)
+	default: EW_ST(uint8_t, uint64_t, x != 0)
 	}
 #undef EW_ST
+}
+
+/* f32, f64, i64 and u64 are already class data: contiguous runs of them are used in
+ * place, without a copy through a chunk buffer. */
+static INGOT_UNUSED int ew_native(int64_t dt)
+{
+	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_I64 || dt == INGOT_DT_U64;
+}
+
+/* The class data of an input run: the input itself when native and contiguous,
+ * else buf after loading. */
+static INGOT_UNUSED const void *ew_src(int64_t dt, const void *base, int64_t off,
+                                       int64_t stride, int len, ew_buf *buf)
+{
+	if (stride == 1 && ew_native(dt))
+		return (const char *)base + off * (dt == INGOT_DT_F32 ? 4 : 8);
+	ew_load(dt, base, off, stride, len, buf);
+	return buf;
+}
+
+/* Where to compute an output run: in place when native, else buf (see ew_put). */
+static INGOT_UNUSED void *ew_dst(int64_t dt, void *base, int64_t off, ew_buf *buf)
+{
+	if (ew_native(dt))
+		return (char *)base + off * (dt == INGOT_DT_F32 ? 4 : 8);
+	return buf;
+}
+
+static INGOT_UNUSED void ew_put(int64_t dt, void *base, int64_t off, int len, const void *r)
+{
+	if (!ew_native(dt))
+		ew_store(dt, base, off, len, r);
 }
 
 /* ---- broadcasting: walking the output in runs along the innermost dim ---- */
@@ -173,15 +207,18 @@ static INGOT_UNUSED int64_t ew_offset(int rank, const int64_t *idx, const int64_
 	return off;
 }
 
-/* Length of the next run from output element i (< hi) at idx, at most a chunk. */
+/* Length of the next run from output element i (< hi) at idx, at most cap. */
 static INGOT_UNUSED int ew_run(int rank, const int64_t *dims, const int64_t *idx, int64_t i,
-                               int64_t hi)
+                               int64_t hi, int cap)
 {
 	int64_t len = dims[rank - 1] - idx[rank - 1];
 	if (len > hi - i)
 		len = hi - i;
-	return len > EW_CHUNK ? EW_CHUNK : (int)len;
+	return len > cap ? cap : (int)len;
 }
+
+/* Runs that never pass through a chunk buffer may be long (but fit an int). */
+#define EW_DIRECT_CAP (1 << 30)
 
 static INGOT_UNUSED void ew_advance(int rank, const int64_t *dims, int64_t *idx, int64_t len)
 {
@@ -198,10 +235,18 @@ static INGOT_UNUSED int ew_bad_rank(int64_t rank)
 	return rank < 1 || rank > INGOT_MAX_RANK;
 }
 
+/* Runs the body for each k in [0, len): in blocks of 8, whose constant trip count
+ * lets gcc vectorize at -O2 (its cheap cost model refuses unknown counts), then the
+ * tail. */
+#define EW_LOOP(...) { int k0_ = 0, q_; \
+	for (; k0_ + 8 <= len; k0_ += 8) \
+		for (q_ = 0; q_ < 8; q_++) { int k = k0_ + q_; __VA_ARGS__ } \
+	for (; k0_ < len; k0_++) { int k = k0_; __VA_ARGS__ } }
+
 /* ---- unary ---- */
 
 /* Float-class unary ops, written once for float (S = f) and double (S empty). */
-#define EW_UNARY_FLOAT(F, T, S) \
+#define EW_UNARY_FLOAT(T, S) \
 	switch (p->op) { \
 	case INGOT_EW_ABS: EW_U(fabs##S(x)) \
 	case INGOT_EW_CEIL: EW_U(ceil##S(x)) \
@@ -229,46 +274,48 @@ static INGOT_UNUSED int ew_bad_rank(int64_t rank)
 	default: return INGOT_EINVAL; \
 	}
 
-static INGOT_UNUSED int ew_unary_op(const ingot_unary_params *p, int cl, ew_buf *b, int len)
+/* d = op(s) per class, as functions so that restrict (which gcc honours on
+ * parameters) lets the loops vectorize; s and d do not overlap. */
+#define EW_U(expr) EW_LOOP({ T x = s[k]; d[k] = (expr); }) break;
+#define EW_UNARY_FN(NAME, TT, BODY) \
+static INGOT_UNUSED int NAME(const ingot_unary_params *p, const TT *restrict s, \
+                             TT *restrict d, int len) \
+{ \
+	typedef TT T; \
+	T al = (T)p->alpha, be = (T)p->beta, ga = (T)p->gamma; \
+	(void)al; (void)be; (void)ga; \
+	BODY \
+	return INGOT_OK; \
+}
+EW_UNARY_FN(ew_unary_f32, float, EW_UNARY_FLOAT(T, f))
+EW_UNARY_FN(ew_unary_f64, double, EW_UNARY_FLOAT(T, ))
+EW_UNARY_FN(ew_unary_i64, int64_t,
+	switch (p->op) {   /* negation in uint64: wraps instead of overflowing */
+	case INGOT_EW_ABS: EW_U(x < 0 ? (T)(0u - (uint64_t)x) : x)
+	case INGOT_EW_NEG: EW_U((T)(0u - (uint64_t)x))
+	case INGOT_EW_RELU: EW_U(x < 0 ? 0 : x)
+	default: return INGOT_EINVAL;
+	})
+EW_UNARY_FN(ew_unary_u64, uint64_t,
+	switch (p->op) {
+	case INGOT_EW_ABS: case INGOT_EW_RELU: EW_U(x)
+	case INGOT_EW_NOT: EW_U(x ? 0u : 1u)
+	case INGOT_EW_NEG: EW_U(0u - x)
+	default: return INGOT_EINVAL;
+	})
+#undef EW_U
+#undef EW_UNARY_FN
+
+/* dst = op(src), class data of class cl. */
+static INGOT_UNUSED int ew_unary_op(const ingot_unary_params *p, int cl, const void *src,
+                                    void *dst, int len)
 {
-	int k;
 	switch (cl) {
-	case EW_CL_F32: {
-		float al = p->alpha, be = p->beta, ga = p->gamma;
-#define EW_U(expr) for (k = 0; k < len; k++) { float x = b->f[k]; b->f[k] = (expr); } break;
-		EW_UNARY_FLOAT(f, float, f)
-#undef EW_U
-		break;
+	case EW_CL_F32: return ew_unary_f32(p, (const float *)src, (float *)dst, len);
+	case EW_CL_F64: return ew_unary_f64(p, (const double *)src, (double *)dst, len);
+	case EW_CL_I64: return ew_unary_i64(p, (const int64_t *)src, (int64_t *)dst, len);
+	default: return ew_unary_u64(p, (const uint64_t *)src, (uint64_t *)dst, len);
 	}
-	case EW_CL_F64: {
-		double al = (double)p->alpha, be = (double)p->beta, ga = (double)p->gamma;
-#define EW_U(expr) for (k = 0; k < len; k++) { double x = b->d[k]; b->d[k] = (expr); } break;
-		EW_UNARY_FLOAT(d, double, )
-#undef EW_U
-		break;
-	}
-	case EW_CL_I64:
-#define EW_U(expr) for (k = 0; k < len; k++) { int64_t x = b->i[k]; b->i[k] = (expr); } break;
-		switch (p->op) {   /* negation in uint64: wraps instead of overflowing */
-		case INGOT_EW_ABS: EW_U(x < 0 ? (int64_t)(0u - (uint64_t)x) : x)
-		case INGOT_EW_NEG: EW_U((int64_t)(0u - (uint64_t)x))
-		case INGOT_EW_RELU: EW_U(x < 0 ? 0 : x)
-		default: return INGOT_EINVAL;
-		}
-#undef EW_U
-		break;
-	default:
-#define EW_U(expr) for (k = 0; k < len; k++) { uint64_t x = b->u[k]; b->u[k] = (expr); } break;
-		switch (p->op) {
-		case INGOT_EW_ABS: case INGOT_EW_RELU: break;
-		case INGOT_EW_NOT: EW_U(x ? 0u : 1u)
-		case INGOT_EW_NEG: EW_U(0u - x)
-		default: return INGOT_EINVAL;
-		}
-#undef EW_U
-		break;
-	}
-	return INGOT_OK;
 }
 #undef EW_UNARY_FLOAT
 
@@ -276,20 +323,22 @@ INGOT_KERNEL int ingot_unary(const void *params, const void *const *in, void *co
                              void *scratch, int task, int n_tasks)
 {
 	const ingot_unary_params *p = (const ingot_unary_params *)params;
-	int cl = ew_class(p->dtype);
+	int cl = ew_class(p->dtype), cap = ew_native(p->dtype) ? EW_DIRECT_CAP : EW_CHUNK;
 	int64_t lo, hi, i;
-	ew_buf b;
+	ew_buf a, r;
 	(void)scratch;
 	if (!in[0] || !out[0])
 		return INGOT_EINVAL;
 	ew_range(p->n, task, n_tasks, &lo, &hi);
-	for (i = lo; i < hi; i += EW_CHUNK) {
-		int len = hi - i < EW_CHUNK ? (int)(hi - i) : EW_CHUNK, rc;
-		ew_load(p->dtype, in[0], i, 1, len, &b);
-		rc = ew_unary_op(p, cl, &b, len);
+	for (i = lo; i < hi; ) {
+		int len = hi - i < cap ? (int)(hi - i) : cap, rc;
+		const void *src = ew_src(p->dtype, in[0], i, 1, len, &a);
+		void *dst = ew_dst(p->dtype, out[0], i, &r);
+		rc = ew_unary_op(p, cl, src, dst, len);
 		if (rc)
 			return rc;
-		ew_store(p->dtype, out[0], i, len, &b);
+		ew_put(p->dtype, out[0], i, len, dst);
+		i += len;
 	}
 	return INGOT_OK;
 }
@@ -334,126 +383,134 @@ static INGOT_UNUSED uint64_t ew_udiv(uint64_t x, uint64_t y)
 	return y == 0 ? 0 : x / y;
 }
 
-/* Ops shared by the float classes; NaN propagates through Max/Min like numpy. */
-#define EW_BINARY_FLOAT(F, T, S) \
+/* Comparisons, shared by all classes: 0/1 into the uint64 result. */
+#define EW_COMPARE \
+	case INGOT_EW_EQUAL: EW_B(ru, x == y) \
+	case INGOT_EW_GREATER: EW_B(ru, x > y) \
+	case INGOT_EW_GREATER_OR_EQUAL: EW_B(ru, x >= y) \
+	case INGOT_EW_LESS: EW_B(ru, x < y) \
+	case INGOT_EW_LESS_OR_EQUAL: EW_B(ru, x <= y)
+
+/* Float ops; NaN propagates through Max/Min like numpy. */
+#define EW_BINARY_FLOAT(S) \
 	switch (op) { \
-	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(F, x + y) \
-	case INGOT_EW_SUB: EW_B(F, x - y) \
-	case INGOT_EW_MUL: EW_B(F, x * y) \
-	case INGOT_EW_DIV: EW_B(F, x / y) \
-	case INGOT_EW_POW: EW_B(F, pow##S(x, y)) \
-	case INGOT_EW_MAX: EW_B(F, x != x ? x : y != y ? y : x > y ? x : y) \
-	case INGOT_EW_MIN: EW_B(F, x != x ? x : y != y ? y : x < y ? x : y) \
-	case INGOT_EW_EQUAL: EW_B(u, x == y) \
-	case INGOT_EW_GREATER: EW_B(u, x > y) \
-	case INGOT_EW_GREATER_OR_EQUAL: EW_B(u, x >= y) \
-	case INGOT_EW_LESS: EW_B(u, x < y) \
-	case INGOT_EW_LESS_OR_EQUAL: EW_B(u, x <= y) \
+	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(rt, x + y) \
+	case INGOT_EW_SUB: EW_B(rt, x - y) \
+	case INGOT_EW_MUL: EW_B(rt, x * y) \
+	case INGOT_EW_DIV: EW_B(rt, x / y) \
+	case INGOT_EW_POW: EW_B(rt, pow##S(x, y)) \
+	case INGOT_EW_MAX: EW_B(rt, x != x ? x : y != y ? y : x > y ? x : y) \
+	case INGOT_EW_MIN: EW_B(rt, x != x ? x : y != y ? y : x < y ? x : y) \
+	EW_COMPARE \
 	default: return INGOT_EINVAL; \
 	}
 
 /* Integer ops; T is int64_t or uint64_t, arithmetic wraps through uint64_t. */
-#define EW_BINARY_INT(F, T, POW, DIV) \
+#define EW_BINARY_INT(POW, DIV) \
 	switch (op) { \
-	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(F, (T)((uint64_t)x + (uint64_t)y)) \
-	case INGOT_EW_SUB: EW_B(F, (T)((uint64_t)x - (uint64_t)y)) \
-	case INGOT_EW_MUL: EW_B(F, (T)((uint64_t)x * (uint64_t)y)) \
-	case INGOT_EW_DIV: EW_B(F, DIV(x, y)) \
-	case INGOT_EW_POW: EW_B(F, POW(x, y)) \
-	case INGOT_EW_MAX: EW_B(F, x > y ? x : y) \
-	case INGOT_EW_MIN: EW_B(F, x < y ? x : y) \
-	case INGOT_EW_EQUAL: EW_B(u, x == y) \
-	case INGOT_EW_GREATER: EW_B(u, x > y) \
-	case INGOT_EW_GREATER_OR_EQUAL: EW_B(u, x >= y) \
-	case INGOT_EW_LESS: EW_B(u, x < y) \
-	case INGOT_EW_LESS_OR_EQUAL: EW_B(u, x <= y) \
-	case INGOT_EW_AND: EW_B(F, x & y) \
-	case INGOT_EW_OR: EW_B(F, x | y) \
-	case INGOT_EW_XOR: EW_B(F, x ^ y) \
+	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(rt, (T)((uint64_t)x + (uint64_t)y)) \
+	case INGOT_EW_SUB: EW_B(rt, (T)((uint64_t)x - (uint64_t)y)) \
+	case INGOT_EW_MUL: EW_B(rt, (T)((uint64_t)x * (uint64_t)y)) \
+	case INGOT_EW_DIV: EW_B(rt, DIV(x, y)) \
+	case INGOT_EW_POW: EW_B(rt, POW(x, y)) \
+	case INGOT_EW_MAX: EW_B(rt, x > y ? x : y) \
+	case INGOT_EW_MIN: EW_B(rt, x < y ? x : y) \
+	case INGOT_EW_AND: EW_B(rt, x & y) \
+	case INGOT_EW_OR: EW_B(rt, x | y) \
+	case INGOT_EW_XOR: EW_B(rt, x ^ y) \
+	EW_COMPARE \
 	default: return INGOT_EINVAL; \
 	}
 
-/* r = op(a, b), all in class cl; comparisons write 0/1 into r->u. */
-static INGOT_UNUSED int ew_binary_op(int64_t op, int cl, const ew_buf *a, const ew_buf *b,
-                                     ew_buf *r, int len)
+/* r = op(a, b) per class, as functions with restrict parameters (see EW_UNARY_FN);
+ * comparisons write 0/1 as uint64 through ru, everything else T through rt. */
+#define EW_B(R, expr) EW_LOOP({ T x = xa[k], y = xb[k]; R[k] = (expr); }) break;
+#define EW_BINARY_FN(NAME, TT, BODY) \
+static INGOT_UNUSED int NAME(int64_t op, const TT *restrict xa, const TT *restrict xb, \
+                             void *restrict r, int len) \
+{ \
+	typedef TT T; \
+	T *rt = (T *)r; \
+	uint64_t *ru = (uint64_t *)r; \
+	BODY \
+	return INGOT_OK; \
+}
+EW_BINARY_FN(ew_binary_f32, float, EW_BINARY_FLOAT(f))
+EW_BINARY_FN(ew_binary_f64, double, EW_BINARY_FLOAT())
+EW_BINARY_FN(ew_binary_i64, int64_t, EW_BINARY_INT(ew_ipow, ew_idiv))
+EW_BINARY_FN(ew_binary_u64, uint64_t, EW_BINARY_INT(ew_upow, ew_udiv))
+#undef EW_B
+#undef EW_BINARY_FN
+
+/* r = op(a, b), class data of class cl; r does not overlap a or b (a may be b). */
+static INGOT_UNUSED int ew_binary_op(int64_t op, int cl, const void *pa, const void *pb,
+                                     void *pr, int len)
 {
-	int k;
 	switch (cl) {
 	case EW_CL_F32:
-#define EW_B(R, expr) for (k = 0; k < len; k++) { float x = a->f[k], y = b->f[k]; \
-	r->R[k] = (expr); } break;
-		EW_BINARY_FLOAT(f, float, f)
-#undef EW_B
-		break;
+		return ew_binary_f32(op, (const float *)pa, (const float *)pb, pr, len);
 	case EW_CL_F64:
-#define EW_B(R, expr) for (k = 0; k < len; k++) { double x = a->d[k], y = b->d[k]; \
-	r->R[k] = (expr); } break;
-		EW_BINARY_FLOAT(d, double, )
-#undef EW_B
-		break;
+		return ew_binary_f64(op, (const double *)pa, (const double *)pb, pr, len);
 	case EW_CL_I64:
-#define EW_B(R, expr) for (k = 0; k < len; k++) { int64_t x = a->i[k], y = b->i[k]; \
-	r->R[k] = (expr); } break;
-		EW_BINARY_INT(i, int64_t, ew_ipow, ew_idiv)
-#undef EW_B
-		break;
+		return ew_binary_i64(op, (const int64_t *)pa, (const int64_t *)pb, pr, len);
 	default:
-#define EW_B(R, expr) for (k = 0; k < len; k++) { uint64_t x = a->u[k], y = b->u[k]; \
-	r->R[k] = (expr); } break;
-		EW_BINARY_INT(u, uint64_t, ew_upow, ew_udiv)
-#undef EW_B
-		break;
+		return ew_binary_u64(op, (const uint64_t *)pa, (const uint64_t *)pb, pr, len);
 	}
-	return INGOT_OK;
 }
+#undef EW_COMPARE
 #undef EW_BINARY_FLOAT
 #undef EW_BINARY_INT
 
 /* Pow with an exponent of another class (opset 12+): the result has a's class; an
  * integer base with a float exponent is computed in double and truncated. */
-static INGOT_UNUSED int ew_pow_mixed(int cla, int clb, ew_buf *a, ew_buf *b, ew_buf *r, int len)
+static INGOT_UNUSED int ew_pow_mixed(int cla, int clb, const void *pa, const void *pb,
+                                     void *pr, int len)
 {
+	ew_buf t1, t2, t3;
 	int rc;
 	if ((cla == EW_CL_I64 || cla == EW_CL_U64) && (clb == EW_CL_F32 || clb == EW_CL_F64)) {
-		ew_convert(cla, EW_CL_F64, a, r, len);
-		ew_convert(clb, EW_CL_F64, b, a, len);
-		rc = ew_binary_op(INGOT_EW_POW, EW_CL_F64, r, a, b, len);
-		ew_convert(EW_CL_F64, cla, b, r, len);
+		ew_convert(cla, EW_CL_F64, pa, &t1, len);
+		ew_convert(clb, EW_CL_F64, pb, &t2, len);
+		rc = ew_binary_op(INGOT_EW_POW, EW_CL_F64, &t1, &t2, &t3, len);
+		ew_convert(EW_CL_F64, cla, &t3, pr, len);
 		return rc;
 	}
-	ew_convert(clb, cla, b, r, len);
-	rc = ew_binary_op(INGOT_EW_POW, cla, a, r, b, len);
-	memcpy(r, b, sizeof *r);
-	return rc;
+	ew_convert(clb, cla, pb, &t1, len);
+	return ew_binary_op(INGOT_EW_POW, cla, pa, &t1, pr, len);
 }
 
 INGOT_KERNEL int ingot_binary(const void *params, const void *const *in, void *const *out,
                               void *scratch, int task, int n_tasks)
 {
 	const ingot_binary_params *p = (const ingot_binary_params *)params;
-	int cla = ew_class(p->dtype_a), clb = ew_class(p->dtype_b), rank = (int)p->rank;
-	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
+	int cla = ew_class(p->dtype_a), clb = ew_class(p->dtype_b), rank = (int)p->rank, cap;
+	int64_t lo, hi, i, idx[INGOT_MAX_RANK], sa, sb;
 	ew_buf a, b, r;
 	(void)scratch;
 	if (!in[0] || !in[1] || !out[0] || ew_bad_rank(p->rank))
 		return INGOT_EINVAL;
+	sa = p->sa[rank - 1];
+	sb = p->sb[rank - 1];
+	cap = sa == 1 && sb == 1 && ew_native(p->dtype_a) && ew_native(p->dtype_b) &&
+	      ew_native(p->dtype_out) ? EW_DIRECT_CAP : EW_CHUNK;
 	ew_range(p->n, task, n_tasks, &lo, &hi);
 	if (lo >= hi)
 		return INGOT_OK;
 	ew_seek(lo, rank, p->dims, idx);
 	for (i = lo; i < hi; ) {
-		int len = ew_run(rank, p->dims, idx, i, hi), rc;
-		ew_load(p->dtype_a, in[0], ew_offset(rank, idx, p->sa), p->sa[rank - 1], len, &a);
-		ew_load(p->dtype_b, in[1], ew_offset(rank, idx, p->sb), p->sb[rank - 1], len, &b);
+		int len = ew_run(rank, p->dims, idx, i, hi, cap), rc;
+		const void *pa = ew_src(p->dtype_a, in[0], ew_offset(rank, idx, p->sa), sa, len, &a);
+		const void *pb = ew_src(p->dtype_b, in[1], ew_offset(rank, idx, p->sb), sb, len, &b);
+		void *pr = ew_dst(p->dtype_out, out[0], i, &r);
 		if (cla == clb)
-			rc = ew_binary_op(p->op, cla, &a, &b, &r, len);
+			rc = ew_binary_op(p->op, cla, pa, pb, pr, len);
 		else if (p->op == INGOT_EW_POW)
-			rc = ew_pow_mixed(cla, clb, &a, &b, &r, len);
+			rc = ew_pow_mixed(cla, clb, pa, pb, pr, len);
 		else
 			rc = INGOT_EINVAL;
 		if (rc)
 			return rc;
-		ew_store(p->dtype_out, out[0], i, len, &r);
+		ew_put(p->dtype_out, out[0], i, len, pr);
 		ew_advance(rank, p->dims, idx, len);
 		i += len;
 	}
@@ -466,13 +523,15 @@ INGOT_KERNEL int ingot_variadic(const void *params, const void *const *in, void 
                                 void *scratch, int task, int n_tasks)
 {
 	const ingot_variadic_params *p = (const ingot_variadic_params *)params;
-	int cl = ew_class(p->dtype), rank = (int)p->rank, n_in = (int)p->n_in, j, d;
+	int cl = ew_class(p->dtype), rank = (int)p->rank, n_in = (int)p->n_in, j, d, cap;
+	int mean = p->op == INGOT_EW_MEAN;
 	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
 	int64_t s[INGOT_VARIADIC_MAX_IN][INGOT_MAX_RANK];
-	ew_buf acc, x, r;
+	ew_buf x, acc[2];
 	(void)scratch;
 	if (n_in < 1 || n_in > INGOT_VARIADIC_MAX_IN || ew_bad_rank(p->rank) || !out[0])
 		return INGOT_EINVAL;
+	cap = EW_CHUNK;
 	/* strides from the broadcast bits: 0 where broadcast, else row-major in its dims */
 	for (j = 0; j < n_in; j++) {
 		int64_t word = j < 8 ? p->bcast0 : j < 16 ? p->bcast1 : j < 24 ? p->bcast2 : p->bcast3;
@@ -491,23 +550,31 @@ INGOT_KERNEL int ingot_variadic(const void *params, const void *const *in, void 
 		return INGOT_OK;
 	ew_seek(lo, rank, p->dims, idx);
 	for (i = lo; i < hi; ) {
-		int len = ew_run(rank, p->dims, idx, i, hi), k;
-		ew_load(p->dtype, in[0], ew_offset(rank, idx, s[0]), s[0][rank - 1], len, &acc);
+		int len = ew_run(rank, p->dims, idx, i, hi, cap), k;
+		const void *pa = ew_src(p->dtype, in[0], ew_offset(rank, idx, s[0]), s[0][rank - 1],
+		                        len, &acc[0]);
+		void *pr = &acc[1];
+		/* acc = op(acc, x_j), ping-ponging so that the result never overlaps its inputs;
+		 * the last step writes the output in place when it can */
 		for (j = 1; j < n_in; j++) {
+			const void *px = ew_src(p->dtype, in[j], ew_offset(rank, idx, s[j]),
+			                        s[j][rank - 1], len, &x);
 			int rc;
-			ew_load(p->dtype, in[j], ew_offset(rank, idx, s[j]), s[j][rank - 1], len, &x);
-			rc = ew_binary_op(p->op, cl, &acc, &x, &r, len);
+			pr = j == n_in - 1 && !mean ? ew_dst(p->dtype, out[0], i, &acc[j % 2])
+			                            : (void *)&acc[j % 2];
+			rc = ew_binary_op(p->op, cl, pa, px, pr, len);
 			if (rc)
 				return rc;
-			memcpy(&acc, &r, sizeof acc);
+			pa = pr;
 		}
-		if (p->op == INGOT_EW_MEAN && cl == EW_CL_F32)
+		if (mean && cl == EW_CL_F32)
 			for (k = 0; k < len; k++)
-				acc.f[k] /= (float)n_in;
-		else if (p->op == INGOT_EW_MEAN && cl == EW_CL_F64)
+				acc[(n_in - 1) % 2].f[k] /= (float)n_in;
+		else if (mean && cl == EW_CL_F64)
 			for (k = 0; k < len; k++)
-				acc.d[k] /= (double)n_in;
-		ew_store(p->dtype, out[0], i, len, &acc);
+				acc[(n_in - 1) % 2].d[k] /= (double)n_in;
+		if (n_in == 1 || mean || !ew_native(p->dtype))
+			ew_store(p->dtype, out[0], i, len, pa);
 		ew_advance(rank, p->dims, idx, len);
 		i += len;
 	}
@@ -550,10 +617,10 @@ INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *con
 {
 	const ingot_clip_params *p = (const ingot_clip_params *)params;
 	const void *in_lo = p->n_in > 1 ? in[1] : NULL, *in_hi = p->n_in > 2 ? in[2] : NULL;
-	int cl = ew_class(p->dtype);
+	int cl = ew_class(p->dtype), cap = ew_native(p->dtype) ? EW_DIRECT_CAP : EW_CHUNK;
 	int has_lo = in_lo || p->has_lo, has_hi = in_hi || p->has_hi;
 	int64_t lo, hi, i;
-	ew_buf x, bl, bh, t;
+	ew_buf a, r, bl, bh, t;
 	(void)scratch;
 	if (!in[0] || !out[0])
 		return INGOT_EINVAL;
@@ -569,20 +636,23 @@ INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *con
 	else
 		ew_convert(EW_CL_F64, cl, &t, &bh, 1);
 	ew_range(p->n, task, n_tasks, &lo, &hi);
-	for (i = lo; i < hi; i += EW_CHUNK) {
-		int len = hi - i < EW_CHUNK ? (int)(hi - i) : EW_CHUNK, k;
-		ew_load(p->dtype, in[0], i, 1, len, &x);
-#define EW_CLAMP(F) for (k = 0; k < len; k++) { \
-	if (has_lo && x.F[k] < bl.F[0]) x.F[k] = bl.F[0]; \
-	if (has_hi && x.F[k] > bh.F[0]) x.F[k] = bh.F[0]; } break;
+	for (i = lo; i < hi; ) {
+		int len = hi - i < cap ? (int)(hi - i) : cap;
+		const void *src = ew_src(p->dtype, in[0], i, 1, len, &a);
+		void *dst = ew_dst(p->dtype, out[0], i, &r);
+#define EW_CLAMP(T, F) { const T *restrict s = (const T *)src; T *restrict o = (T *)dst; \
+	T l = bl.F[0], h = bh.F[0]; \
+	EW_LOOP({ T v = s[k]; v = has_lo && v < l ? l : v; o[k] = has_hi && v > h ? h : v; }) } \
+	break;
 		switch (cl) {   /* NaN compares false and stays NaN, as numpy.clip */
-		case EW_CL_F32: EW_CLAMP(f)
-		case EW_CL_F64: EW_CLAMP(d)
-		case EW_CL_I64: EW_CLAMP(i)
-		default: EW_CLAMP(u)
+		case EW_CL_F32: EW_CLAMP(float, f)
+		case EW_CL_F64: EW_CLAMP(double, d)
+		case EW_CL_I64: EW_CLAMP(int64_t, i)
+		default: EW_CLAMP(uint64_t, u)
 		}
 #undef EW_CLAMP
-		ew_store(p->dtype, out[0], i, len, &x);
+		ew_put(p->dtype, out[0], i, len, dst);
+		i += len;
 	}
 	return INGOT_OK;
 }
@@ -600,7 +670,7 @@ INGOT_KERNEL int ingot_identity(const void *params, const void *const *in, void 
 		return INGOT_EINVAL;
 	if (p->n_in >= 3 && in[2] && *(const uint8_t *)in[2]) {
 		double ratio = (double)p->ratio;
-		if (p->n_in >= 2 && in[1]) {
+		if (in[1]) {
 			ew_load(p->ratio_dtype, in[1], 0, 0, 1, &one);
 			ew_convert(ew_class(p->ratio_dtype), EW_CL_F64, &one, &ones, 1);
 			ratio = ones.d[0];

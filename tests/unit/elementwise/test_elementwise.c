@@ -461,6 +461,73 @@ static void test_broadcast_large(void)
 	}
 }
 
+/* Long contiguous runs computed in place (f32, i64) and through chunk buffers (f16),
+ * split over tasks; variadic results ping-pong between buffers across chunks. */
+static void test_long_runs(void)
+{
+	enum { N = 1000 };
+	static float fa[N], fb[N], fc[N], fy[N];
+	static int64_t ia[N], ib[N], iy[N];
+	static uint16_t ha[N], hy[N];
+	static const int64_t dn[] = { N };
+	for (int i = 0; i < N; i++) {
+		fa[i] = (float)i;
+		fb[i] = (float)(2 * i);
+		fc[i] = (float)(N - i);
+		ia[i] = i - 500;
+		ib[i] = 3 * (i % 7);
+		ha[i] = ingot_f32_to_f16((float)(i % 50));
+	}
+	Run r;
+	TIn in[3] = { tin(DT_F32, 1, dn, fa), tin(DT_F32, 1, dn, fb), tin(DT_F32, 1, dn, fc) };
+	const void *ins[3] = { fa, fb, fc };
+	void *outs[1] = { fy };
+	int bad = 0;
+
+	run(&r, OP_MUL, 14, in, 2, 1, NULL, 0);
+	CHECK(run_tasks(&r.g, r.node, ins, outs, 3) == 0);
+	for (int i = 0; i < N; i++)
+		bad += fy[i] != fa[i] * fb[i];
+	done(&r);
+	run(&r, OP_SUM, 13, in, 3, 1, NULL, 0);      /* sum = 3 i + N - i */
+	CHECK(run_tasks(&r.g, r.node, ins, outs, 2) == 0);
+	for (int i = 0; i < N; i++)
+		bad += fy[i] != (float)(2 * i + N);
+	done(&r);
+	run(&r, OP_MEAN, 13, in, 3, 1, NULL, 0);
+	CHECK(run_tasks(&r.g, r.node, ins, outs, 1) == 0);
+	for (int i = 0; i < N; i++)
+		bad += !near(fy[i], (2.0 * i + N) / 3, 1e-6);
+	done(&r);
+	CHECK(bad == 0);
+
+	/* Min of i64 with a broadcast scalar: min(i - 500, 3 (i % 7), 0) */
+	static const int64_t zero[1] = { 0 };
+	in[0] = tin(DT_I64, 1, dn, ia);
+	in[1] = tin(DT_I64, 1, dn, ib);
+	in[2] = tin(DT_I64, 0, NULL, zero);
+	const void *iins[3] = { ia, ib, zero };
+	void *iouts[1] = { iy };
+	run(&r, OP_MIN, 13, in, 3, 1, NULL, 0);
+	CHECK(run_tasks(&r.g, r.node, iins, iouts, 3) == 0);
+	bad = 0;
+	for (int i = 0; i < N; i++) {
+		int64_t m = ia[i] < ib[i] ? ia[i] : ib[i];
+		bad += iy[i] != (m < 0 ? m : 0);
+	}
+	CHECK(bad == 0);
+	done(&r);
+
+	/* Relu on f16 through chunk buffers: values stay exact */
+	in[0] = tin(DT_F16, 1, dn, ha);
+	const void *hins[1] = { ha };
+	void *houts[1] = { hy };
+	run(&r, OP_RELU, 14, in, 1, 1, NULL, 0);
+	CHECK(run_tasks(&r.g, r.node, hins, houts, 3) == 0);
+	CHECK(memcmp(ha, hy, sizeof ha) == 0);
+	done(&r);
+}
+
 /* ---- variadic ---- */
 
 static void test_variadic(void)
@@ -815,6 +882,7 @@ int main(void)
 	test_unary_attrs_and_types();
 	test_binary();
 	test_broadcast_large();
+	test_long_runs();
 	test_variadic();
 	test_cast();
 	test_clip();
