@@ -305,6 +305,7 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	for (int i = 0; i < ks->n; i++)
 		em_line(&e, "#include \"kernels/%s.h\"", ks->families[i]);
 	em_line(&e, "#else");
+	em_line(&e, "#undef INGOT_KERNEL   /* ingot_rt.h defined it empty */");
 	em_line(&e, "#define INGOT_KERNEL static INGOT_UNUSED");
 	for (int i = 0; i < ks->n; i++)
 		em_line(&e, "#include \"kernels/%s.c\"", ks->families[i]);
