@@ -19,14 +19,19 @@ typedef struct GraphImport {
 	const Onnx__GraphProto *gp;
 	RegionId r;
 	NameMap names;             /* every value defined so far in this region */
+	const char **synth;        /* per node: its synthesized name, made once */
 } GraphImport;
 
+/* The ONNX node name, or "<OpType>_<index>" for an unnamed node (deterministic). */
 static const char *node_name(GraphImport *gi, size_t i)
 {
 	const Onnx__NodeProto *n = gi->gp->node[i];
 	if (n->name && n->name[0])
 		return n->name;
-	return arena_printf(&gi->L->g->arena, "%s_%zu", n->op_type && n->op_type[0] ? n->op_type : "node", i);
+	if (!gi->synth[i])
+		gi->synth[i] = arena_printf(&gi->L->g->arena, "%s_%zu",
+		                            n->op_type && n->op_type[0] ? n->op_type : "node", i);
+	return gi->synth[i];
 }
 
 static DiagLoc node_loc(GraphImport *gi, size_t i)
@@ -139,18 +144,18 @@ static int constant_node(GraphImport *gi, size_t i)
 		v = onnx_tensor_import(L, a->t, gi->r, out, &loc);
 	} else if (strcmp(an, "value_float") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT) {
 		Type ty = type_make(DT_F32, 0, NULL);
-		v = ir_value_new_const(L->g, gi->r, out, &ty, &a->f);
+		v = onnx_const_new(L, gi->r, out, &ty, &a->f, &loc);
 	} else if (strcmp(an, "value_int") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) {
 		Type ty = type_make(DT_I64, 0, NULL);
-		v = ir_value_new_const(L->g, gi->r, out, &ty, &a->i);
+		v = onnx_const_new(L, gi->r, out, &ty, &a->i, &loc);
 	} else if (strcmp(an, "value_floats") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS) {
 		int64_t len = (int64_t)a->n_floats;
 		Type ty = type_make(DT_F32, 1, &len);
-		v = ir_value_new_const(L->g, gi->r, out, &ty, a->floats);
+		v = onnx_const_new(L, gi->r, out, &ty, a->floats, &loc);
 	} else if (strcmp(an, "value_ints") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) {
 		int64_t len = (int64_t)a->n_ints;
 		Type ty = type_make(DT_I64, 1, &len);
-		v = ir_value_new_const(L->g, gi->r, out, &ty, a->ints);
+		v = onnx_const_new(L, gi->r, out, &ty, a->ints, &loc);
 	} else if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0) {
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "string constants are not supported");
 	} else if (strcmp(an, "sparse_value") == 0) {
@@ -460,6 +465,7 @@ int onnx_graph_import(Loader *L, const Onnx__GraphProto *gp, RegionId r)
 	gi.L = L;
 	gi.gp = gp;
 	gi.r = r;
+	gi.synth = arena_array(&L->g->arena, gp->n_node ? gp->n_node : 1, sizeof *gi.synth);
 	onnx_names_init(&gi.names);
 	onnx_names_init(&inits);
 

@@ -56,6 +56,8 @@ static int read_declared(Loader *L, const Onnx__TensorShapeProto *sp, const Diag
 	for (int i = 0; i < dc->rank; i++) {
 		const Onnx__TensorShapeProto__Dimension *dim = sp->dim[i];
 		dc->dims[i] = -1;
+		if (onnx_check_unknown(L, &dim->base, loc))
+			return -1;
 		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
 			if (dim->dim_value < 0)
 				return onnx_fail(L, DC_SHAPE, loc, "negative dim %lld at index %d",
@@ -174,7 +176,7 @@ static ValueId bind_input(Loader *L, const char *name, const Binding *b, DType d
 			return IR_NONE;
 		}
 	}
-	ValueId v = ir_value_new_const(L->g, r, name, &ty, data);
+	ValueId v = onnx_const_new(L, r, name, &ty, data, loc);
 	free(data);
 	return v;
 }

@@ -61,6 +61,9 @@ int onnx_dtype_check(Loader *L, int code, const DiagLoc *loc, DType *out);
  * named `name`. Returns IR_NONE (with a diagnostic naming `loc`) on error. */
 ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
                            const char *name, const DiagLoc *loc);
+/* ir_value_new_const, reporting (rather than dying) when the blob cannot grow. */
+ValueId onnx_const_new(Loader *L, RegionId r, const char *name, const Type *t,
+                       const void *data, const DiagLoc *loc);
 /* Parses a --bind VALUE ("3", "1,3,-1") into `dt`, *data malloc-owned with *n
  * elements. Returns 1 if spec is not a number list (so it names a file), 0 on
  * success, -1 on a bad value (reported). */

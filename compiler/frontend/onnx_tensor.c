@@ -213,6 +213,37 @@ out:
 	return rc;
 }
 
+ValueId onnx_const_new(Loader *L, RegionId r, const char *name, const Type *t,
+                       const void *data, const DiagLoc *loc)
+{
+	/* grow the blob here, where running out of memory is a diagnostic, so that
+	 * ir_blob_add (which dies on failure) finds the room already there */
+	Graph *g = L->g;
+	int64_t bytes = type_bytes(t), need;
+	if (bytes < 0 || !size_add(g->blob_size, bytes, &need) || !size_add(need, 64, &need)) {
+		onnx_fail(L, DC_LIMIT, loc, "constant size overflows 64 bits");
+		return IR_NONE;
+	}
+	if (need > g->blob_cap) {
+		int64_t cap = g->blob_cap ? g->blob_cap : 4096;
+		while (cap < need)
+			cap = cap > INT64_MAX / 2 ? need : cap * 2;
+		uint8_t *p = (uint64_t)cap <= SIZE_MAX ? realloc(g->blob, (size_t)cap) : NULL;
+		if (!p && (uint64_t)need <= SIZE_MAX) {
+			cap = need;
+			p = realloc(g->blob, (size_t)cap);
+		}
+		if (!p) {
+			onnx_fail(L, DC_LIMIT, loc, "out of memory: the constants need %lld bytes",
+			          (long long)need);
+			return IR_NONE;
+		}
+		g->blob = p;
+		g->blob_cap = cap;
+	}
+	return ir_value_new_const(g, r, name, t, data);
+}
+
 /* Converts the elements of a typed *_data field to the element layout of dt. */
 static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, void *dst)
 {
@@ -382,7 +413,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		break;
 	}
 make:
-	v = ir_value_new_const(L->g, r, name, &ty, src);
+	v = onnx_const_new(L, r, name, &ty, src, loc);
 	free(heap);
 	ext_release(&ext);
 	return v;
