@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The conformance regression gate (meson suite `conformance`): every test named in
+# LIST must PASS under `ingot check`; anything else fails the suite.
+#   tests/conformance/must_pass.sh INGOT DATA_DIR LIST [JOBS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ingot=$1 data=$2 list=$3 jobs=${4:-$(nproc)}
+/usr/bin/python3 "$here/generate.py" "$data"
+dirs=()
+while read -r t; do
+	[ -n "$t" ] && dirs+=("$data/node/$t")
+done < "$list"
+out=$("$ingot" check "${dirs[@]}" -j "$jobs" --timeout 120) || true
+echo "$out" | grep -v '^PASS ' || true
+passed=$(echo "$out" | grep -c '^PASS ' || true)
+echo "conformance: $passed of ${#dirs[@]} required tests pass"
+[ "$passed" -eq "${#dirs[@]}" ]
