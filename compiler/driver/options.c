@@ -112,20 +112,19 @@ static int parse_kv(const char *s, const char *flag, const char **key, const cha
 
 static int parse_emit(const char *s, Options *o)
 {
-	const char *list[MAX_LIST];
-	int n = 0;
 	o->emit = 0;
-	if (split_list(s, list, &n, "--emit"))
-		return -1;
-	for (int i = 0; i < n; i++) {
-		if (strcmp(list[i], "c") == 0)
+	/* no strdup'd token list: nothing of it would outlive this call (a leak) */
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == 1 && *p == 'c')
 			o->emit |= EMIT_C;
-		else if (strcmp(list[i], "lib") == 0)
+		else if (len == 3 && strncmp(p, "lib", 3) == 0)
 			o->emit |= EMIT_C | EMIT_LIB;
-		else if (strcmp(list[i], "exe") == 0)
+		else if (len == 3 && strncmp(p, "exe", 3) == 0)
 			o->emit |= EMIT_C | EMIT_EXE;
-		else
-			return usage_error("--emit expects c, lib or exe, got '%s'", list[i]);
+		else if (len)
+			return usage_error("--emit expects c, lib or exe (comma-separated), got '%s'", s);
+		p += len + (p[len] == ',');
 	}
 	return o->emit ? 0 : usage_error("--emit expects c, lib or exe, got '%s'", s);
 }
