@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""errors: `ingot compile` on bad input, one CASE per class of mistake. Each checks
+the exit code of the CLI contract (1 bad input, 2 usage, 3 unsupported ops) and that
+stderr is exactly one meaningful line naming the file (and the node where there is
+one); a crash (exit >= 128) or a sanitizer report fails every case. The symbolic-dim
+cases also check what compiles: --shape, --dim, --bind and the leading-dim default.
+
+usage: test_errors.py INGOT WORKDIR CASE
+"""
+import os
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from common import (Fail, assert_close, check, init, main, model, relu, run, run_ok, save,
+                    stderr_lines, vi)
+
+T = TensorProto
+
+
+def relu_model(shape, dt=T.FLOAT):
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                 [vi("x", dt, shape)], [vi("y", T.FLOAT, None)])
+
+
+def expect(ingot, args, code, contains=(), lines=1, cwd=None):
+    """Runs `ingot compile ARGS`; checks the exit code, the number of stderr lines
+    and that the stderr text contains every string of `contains`."""
+    rc, out, err = run([ingot, "compile"] + args, cwd=cwd)
+    shown = "ingot compile %s -> exit %d, stderr:\n%s" % (" ".join(args), rc, err)
+    check(rc == code, "expected exit %d: %s" % (code, shown))
+    ls = stderr_lines(err)
+    check(len(ls) == lines, "expected %d stderr line(s), got %d: %s" % (lines, len(ls), shown))
+    for s in contains:
+        check(s in err, "stderr should mention %r: %s" % (s, shown))
+    if code != 0:
+        check(out.strip() == "", "stdout should be empty on failure, got %r" % out)
+    return ls
+
+
+def run_relu(work, d, name, shape):
+    """Runs the runner built in d on a random input of shape; checks relu(x)."""
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    xin = os.path.join(work, "x_%s.npy" % name)
+    np.save(xin, x)
+    od = os.path.join(work, "out_" + name)
+    os.makedirs(od, exist_ok=True)
+    run_ok([os.path.join(d, name), "--input", xin, "--output-dir", od])
+    assert_close(np.load(os.path.join(od, "output_0.npy")), relu(x), "%s output" % name)
+
+
+def io_dims(d, name, which):
+    """dims of the first entry of NAME_inputs/NAME_outputs in the generated .c."""
+    text = open(os.path.join(d, name + ".c")).read()
+    start = text.index("const ingot_io %s_%s[" % (name, which))
+    row = text[text.index("{", text.index("{", start) + 1):]
+    dims = row[row.index("{", 1) + 1:row.index("}")]
+    return [int(v) for v in dims.split(",") if v.strip()]
+
+
+def case_truncated(ingot, work):
+    data = relu_model([2, 3]).SerializeToString()
+    p = os.path.join(work, "truncated.onnx")
+    with open(p, "wb") as f:
+        f.write(data[:len(data) // 2])
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["truncated.onnx"])
+
+
+def case_garbage(ingot, work):
+    for seed in range(4):
+        p = os.path.join(work, "garbage%d.onnx" % seed)
+        with open(p, "wb") as f:
+            f.write(np.random.default_rng(seed).integers(0, 256, 4096, dtype=np.uint8).tobytes())
+        expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["garbage%d.onnx" % seed])
+    p = os.path.join(work, "empty.onnx")
+    open(p, "wb").close()
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["empty.onnx"])
+
+
+def case_unknown_dtype(ingot, work):
+    p = save(relu_model([2, 3], dt=99), os.path.join(work, "dtype_input.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["dtype_input.onnx", "'x'", "99"])
+    w = init("w", np.zeros(3, np.float32))
+    w.data_type = 99
+    m = model([helper.make_node("Add", ["x", "w"], ["y"], name="add0")],
+              [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])], [w])
+    p = save(m, os.path.join(work, "dtype_init.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["dtype_init.onnx", "'w'", "99"])
+
+
+def case_shape_mismatch(ingot, work):
+    m = model([helper.make_node("Relu", ["a"], ["r"], name="relu0"),
+               helper.make_node("Add", ["r", "b"], ["y"], name="bad_add")],
+              [vi("a", T.FLOAT, [2, 3]), vi("b", T.FLOAT, [4, 5])], [vi("y", T.FLOAT, None)])
+    p = save(m, os.path.join(work, "mismatch.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["mismatch.onnx", "'bad_add'", "Add"])
+
+
+def case_unsupported(ingot, work):
+    m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
+               helper.make_node("FooBar", ["h"], ["h2"], name="foo_node"),
+               helper.make_node("Einsum", ["h2"], ["y"], name="einsum_node", equation="ij->ji")],
+              [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, None)])
+    p = save(m, os.path.join(work, "unsup.onnx"))
+    ls = expect(ingot, [p, "-o", os.path.join(work, "o")], 3, lines=2)
+    for node, op in (("foo_node", "FooBar"), ("einsum_node", "Einsum")):
+        check(any("unsup.onnx" in l and "'%s'" % node in l and op in l for l in ls),
+              "no line names node '%s' (%s) with the file: %s" % (node, op, ls))
+
+
+def case_usage(ingot, work):
+    p = save(relu_model([2, 3]), os.path.join(work, "ok.onnx"))
+    o = os.path.join(work, "o")
+    bad = [
+        ([p, "--frobnicate"], "--frobnicate"),
+        ([p, "--shape", "x=2y3"], "x=2y3"),
+        ([p, "--shape", "x"], "--shape"),
+        ([p, "--shape", "x=-1x3"], "x=-1x3"),
+        ([p, "--emit", "bogus"], "bogus"),
+        ([p, "--emit", "c,bogus"], "bogus"),
+        ([p, "--name", "my-model"], "my-model"),
+        ([p, "--name", "3d"], "3d"),
+        ([p, "--weights", "zip"], "zip"),
+        ([p, "--max-workspace", "lots"], "lots"),
+        ([p, "-o"], "-o"),
+        ([p, p], "unexpected"),
+        (["-o", o], "model"),
+        ([], "model"),
+    ]
+    for args, mention in bad:
+        ls = expect(ingot, args, 2, [mention])
+        check(ls[0].startswith("ingot: "), "usage errors start with 'ingot: ': %r" % ls[0])
+    # naming something that is not a graph input is a usage error too
+    expect(ingot, [p, "-o", o, "--shape", "nope=1x2"], 2, ["ok.onnx", "nope"])
+    expect(ingot, [p, "-o", o, "--bind", "nope=1"], 2, ["ok.onnx", "nope"])
+    check(not os.path.exists(o), "a usage error still wrote %s" % o)
+
+
+def case_nonexistent(ingot, work):
+    p = os.path.join(work, "no_such_model.onnx")
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["no_such_model.onnx"])
+    expect(ingot, [work, "-o", os.path.join(work, "o")], 1, [os.path.basename(work)])
+
+
+def case_symbolic(ingot, work):
+    p = save(relu_model([2, "W"]), os.path.join(work, "sym.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1, ["sym.onnx", "'x'", "W", "--dim"])
+
+
+def case_leading_symbolic(ingot, work):
+    p = save(relu_model(["N", 3]), os.path.join(work, "lead.onnx"))
+    d = os.path.join(work, "lead")
+    ls = expect(ingot, [p, "-o", d, "--name", "lead", "--emit", "exe"], 0, ["lead.onnx", "'x'", "N"])
+    check("warning" in ls[0], "the leading symbolic dim should give a warning: %r" % ls[0])
+    check(io_dims(d, "lead", "inputs") == [1, 3], "leading dim not set to 1: %s" % io_dims(d, "lead", "inputs"))
+    run_relu(work, d, "lead", (1, 3))
+
+
+def case_shape_override(ingot, work):
+    p = save(relu_model(["N", "W"]), os.path.join(work, "sym2.onnx"))
+    d = os.path.join(work, "fixed")
+    expect(ingot, [p, "-o", d, "--name", "fixed", "--emit", "exe", "--shape", "x=4x5"], 0, lines=0)
+    check(io_dims(d, "fixed", "outputs") == [4, 5], "--shape x=4x5 gave output dims %s" %
+          io_dims(d, "fixed", "outputs"))
+    run_relu(work, d, "fixed", (4, 5))
+    d = os.path.join(work, "dimmed")
+    expect(ingot, [p, "-o", d, "--name", "dimmed", "--emit", "exe", "--dim", "N=2", "--dim", "W=7"], 0,
+           lines=0)
+    check(io_dims(d, "dimmed", "outputs") == [2, 7], "--dim N=2 --dim W=7 gave output dims %s" %
+          io_dims(d, "dimmed", "outputs"))
+    run_relu(work, d, "dimmed", (2, 7))
+    # a fixed dim cannot be changed
+    p = save(relu_model([2, 3]), os.path.join(work, "static.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o"), "--shape", "x=3x3"], 1, ["static.onnx", "'x'"])
+
+
+def case_bind(ingot, work):
+    m = model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape0")],
+              [vi("x", T.FLOAT, [2, 6]), vi("shape", T.INT64, [2])], [vi("y", T.FLOAT, None)])
+    p = save(m, os.path.join(work, "bind.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o")], 1,
+           ["bind.onnx", "'reshape0'", "'shape'", "--bind"])
+    d = os.path.join(work, "bound")
+    expect(ingot, [p, "-o", d, "--name", "bound", "--emit", "exe", "--bind", "shape=3,4"], 0, lines=0)
+    check(io_dims(d, "bound", "outputs") == [3, 4], "--bind shape=3,4 gave output dims %s" %
+          io_dims(d, "bound", "outputs"))
+    text = open(os.path.join(d, "bound.h")).read()
+    check("bound_run(const float *x, float *y, void *workspace)" in text,
+          "a bound input must leave the API:\n%s" % text)
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    np.save(os.path.join(work, "x.npy"), x)
+    run_ok([os.path.join(d, "bound"), "--input", os.path.join(work, "x.npy"), "--output-dir", work])
+    assert_close(np.load(os.path.join(work, "output_0.npy")), x.reshape(3, 4), "bound output")
+    # from a file, and a wrong element count
+    np.save(os.path.join(work, "shape.npy"), np.array([4, 3], np.int64))
+    d = os.path.join(work, "bound_file")
+    expect(ingot, [p, "-o", d, "--name", "bf", "--bind", "shape=" + os.path.join(work, "shape.npy")], 0,
+           lines=0)
+    check(io_dims(d, "bf", "outputs") == [4, 3], "--bind shape=FILE gave output dims %s" %
+          io_dims(d, "bf", "outputs"))
+    expect(ingot, [p, "-o", os.path.join(work, "o"), "--bind", "shape=1,2,3"], 1, ["bind.onnx", "'shape'"])
+
+
+def case_max_workspace(ingot, work):
+    m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
+               helper.make_node("Sigmoid", ["h"], ["h2"], name="sig0"),
+               helper.make_node("Relu", ["h2"], ["y"], name="relu1")],
+              [vi("x", T.FLOAT, [16, 16])], [vi("y", T.FLOAT, None)])
+    p = save(m, os.path.join(work, "ws.onnx"))
+    expect(ingot, [p, "-o", os.path.join(work, "o"), "--max-workspace", "16"], 1,
+           ["ws.onnx", "--max-workspace"])
+    d = os.path.join(work, "fits")
+    expect(ingot, [p, "-o", d, "--name", "fits", "--max-workspace", "1000000"], 0, lines=0)
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def test(ingot, work, case=None):
+    if case not in CASES:
+        raise Fail("unknown case %r (known: %s)" % (case, ", ".join(sorted(CASES))))
+    CASES[case](ingot, work)
+
+
+if __name__ == "__main__":
+    main(test)
