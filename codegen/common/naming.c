@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const c_keywords[] = {
 	"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
@@ -54,7 +55,10 @@ bool cg_valid_model_name(const char *name)
 	for (int i = 0; c_keywords[i]; i++)
 		if (strcmp(name, c_keywords[i]) == 0)
 			return false;
-	return true;
+	/* not what ingot writes next to NAME.c: the stubs (ingot_rt.h, ingot_runner.c...,
+	 * whose INGOT_RT_H guard an upper-cased name would also hit), kernels/, Makefile */
+	return strncasecmp(name, "ingot_", 6) != 0 && strcmp(name, "kernels") != 0 &&
+	       strcmp(name, "Makefile") != 0;
 }
 
 void cg_upper(const char *s, char *buf, size_t cap)

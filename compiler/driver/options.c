@@ -177,7 +177,8 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		} else if (strcmp(a, "--name") == 0) {
 			NEED_ARG();
 			if (!cg_valid_model_name(v))
-				return usage_error("--name must be a C identifier (letters, digits, _), got '%s'", v);
+				return usage_error("--name must be a C identifier (letters, digits, _) other than "
+				                   "a keyword, ingot_*, kernels or Makefile, got '%s'", v);
 			o->name = v;
 		} else if (strcmp(a, "--target") == 0) {
 			NEED_ARG();
