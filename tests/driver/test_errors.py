@@ -120,6 +120,12 @@ def case_usage(ingot, work):
         ([p, "--emit", "c,bogus"], "bogus"),
         ([p, "--name", "my-model"], "my-model"),
         ([p, "--name", "3d"], "3d"),
+        ([p, "--name", "int"], "int"),
+        # names of files ingot writes next to NAME.c (stubs, kernels/, Makefile)
+        ([p, "--name", "ingot_rt"], "ingot_rt"),
+        ([p, "--name", "Ingot_Runner"], "Ingot_Runner"),
+        ([p, "--name", "kernels"], "kernels"),
+        ([p, "--name", "Makefile"], "Makefile"),
         ([p, "--weights", "zip"], "zip"),
         ([p, "--max-workspace", "lots"], "lots"),
         ([p, "-o"], "-o"),
