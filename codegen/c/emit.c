@@ -242,9 +242,10 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 			em_printf(&params, ";\n");
 		}
 		em_printf(&body, "\t\tconst void *in[%d] = {", n->n_in > 0 ? n->n_in : 1);
+		unsigned compile_time = op_info(n->op)->const_inputs;
 		for (int k = 0; k < n->n_in; k++) {
-			if (n->in[k] == IR_NONE)
-				snprintf(ref, sizeof ref, "NULL");
+			if (n->in[k] == IR_NONE || (k < 32 && (compile_time & (1u << k))))
+				snprintf(ref, sizeof ref, "NULL");   /* omitted, or folded into the params */
 			else
 				value_ref(c, n->in[k], ref, sizeof ref);
 			em_printf(&body, k ? ", %s" : " %s", ref);

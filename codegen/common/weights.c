@@ -1,7 +1,9 @@
 /* weights.c — the emitted weights: the constants live code reads, packed into one
  * 64-byte-aligned blob in first-use order, written as a C array (small models),
  * an .incbin blob (above 1 MB; never megabytes of C text), or left to the user
- * (`extern`: they provide NAME_weights[NAME_WEIGHTS_SIZE] in flash, a file, mmap). */
+ * (`extern`: they provide NAME_weights[NAME_WEIGHTS_SIZE] in flash, a file, mmap).
+ * Inputs consumed at compile time (a Reshape's shape, Pad's pads: the const_inputs
+ * of the op table) are already in the kernel parameters and are not emitted. */
 #include "codegen.h"
 
 #include <stdlib.h>
@@ -34,8 +36,10 @@ void cg_weights_layout(const Graph *g, WeightsLayout *w)
 			const Node *n = &g->nodes[reg->nodes[i]];
 			if (n->dead)
 				continue;
+			unsigned compile_time = op_info(n->op)->const_inputs;
 			for (int k = 0; k < n->n_in; k++)
-				place(g, w, n->in[k]);
+				if (k >= 32 || !(compile_time & (1u << k)))
+					place(g, w, n->in[k]);
 		}
 	}
 	for (int i = 0; i < main->n_outputs; i++)
