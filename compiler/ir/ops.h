@@ -102,7 +102,97 @@
 	X(SQUEEZE, Squeeze, reshape, 1, 2, 1, 1, 0x2) \
 	X(TILE, Tile, tile, 2, 2, 1, 1, 0x2) \
 	X(TRANSPOSE, Transpose, transpose, 1, 1, 1, 1, 0) \
-	X(UNSQUEEZE, Unsqueeze, reshape, 1, 2, 1, 1, 0x2)
+	X(UNSQUEEZE, Unsqueeze, reshape, 1, 2, 1, 1, 0x2) \
+	/* arith.c */ \
+	X(SIN, Sin, unary_math, 1, 1, 1, 1, 0x0) \
+	X(COS, Cos, unary_math, 1, 1, 1, 1, 0x0) \
+	X(TAN, Tan, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ASIN, Asin, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ACOS, Acos, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ATAN, Atan, unary_math, 1, 1, 1, 1, 0x0) \
+	X(SINH, Sinh, unary_math, 1, 1, 1, 1, 0x0) \
+	X(COSH, Cosh, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ASINH, Asinh, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ACOSH, Acosh, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ATANH, Atanh, unary_math, 1, 1, 1, 1, 0x0) \
+	X(SIGN, Sign, unary_math, 1, 1, 1, 1, 0x0) \
+	X(ROUND, Round, unary_math, 1, 1, 1, 1, 0x0) \
+	X(IS_NAN, IsNaN, unary_math, 1, 1, 1, 1, 0x0) \
+	X(IS_INF, IsInf, unary_math, 1, 1, 1, 1, 0x0) \
+	X(CELU, Celu, unary_math, 1, 1, 1, 1, 0x0) \
+	X(MISH, Mish, unary_math, 1, 1, 1, 1, 0x0) \
+	X(GELU, Gelu, unary_math, 1, 1, 1, 1, 0x0) \
+	X(THRESHOLDED_RELU, ThresholdedRelu, unary_math, 1, 1, 1, 1, 0x0) \
+	X(SHRINK, Shrink, unary_math, 1, 1, 1, 1, 0x0) \
+	X(MOD, Mod, int_binary, 2, 2, 1, 1, 0x0) \
+	X(BIT_SHIFT, BitShift, int_binary, 2, 2, 1, 1, 0x0) \
+	X(PRELU, PRelu, prelu, 2, 2, 1, 1, 0x0) \
+	X(HARDMAX, Hardmax, hardmax, 1, 1, 1, 1, 0x0) \
+	X(CUM_SUM, CumSum, cumsum, 2, 2, 1, 1, 0x2) \
+	X(DET, Det, det, 1, 1, 1, 1, 0x0) \
+	X(EINSUM, Einsum, einsum, 1, -1, 1, 1, 0x0) \
+	X(TRILU, Trilu, trilu, 1, 2, 1, 1, 0x2) \
+	X(EYE_LIKE, EyeLike, eye_like, 1, 1, 1, 1, 0x0) \
+	X(ONE_HOT, OneHot, one_hot, 3, 3, 1, 1, 0x2) \
+	X(CAST_LIKE, CastLike, cast_like, 2, 2, 1, 1, 0x0) \
+	/* indexing.c */ \
+	X(GATHER_ELEMENTS, GatherElements, gather_elements, 2, 2, 1, 1, 0x0) \
+	X(GATHER_ND, GatherND, gather_nd, 2, 2, 1, 1, 0x0) \
+	X(SCATTER, Scatter, scatter_elements, 3, 3, 1, 1, 0x0) \
+	X(SCATTER_ELEMENTS, ScatterElements, scatter_elements, 3, 3, 1, 1, 0x0) \
+	X(SCATTER_ND, ScatterND, scatter_nd, 3, 3, 1, 1, 0x0) \
+	X(COMPRESS, Compress, compress, 2, 2, 1, 1, 0x0) \
+	X(NON_ZERO, NonZero, nonzero, 1, 1, 1, 1, 0x0) \
+	X(UNIQUE, Unique, unique, 1, 1, 1, 4, 0x0) \
+	X(REVERSE_SEQUENCE, ReverseSequence, reverse_sequence, 2, 2, 1, 1, 0x0) \
+	X(ARG_MAX, ArgMax, arg, 1, 1, 1, 1, 0x0) \
+	X(ARG_MIN, ArgMin, arg, 1, 1, 1, 1, 0x0) \
+	X(TOP_K, TopK, topk, 2, 2, 2, 2, 0x2) \
+	X(DEPTH_TO_SPACE, DepthToSpace, depth_space, 1, 1, 1, 1, 0x0) \
+	X(SPACE_TO_DEPTH, SpaceToDepth, depth_space, 1, 1, 1, 1, 0x0) \
+	X(TF_IDF_VECTORIZER, TfIdfVectorizer, tfidf, 1, 1, 1, 1, 0x0) \
+	/* image.c */ \
+	X(RESIZE, Resize, resize, 1, 4, 1, 1, 0xe) \
+	X(UPSAMPLE, Upsample, upsample, 1, 2, 1, 1, 0x2) \
+	X(GRID_SAMPLE, GridSample, grid_sample, 2, 2, 1, 1, 0x0) \
+	X(ROI_ALIGN, RoiAlign, roi_align, 3, 3, 1, 1, 0x0) \
+	X(NON_MAX_SUPPRESSION, NonMaxSuppression, nms, 2, 5, 1, 1, 0x0) \
+	X(MAX_UNPOOL, MaxUnpool, max_unpool, 2, 3, 1, 1, 0x4) \
+	X(LRN, LRN, lrn, 1, 1, 1, 1, 0x0) \
+	X(LP_POOL, LpPool, lp_pool, 1, 1, 1, 1, 0x0) \
+	X(LP_NORMALIZATION, LpNormalization, lp_norm, 1, 1, 1, 1, 0x0) \
+	X(MEAN_VARIANCE_NORMALIZATION, MeanVarianceNormalization, mvn, 1, 1, 1, 1, 0x0) \
+	X(GROUP_NORMALIZATION, GroupNormalization, group_norm, 3, 3, 1, 1, 0x0) \
+	X(COL2IM, Col2Im, col2im, 3, 3, 1, 1, 0x6) \
+	/* quant.c */ \
+	X(QUANTIZE_LINEAR, QuantizeLinear, quantize, 2, 3, 1, 1, 0x0) \
+	X(DEQUANTIZE_LINEAR, DequantizeLinear, dequantize, 2, 3, 1, 1, 0x0) \
+	X(DYNAMIC_QUANTIZE_LINEAR, DynamicQuantizeLinear, dynamic_quantize, 1, 1, 3, 3, 0x0) \
+	X(QLINEAR_CONV, QLinearConv, qlinear_conv, 8, 9, 1, 1, 0x0) \
+	X(QLINEAR_MATMUL, QLinearMatMul, qlinear_matmul, 8, 8, 1, 1, 0x0) \
+	X(MATMUL_INTEGER, MatMulInteger, matmul_integer, 2, 4, 1, 1, 0x0) \
+	X(CONV_INTEGER, ConvInteger, conv_integer, 2, 4, 1, 1, 0x0) \
+	/* spectral.c */ \
+	X(DFT, DFT, dft, 1, 3, 1, 1, 0x6) \
+	X(STFT, STFT, stft, 2, 4, 1, 1, 0xa) \
+	X(BLACKMAN_WINDOW, BlackmanWindow, window, 1, 1, 1, 1, 0x1) \
+	X(HAMMING_WINDOW, HammingWindow, window, 1, 1, 1, 1, 0x1) \
+	X(HANN_WINDOW, HannWindow, window, 1, 1, 1, 1, 0x1) \
+	X(MEL_WEIGHT_MATRIX, MelWeightMatrix, mel, 5, 5, 1, 1, 0x1f) \
+	/* loss.c */ \
+	X(SOFTMAX_CROSS_ENTROPY_LOSS, SoftmaxCrossEntropyLoss, sce_loss, 2, 3, 1, 2, 0x0) \
+	X(NEGATIVE_LOG_LIKELIHOOD_LOSS, NegativeLogLikelihoodLoss, nll_loss, 2, 3, 1, 1, 0x0) \
+	X(ADAGRAD, Adagrad, adagrad, 3, -1, 1, -1, 0x0) \
+	X(ADAM, Adam, adam, 3, -1, 1, -1, 0x0) \
+	X(MOMENTUM, Momentum, momentum, 3, -1, 1, -1, 0x0) \
+	/* rnn.c */ \
+	X(GRU, GRU, rnn, 3, 8, 0, 3, 0x0) \
+	X(LSTM, LSTM, rnn, 3, 8, 0, 3, 0x0) \
+	X(RNN, RNN, rnn, 3, 8, 0, 3, 0x0) \
+	/* control.c */ \
+	X(IF, If, if_else, 1, 1, 1, -1, 0x0) \
+	X(LOOP, Loop, loop, 2, -1, 1, -1, 0x0) \
+	X(SCAN, Scan, scan, 1, -1, 1, -1, 0x0)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k) OP_##e,
@@ -117,6 +207,13 @@ typedef enum Op {
 	G(conv) G(conv_transpose) G(gemm) G(matmul) G(pool) G(global_pool) \
 	G(batchnorm) G(instancenorm) G(layernorm) G(softmax) G(reduce) \
 	G(concat) G(constant_of_shape) G(expand) G(gather) G(pad) G(range) \
-	G(reshape) G(shape) G(slice) G(split) G(tile) G(transpose)
+	G(reshape) G(shape) G(slice) G(split) G(tile) G(transpose) \
+	G(unary_math) G(int_binary) G(prelu) G(hardmax) G(cumsum) G(det) G(einsum) G(trilu) \
+	G(eye_like) G(one_hot) G(cast_like) G(gather_elements) G(gather_nd) G(scatter_elements) G(scatter_nd) G(compress) \
+	G(nonzero) G(unique) G(reverse_sequence) G(arg) G(topk) G(depth_space) G(tfidf) G(resize) \
+	G(upsample) G(grid_sample) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(lp_norm) \
+	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
+	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
+	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan)
 
 #endif /* INGOT_OPS_H */

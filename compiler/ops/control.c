@@ -1,0 +1,19 @@
+/* control.c — op groups if_else, loop, scan: attributes, inference, lowering (placeholder). */
+#include "opimpl.h"
+
+static int not_implemented(InferCtx *c)
+{
+	DiagLoc l = ir_node_loc(c->g, c->node);
+	diag_report(c->diags, DIAG_ERROR, DC_UNSUPPORTED, &l, "not implemented yet");
+	return -1;
+}
+
+static int no_lower(LowerCtx *c)
+{
+	(void)c;
+	return -1;
+}
+
+const OpImpl op_impl_if_else = { 0, NULL, 0, NULL, not_implemented, no_lower };
+const OpImpl op_impl_loop = { 0, NULL, 0, NULL, not_implemented, no_lower };
+const OpImpl op_impl_scan = { 0, NULL, 0, NULL, not_implemented, no_lower };

@@ -1,0 +1,4 @@
+/* image.c — reference kernels: image (placeholder). */
+#include "image.h"
+
+typedef int ingot_image_placeholder;
