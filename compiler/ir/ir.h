@@ -121,6 +121,8 @@ typedef struct Value {
 	bool is_const;           /* data at blob + const_off, type_bytes(&type) bytes */
 	int64_t const_off;
 	bool is_input, is_output;/* region boundary markers (main graph: the model I/O) */
+	bool dynamic;            /* data-dependent size: type.dims are the upper bound and the
+	                            kernel reports the actual dims at run time (NonZero, NMS) */
 	int64_t arena_off;       /* planned offset in the workspace, -1 if none */
 	ValueId alias_of;        /* shares storage with this value (in-place / view), or IR_NONE */
 } Value;
