@@ -202,10 +202,10 @@ int main(int argc, char **argv)
 			memset(&t, 0, sizeof t);
 			strncpy(t.name, RUNNER_OUTPUTS[i].name, sizeof t.name - 1);
 			t.dtype = RUNNER_OUTPUTS[i].dtype;
-			t.rank = RUNNER_OUTPUTS[i].rank;
+			t.rank = RUNNER_OUT_DIMS(ws, i, t.dims);   /* data-dependent sizes too */
+			t.bytes = ingot_dtype_size(t.dtype);
 			for (k = 0; k < t.rank; k++)
-				t.dims[k] = RUNNER_OUTPUTS[i].dims[k];
-			t.bytes = RUNNER_OUTPUTS[i].bytes;
+				t.bytes *= (size_t)t.dims[k];
 			t.data = outputs[i];
 			snprintf(path, sizeof path, "%s/output_%d.%s", out_dir, i, npy ? "npy" : "pb");
 			if (ingot_tensor_write(path, &t, err, sizeof err)) {

@@ -16,6 +16,8 @@ typedef struct Ctx {
 	WeightsLayout w;
 	char NAME[80];
 	char **param_names;          /* per main-region input/output: the typed run() name */
+	int64_t dims_off;            /* workspace offset of the run-time dims of dynamic outputs */
+	int n_dynamic;               /* outputs with data-dependent sizes */
 } Ctx;
 
 /* ---- value references ---- */
@@ -142,9 +144,25 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 		em_printf(&e, "%s%s *%s", np ? ", " : "",
 		          dtype_c_type(c->g->values[main->outputs[i]].type.dtype), c->param_names[np]);
 	em_line(&e, "%svoid *workspace);", np ? ", " : "");
+	for (int i = 0; i < main->n_outputs; i++) {
+		const Value *v = &c->g->values[main->outputs[i]];
+		char id[200], up[200];
+		if (!v->dynamic)
+			continue;
+		cg_ident(v->name, id, sizeof id);
+		cg_upper(id, up, sizeof up);
+		em_printf(&e, "/* output %d's size depends on the data: at most these dims */\n#define %s_%s_MAX_DIMS {", i,
+		          c->NAME, up);
+		for (int k = 0; k < v->type.rank; k++)
+			em_printf(&e, k ? ", %" PRId64 : "%" PRId64, v->type.dims[k]);
+		em_printf(&e, "}\n");
+	}
 	em_line(&e, "/* The same, with inputs[] and outputs[] in ONNX order. */");
 	em_line(&e, "int %s_run_v(const void *const inputs[], void *const outputs[], void *workspace);",
 	        o->name);
+	em_line(&e, "/* Dims of output i after a run with this workspace (the static dims unless the");
+	em_line(&e, " * output's size depends on the data); returns its rank, or -1 for a bad i. */");
+	em_line(&e, "int %s_out_dims(const void *workspace, int i, int64_t dims[INGOT_MAX_RANK]);", o->name);
 	em_blank(&e);
 	em_line(&e, "#ifdef __cplusplus");
 	em_line(&e, "}");
@@ -158,6 +176,91 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 }
 
 /* ---- NAME.c ---- */
+
+/* Data-dependent output sizes (NonZero, NonMaxSuppression...): the kernel writes the
+ * actual dims of each dynamic output through one extra out[] pointer after its
+ * regular outputs, into an int64_t[INGOT_MAX_RANK] slot at the end of the workspace;
+ * NAME_out_dims() reads them back. A dynamic value must be a graph output that no
+ * other node reads (consumers of run-time shapes are not supported yet). */
+static int output_index(const Graph *g, ValueId v)
+{
+	return io_index(g->regions[0].outputs, g->regions[0].n_outputs, v);
+}
+
+static int dynamic_slot(const Graph *g, ValueId v)
+{
+	int slot = 0, k = output_index(g, v);
+	for (int i = 0; i < k; i++)
+		slot += g->values[g->regions[0].outputs[i]].dynamic;
+	return slot;
+}
+
+static int check_dynamic(Ctx *c, DiagSink *d)
+{
+	const Graph *g = c->g;
+	const Region *main = &g->regions[0];
+	for (int i = 0; i < main->n_nodes; i++) {
+		const Node *n = &g->nodes[main->nodes[i]];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_out; k++) {
+			ValueId v = n->out[k];
+			if (v == IR_NONE || !g->values[v].dynamic || output_index(g, v) >= 0)
+				continue;
+			DiagLoc l = ir_node_loc(g, main->nodes[i]);
+			l.slot_kind = "output";
+			l.slot = k;
+			l.tensor = g->values[v].name;
+			diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l,
+			            "its size depends on input values and it feeds other nodes: not supported yet");
+			return -1;
+		}
+		for (int k = 0; k < n->n_in; k++)
+			if (n->in[k] != IR_NONE && g->values[n->in[k]].dynamic) {
+				DiagLoc l = ir_node_loc(g, main->nodes[i]);
+				l.slot_kind = "input";
+				l.slot = k;
+				l.tensor = g->values[n->in[k]].name;
+				diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l,
+				            "reads a tensor whose size depends on input values: not supported yet");
+				return -1;
+			}
+	}
+	for (int i = 0; i < main->n_outputs; i++)
+		c->n_dynamic += g->values[main->outputs[i]].dynamic;
+	return 0;
+}
+
+static void emit_dynamic_dims(Ctx *c, Emitter *e, NodeId id)
+{
+	const Node *n = &c->g->nodes[id];
+	for (int k = 0; k < n->n_out; k++)
+		if (n->out[k] != IR_NONE && c->g->values[n->out[k]].dynamic)
+			em_printf(e, ", ws + %" PRId64, c->dims_off + 64 * (int64_t)dynamic_slot(c->g, n->out[k]));
+}
+
+static void emit_out_dims_fn(Emitter *e, Ctx *c)
+{
+	const Region *main = &c->g->regions[0];
+	const char *name = c->o->name;
+	em_line(e, "int %s_out_dims(const void *workspace, int i, int64_t dims[INGOT_MAX_RANK])", name);
+	em_line(e, "{");
+	em_line(e, "	int k;");
+	em_line(e, "	if (i < 0 || i >= %s_NUM_OUTPUTS)", c->NAME);
+	em_line(e, "		return -1;");
+	em_line(e, "	for (k = 0; k < %s_outputs[i].rank; k++)", name);
+	em_line(e, "		dims[k] = %s_outputs[i].dims[k];", name);
+	for (int i = 0; i < main->n_outputs; i++) {
+		if (!c->g->values[main->outputs[i]].dynamic)
+			continue;
+		em_line(e, "	if (i == %d && workspace)   /* data-dependent: written by the run */", i);
+		em_line(e, "		memcpy(dims, (const unsigned char *)workspace + %" PRId64 ", sizeof(int64_t) * %d);",
+		        c->dims_off + 64 * (int64_t)dynamic_slot(c->g, main->outputs[i]),
+		        c->g->values[main->outputs[i]].type.rank);
+	}
+	em_line(e, "	return %s_outputs[i].rank;", name);
+	em_line(e, "}");
+}
 
 static void emit_io_table(Emitter *e, Ctx *c, const char *which, const ValueId *vals, int n)
 {
@@ -251,7 +354,10 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 			em_printf(&body, k ? ", %s" : " %s", ref);
 		}
 		em_printf(&body, n->n_in ? " };\n" : " NULL };\n");
-		em_printf(&body, "\t\tvoid *const out[%d] = {", n->n_out > 0 ? n->n_out : 1);
+		int n_dyn = 0;
+		for (int k = 0; k < n->n_out; k++)
+			n_dyn += n->out[k] != IR_NONE && g->values[n->out[k]].dynamic;
+		em_printf(&body, "\t\tvoid *const out[%d] = {", n->n_out + n_dyn > 0 ? n->n_out + n_dyn : 1);
 		for (int k = 0; k < n->n_out; k++) {
 			if (n->out[k] == IR_NONE)
 				snprintf(ref, sizeof ref, "NULL");
@@ -259,6 +365,7 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 				value_ref(c, n->out[k], ref, sizeof ref);
 			em_printf(&body, k ? ", %s" : " %s", ref);
 		}
+		emit_dynamic_dims(c, &body, id);
 		em_printf(&body, " };\n");
 		if (kc.pdesc)
 			em_line(&body, "\t\tif ((rc = %s(&p%d, in, out, scratch, 0, 1)) != 0)", kc.fn_name, n_calls);
@@ -357,6 +464,8 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_printf(&e, " };\n");
 	em_line(&e, "\treturn %s_run_v(in, out, workspace);", o->name);
 	em_line(&e, "}");
+	em_blank(&e);
+	emit_out_dims_fn(&e, c);
 	snprintf(file, sizeof file, "%s.c", o->name);
 	rc = em_write_file(&e, o->out_dir, file, d);
 done:
@@ -388,6 +497,7 @@ static int emit_runner(Ctx *c, DiagSink *d)
 	em_line(&e, "#define RUNNER_INPUTS %s_inputs", c->o->name);
 	em_line(&e, "#define RUNNER_OUTPUTS %s_outputs", c->o->name);
 	em_line(&e, "#define RUNNER_RUN_V %s_run_v", c->o->name);
+	em_line(&e, "#define RUNNER_OUT_DIMS %s_out_dims", c->o->name);
 	em_line(&e, "#include \"ingot_runner.c\"");
 	snprintf(file, sizeof file, "%s_main.c", c->o->name);
 	rc = em_write_file(&e, c->o->out_dir, file, d);
@@ -441,9 +551,12 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	wm = cg_weights_mode(&c.w, o);
 	make_param_names(&c);
 
-	rc = emit_source(&c, &ks, d);
+	c.dims_off = g->arena_bytes + g->scratch_bytes;
+	rc = check_dynamic(&c, d);
 	if (!rc)
-		rc = emit_header(&c, g->arena_bytes + g->scratch_bytes, d);
+		rc = emit_source(&c, &ks, d);
+	if (!rc)
+		rc = emit_header(&c, c.dims_off + 64 * (int64_t)c.n_dynamic, d);
 	if (!rc)
 		rc = cg_c_copy_kernels(&ks, o->out_dir, d);
 	if (!rc)

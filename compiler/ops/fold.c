@@ -57,8 +57,9 @@ int ops_fold_node(Graph *g, NodeId id, DiagSink *d)
 {
 	Node *n = &g->nodes[id];
 	const void *in[64];
-	void *out[64];
-	int rc;
+	void *out[128];              /* outputs, then the dims slots of dynamic outputs */
+	int64_t dims[64][INGOT_MAX_RANK];
+	int rc, n_dyn = 0;
 	if (n->n_in > 64 || n->n_out > 64)
 		return 0;
 	for (int i = 0; i < n->n_in; i++)   /* NULL for a type-only input's data */
@@ -72,12 +73,26 @@ int ops_fold_node(Graph *g, NodeId id, DiagSink *d)
 		if (!out[i])
 			die("out of memory");
 	}
-	/* the blob may move while outputs are added: copy inputs' addresses only now */
+	/* a data-dependent size becomes static once the node is evaluated */
+	for (int i = 0; i < n->n_out; i++)
+		if (n->out[i] != IR_NONE && g->values[n->out[i]].dynamic)
+			out[n->n_out + n_dyn++] = dims[i];
 	rc = ops_run_node(g, id, in, out);
 	if (rc == 0) {
-		for (int i = 0; i < n->n_out; i++)
-			if (n->out[i] != IR_NONE)
-				ir_value_set_const(g, n->out[i], out[i]);
+		n_dyn = 0;
+		for (int i = 0; i < n->n_out; i++) {
+			Value *v = n->out[i] == IR_NONE ? NULL : &g->values[n->out[i]];
+			if (!v)
+				continue;
+			if (v->dynamic) {
+				const int64_t *actual = out[n->n_out + n_dyn++];
+				for (int k = 0; k < v->type.rank; k++)
+					IR_ASSERT(actual[k] >= 0 && actual[k] <= v->type.dims[k]);
+				memcpy(v->type.dims, actual, (size_t)v->type.rank * sizeof *actual);
+				v->dynamic = false;
+			}
+			ir_value_set_const(g, n->out[i], out[i]);
+		}
 		n->dead = true;
 	} else if (rc > 0) {
 		DiagLoc l = ir_node_loc(g, id);
