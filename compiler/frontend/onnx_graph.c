@@ -50,6 +50,17 @@ static bool is_default_domain(const char *d)
 	return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
 }
 
+/* The optimizers Adagrad, Adam and Momentum live in ai.onnx.preview.training (version 1
+ * only, so the node's ai.onnx opset does not matter for them); no other op there is known. */
+static bool is_known_domain(const char *d, const char *op_type)
+{
+	if (is_default_domain(d))
+		return true;
+	return strcmp(d, "ai.onnx.preview.training") == 0 && op_type &&
+	       (strcmp(op_type, "Adagrad") == 0 || strcmp(op_type, "Adam") == 0 ||
+	        strcmp(op_type, "Momentum") == 0);
+}
+
 static Onnx__AttributeProto__AttributeType attr_type(const Onnx__AttributeProto *a)
 {
 	if (a->has_type)
@@ -85,7 +96,7 @@ static int check_node(GraphImport *gi, size_t i)
 		return -1;
 	if (!n->op_type || !n->op_type[0])
 		return onnx_fail(L, DC_PARSE, &loc, "node has no op_type");
-	if (!is_default_domain(n->domain))
+	if (!is_known_domain(n->domain, n->op_type))
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain '%s'",
 		                 n->op_type, n->domain);
 	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) == OP_COUNT)
