@@ -28,7 +28,7 @@ static bool verify_enabled(void)
 #endif
 }
 
-static int run_passes(const Options *o, Graph *g, DiagSink *d)
+int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 {
 	const char *names[MAX_LIST + 1];
 	const char *list[MAX_LIST + 1];
@@ -79,20 +79,15 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 		die("IR invalid after import: %s", err);
 	if (ops_infer_graph(g, d, true))
 		return driver_exit_code(d);
-	if (run_passes(o, g, d))
+	if (driver_run_passes(o, g, d))
 		return driver_exit_code(d);
 	if (o->dump_ir) {
 		if (strcmp(o->dump_ir, "-") == 0) {
 			ir_print(g, stdout);
-		} else {
-			FILE *f = fopen(o->dump_ir, "w");
-			if (!f) {
-				DiagLoc l = diag_loc_file(o->dump_ir);
-				diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
-				return EXIT_BAD_INPUT;
-			}
-			ir_print(g, f);
-			fclose(f);
+		} else if (ir_dump(g, o->dump_ir)) {
+			DiagLoc l = diag_loc_file(o->dump_ir);
+			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+			return EXIT_BAD_INPUT;
 		}
 	}
 	return EXIT_OK;

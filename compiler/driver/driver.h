@@ -67,6 +67,8 @@ void driver_usage(FILE *f);
 /* compile.c: load + infer/fold + passes; the graph is ready for codegen. Returns an
  * EXIT_* code; diagnostics in d. */
 int driver_build_graph(const Options *o, Graph *g, DiagSink *d);
+/* The -O level's pipeline (or --passes), minus --disable-pass, then memory planning. */
+int driver_run_passes(const Options *o, Graph *g, DiagSink *d);
 /* The whole `compile`: graph, emit, and build lib/exe as asked. */
 int driver_compile(const Options *o, DiagSink *d);
 /* Exit code for a failed run: 3 when an op is unsupported, 2 usage, else 1. */

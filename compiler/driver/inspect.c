@@ -3,7 +3,9 @@
  * tools). Also `ingot opt` (text IR through passes; parsing comes later). */
 #include "driver.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Multiply-accumulates by formula for Conv/ConvTranspose/Gemm/MatMul. */
@@ -103,8 +105,43 @@ int cmd_inspect(const Options *o)
 	return EXIT_OK;
 }
 
+/* `ingot opt FILE.ir`: parses text IR (constants from FILE.ir.bin when present),
+ * runs the passes and prints the result on stdout. */
 int cmd_opt(const Options *o)
 {
-	fprintf(stderr, "ingot opt: %s: reading text IR is not implemented yet\n", o->model);
-	return EXIT_BAD_INPUT;
+	Graph g;
+	DiagSink d;
+	char blob[4096];
+	FILE *f = fopen(o->model, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc = EXIT_OK;
+	diag_sink_init(&d, stderr);
+	if (!f) {
+		fprintf(stderr, "%s: cannot read: %s\n", o->model, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			text = realloc(text, cap);
+			if (!text)
+				die("out of memory");
+		}
+		size_t r = fread(text + len, 1, cap - len, f);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	snprintf(blob, sizeof blob, "%s.bin", o->model);
+	ir_graph_init(&g, o->model);
+	if (ir_parse(&g, text, len, blob, &d) || driver_run_passes(o, &g, &d))
+		rc = driver_exit_code(&d);
+	else
+		ir_print(&g, stdout);
+	free(text);
+	ir_graph_free(&g);
+	diag_sink_free(&d);
+	return rc;
 }

@@ -1,11 +1,561 @@
-/* parse.c — reading the text IR back (placeholder until the golden tests need it:
- * `ingot opt` and print → parse → print come with the pass-manager work). */
+/* parse.c — reading the text IR back (the inverse of print.c), so that passes can
+ * run on text (`ingot opt FILE.ir`) and golden tests can state input and expected
+ * IR. print → parse → print is the identity. Constants printed as blob(offset,
+ * length, hash) are read from the blob file written beside the dump (FILE.bin);
+ * the hash is checked. Nested regions (control flow) are not read yet. */
 #include "ir.h"
+#include "opimpl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Parser {
+	Graph *g;
+	DiagSink *d;
+	const char *p, *end;        /* cursor in the current line */
+	int line;
+	const uint8_t *blob;        /* the blob file's bytes, or NULL */
+	size_t blob_len;
+	char buf[4096];
+} Parser;
+
+static int fail(Parser *P, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	DiagLoc l = diag_loc_file(P->g->file);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_report(P->d, DIAG_ERROR, DC_PARSE, &l, "line %d: %s", P->line, msg);
+	return -1;
+}
+
+static void skip_ws(Parser *P)
+{
+	while (P->p < P->end && (*P->p == ' ' || *P->p == '\t'))
+		P->p++;
+}
+
+static bool eat(Parser *P, const char *tok)
+{
+	size_t n = strlen(tok);
+	skip_ws(P);
+	if ((size_t)(P->end - P->p) >= n && memcmp(P->p, tok, n) == 0) {
+		P->p += n;
+		return true;
+	}
+	return false;
+}
+
+static int expect(Parser *P, const char *tok)
+{
+	return eat(P, tok) ? 0 : fail(P, "expected '%s'", tok);
+}
+
+/* A quoted string with \" \\ \xNN escapes into P->buf. */
+static int parse_quoted(Parser *P)
+{
+	size_t n = 0;
+	if (expect(P, "\""))
+		return -1;
+	while (P->p < P->end && *P->p != '"') {
+		char c = *P->p++;
+		if (c == '\\' && P->p < P->end) {
+			c = *P->p++;
+			if (c == 'x' && P->end - P->p >= 2) {
+				char hex[3] = { P->p[0], P->p[1], 0 };
+				c = (char)strtol(hex, NULL, 16);
+				P->p += 2;
+			}
+		}
+		if (n + 1 >= sizeof P->buf)
+			return fail(P, "string too long");
+		P->buf[n++] = c;
+	}
+	P->buf[n] = 0;
+	return expect(P, "\"");
+}
+
+static int parse_word(Parser *P)
+{
+	size_t n = 0;
+	skip_ws(P);
+	while (P->p < P->end && (isalnum((unsigned char)*P->p) || *P->p == '_' || *P->p == '.')) {
+		if (n + 1 >= sizeof P->buf)
+			return fail(P, "name too long");
+		P->buf[n++] = *P->p++;
+	}
+	P->buf[n] = 0;
+	return n ? 0 : fail(P, "expected a name");
+}
+
+/* %name or %"quoted name" into P->buf */
+static int parse_value_name(Parser *P)
+{
+	if (expect(P, "%"))
+		return -1;
+	if (P->p < P->end && *P->p == '"')
+		return parse_quoted(P);
+	return parse_word(P);
+}
+
+static int parse_i64(Parser *P, int64_t *v)
+{
+	char *e;
+	skip_ws(P);
+	errno = 0;
+	long long x = strtoll(P->p, &e, 10);
+	if (e == P->p || errno)
+		return fail(P, "expected an integer");
+	P->p = e;
+	*v = x;
+	return 0;
+}
+
+static int parse_f64(Parser *P, double *v)
+{
+	char *e;
+	skip_ws(P);
+	*v = strtod(P->p, &e);
+	if (e == P->p)
+		return fail(P, "expected a number");
+	P->p = e;
+	return 0;
+}
+
+static int parse_type(Parser *P, Type *t)
+{
+	int64_t d;
+	if (parse_word(P))
+		return -1;
+	memset(t, 0, sizeof *t);
+	t->dtype = dtype_parse(P->buf);
+	if (t->dtype == DT_UNDEF)
+		return fail(P, "unknown element type '%s'", P->buf);
+	if (expect(P, "["))
+		return -1;
+	while (!eat(P, "]")) {
+		if (t->rank && expect(P, ","))
+			return -1;
+		if (t->rank == IR_MAX_RANK || parse_i64(P, &d) || d < 0)
+			return fail(P, "bad dims");
+		t->dims[t->rank++] = d;
+	}
+	if (eat(P, "!blocked(")) {
+		int64_t b;
+		if (parse_i64(P, &b) || expect(P, ")"))
+			return -1;
+		t->layout = LAYOUT_BLOCKED;
+		t->block = (int)b;
+	}
+	if (eat(P, "!q(")) {
+		double scale;
+		int64_t zp;
+		Quant *q = arena_alloc(&P->g->arena, sizeof *q);
+		float *s = arena_alloc(&P->g->arena, sizeof *s);
+		int32_t *z = arena_alloc(&P->g->arena, sizeof *z);
+		if (parse_f64(P, &scale) || expect(P, ",") || parse_i64(P, &zp) || expect(P, ")"))
+			return -1;
+		*s = (float)scale;
+		*z = (int32_t)zp;
+		q->axis = -1;
+		q->n = 1;
+		q->scale = s;
+		q->zero_point = z;
+		t->quant = q;
+	}
+	return type_bytes(t) < 0 ? fail(P, "type too large") : 0;
+}
+
+static uint32_t fnv1a(const uint8_t *p, int64_t n)
+{
+	uint32_t h = 2166136261u;
+	for (int64_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/* Element i of a constant from text. */
+static int parse_elem(Parser *P, DType dt, uint8_t *dst)
+{
+	Scalar s;
+	size_t es = dtype_size(dt);
+	if (dt == DT_I64 || dt == DT_U64) {
+		int64_t v;
+		if (dt == DT_U64) {
+			char *e;
+			skip_ws(P);
+			unsigned long long u = strtoull(P->p, &e, 10);
+			if (e == P->p)
+				return fail(P, "expected an integer");
+			P->p = e;
+			memcpy(dst, &u, 8);
+			return 0;
+		}
+		if (parse_i64(P, &v))
+			return -1;
+		memcpy(dst, &v, 8);
+		return 0;
+	}
+	double v;
+	skip_ws(P);
+	if (eat(P, "nan") || eat(P, "-nan"))
+		v = (double)NAN;
+	else if (eat(P, "inf"))
+		v = (double)INFINITY;
+	else if (eat(P, "-inf"))
+		v = -(double)INFINITY;
+	else if (parse_f64(P, &v))
+		return -1;
+	s = scalar_from_f64(dt, v);
+	memcpy(dst, s.bytes, es);
+	return 0;
+}
+
+static int parse_const(Parser *P)
+{
+	Type t;
+	ValueId id;
+	if (parse_value_name(P))
+		return -1;
+	if (ir_value_find(P->g, 0, P->buf) != IR_NONE)
+		return fail(P, "value '%s' defined twice", P->buf);
+	id = ir_value_new(P->g, 0, P->buf, NULL);
+	if (expect(P, ":") || parse_type(P, &t) || expect(P, "="))
+		return -1;
+	P->g->values[id].type = t;
+	int64_t bytes = type_bytes(&t), n = type_numel(&t);
+	if (eat(P, "blob(")) {
+		int64_t off, len, hash;
+		char *e;
+		if (parse_i64(P, &off) || expect(P, ",") || parse_i64(P, &len) || expect(P, ","))
+			return -1;
+		skip_ws(P);
+		hash = (int64_t)strtoull(P->p, &e, 16);
+		P->p = e;
+		if (expect(P, ")"))
+			return -1;
+		if (!P->blob)
+			return fail(P, "constant '%s' is in a blob file, and none was found",
+			            P->g->values[id].name);
+		if (len != bytes || off < 0 || (uint64_t)off + (uint64_t)len > P->blob_len)
+			return fail(P, "blob(%lld, %lld) is outside the blob file or the wrong size",
+			            (long long)off, (long long)len);
+		if (fnv1a(P->blob + off, len) != (uint32_t)hash)
+			return fail(P, "blob hash mismatch for '%s'", P->g->values[id].name);
+		ir_value_set_const(P->g, id, P->blob + off);
+		return 0;
+	}
+	uint8_t *data = calloc(1, (size_t)(bytes > 0 ? bytes : 1));
+	int rc = expect(P, "[");
+	for (int64_t i = 0; i < n && !rc; i++) {
+		if (i)
+			rc = expect(P, ",");
+		if (!rc)
+			rc = parse_elem(P, t.dtype, data + (size_t)i * dtype_size(t.dtype));
+	}
+	if (!rc)
+		rc = expect(P, "]");
+	if (!rc)
+		ir_value_set_const(P->g, id, data);
+	free(data);
+	return rc;
+}
+
+static int parse_attr_value(Parser *P, const AttrField *af, void *attrs)
+{
+	char *dst = (char *)attrs + af->off;
+	switch (af->kind) {
+	case AK_INT: {
+		int64_t v;
+		if (parse_i64(P, &v))
+			return -1;
+		memcpy(dst, &v, sizeof v);
+		return 0;
+	}
+	case AK_FLOAT: {
+		double v;
+		float f;
+		skip_ws(P);
+		if (eat(P, "nan"))
+			v = (double)NAN;
+		else if (eat(P, "inf"))
+			v = (double)INFINITY;
+		else if (eat(P, "-inf"))
+			v = -(double)INFINITY;
+		else if (parse_f64(P, &v))
+			return -1;
+		f = (float)v;
+		memcpy(dst, &f, sizeof f);
+		return 0;
+	}
+	case AK_INTS:
+	case AK_FLOATS: {
+		int n = 0, cap = 8;
+		bool ints = af->kind == AK_INTS;
+		void *vals = arena_array(&P->g->arena, (size_t)cap, 8);
+		if (expect(P, "["))
+			return -1;
+		while (!eat(P, "]")) {
+			if (n && expect(P, ","))
+				return -1;
+			if (n == cap) {
+				void *bigger = arena_array(&P->g->arena, (size_t)cap * 2, 8);
+				memcpy(bigger, vals, (size_t)cap * 8);
+				vals = bigger;
+				cap *= 2;
+			}
+			if (ints) {
+				if (parse_i64(P, &((int64_t *)vals)[n]))
+					return -1;
+			} else {
+				double v;
+				if (parse_f64(P, &v))
+					return -1;
+				((float *)vals)[n] = (float)v;
+			}
+			n++;
+		}
+		if (ints) {
+			IntList *l = (IntList *)(void *)dst;
+			l->v = vals;
+			l->n = n;
+		} else {
+			FloatList *l = (FloatList *)(void *)dst;
+			l->v = vals;
+			l->n = n;
+		}
+		return 0;
+	}
+	case AK_ENUM:
+		if (parse_quoted(P))
+			return -1;
+		for (int i = 0; af->enums[i]; i++)
+			if (strcmp(af->enums[i], P->buf) == 0) {
+				memcpy(dst, &i, sizeof i);
+				return 0;
+			}
+		return fail(P, "attribute '%s': unknown value '%s'", af->name, P->buf);
+	case AK_SCALAR: {
+		Scalar *s = (Scalar *)(void *)dst;
+		DType dt;
+		if (parse_word(P))
+			return -1;
+		dt = dtype_parse(P->buf);
+		if (dt == DT_UNDEF || dtype_size(dt) > 8 || expect(P, ":"))
+			return fail(P, "attribute '%s': expected dtype:value", af->name);
+		memset(s, 0, sizeof *s);
+		s->dtype = dt;
+		return parse_elem(P, dt, s->bytes);
+	}
+	}
+	return -1;
+}
+
+static int parse_node(Parser *P)
+{
+	ValueId outs[64], ins[64];
+	char names[64][256];
+	int n_out = 0, n_in = 0;
+	Op op;
+	/* outputs */
+	do {
+		if (n_out == 64)
+			return fail(P, "too many outputs");
+		if (eat(P, "_")) {
+			names[n_out][0] = 0;
+		} else {
+			if (parse_value_name(P))
+				return -1;
+			snprintf(names[n_out], sizeof names[0], "%s", P->buf);
+		}
+		n_out++;
+	} while (eat(P, ","));
+	if (expect(P, "=") || parse_word(P))
+		return -1;
+	op = ir_op_lookup(P->buf);
+	if (op == OP_COUNT)
+		return fail(P, "unknown op '%s'", P->buf);
+	if (expect(P, "("))
+		return -1;
+	while (!eat(P, ")")) {
+		if (n_in && expect(P, ","))
+			return -1;
+		if (n_in == 64)
+			return fail(P, "too many inputs");
+		if (eat(P, "_")) {
+			ins[n_in++] = IR_NONE;
+			continue;
+		}
+		if (parse_value_name(P))
+			return -1;
+		ins[n_in] = ir_value_find(P->g, 0, P->buf);
+		if (ins[n_in] == IR_NONE)
+			return fail(P, "value '%s' is used before it is defined", P->buf);
+		n_in++;
+	}
+	for (int i = 0; i < n_out; i++) {
+		if (!names[i][0]) {
+			outs[i] = IR_NONE;
+			continue;
+		}
+		if (ir_value_find(P->g, 0, names[i]) != IR_NONE)
+			return fail(P, "value '%s' defined twice", names[i]);
+		outs[i] = ir_value_new(P->g, 0, names[i], NULL);
+	}
+	NodeId id = ir_node_new(P->g, 0, op, P->g->opset, ins, n_in, outs, n_out, NULL);
+	Node *n = &P->g->nodes[id];
+	const OpImpl *impl = op_info(op)->impl;
+	/* list attributes not printed are absent */
+	for (int i = 0; i < impl->n_fields; i++) {
+		const AttrField *af = &impl->fields[i];
+		if (af->kind == AK_INTS)
+			((IntList *)(void *)((char *)n->attrs + af->off))->n = -1;
+		else if (af->kind == AK_FLOATS)
+			((FloatList *)(void *)((char *)n->attrs + af->off))->n = -1;
+	}
+	if (eat(P, "{")) {
+		do {
+			const AttrField *af = NULL;
+			if (parse_word(P) || expect(P, "="))
+				return -1;
+			for (int i = 0; i < impl->n_fields; i++)
+				if (strcmp(impl->fields[i].name, P->buf) == 0)
+					af = &impl->fields[i];
+			if (!af)
+				return fail(P, "%s has no attribute '%s'", ir_op_name(op), P->buf);
+			if (parse_attr_value(P, af, n->attrs))
+				return -1;
+		} while (eat(P, ","));
+		if (expect(P, "}"))
+			return -1;
+	}
+	if (expect(P, ":"))
+		return -1;
+	for (int i = 0; i < n_out; i++) {
+		Type t;
+		if (outs[i] == IR_NONE)
+			continue;
+		if ((i && expect(P, ",")) || parse_type(P, &t))
+			return -1;
+		P->g->values[outs[i]].type = t;
+	}
+	if (eat(P, "loc(")) {
+		const char *origins[64];
+		int n_orig = 0;
+		do {
+			if (parse_quoted(P))
+				return -1;
+			if (n_orig < 64)
+				origins[n_orig++] = arena_strdup(&P->g->arena, P->buf);
+		} while (eat(P, ","));
+		if (expect(P, ")"))
+			return -1;
+		n = &P->g->nodes[id];
+		n->origins = arena_array(&P->g->arena, (size_t)n_orig, sizeof *n->origins);
+		memcpy(n->origins, origins, (size_t)n_orig * sizeof *origins);
+		n->n_origins = n_orig;
+	}
+	if (eat(P, "@arena+")) {
+		int64_t off;
+		if (parse_i64(P, &off))
+			return -1;
+		for (int i = 0; i < n_out; i++)
+			if (outs[i] != IR_NONE) {
+				P->g->values[outs[i]].arena_off = off;
+				break;
+			}
+	}
+	return 0;
+}
+
+static int parse_line(Parser *P)
+{
+	skip_ws(P);
+	if (P->p == P->end || (P->end - P->p >= 2 && P->p[0] == '/' && P->p[1] == '/')) {
+		int64_t v;
+		if (eat(P, "// ingot IR, opset") && parse_i64(P, &v) == 0)
+			P->g->opset = (int)v;
+		P->p = P->end;   /* a comment */
+		return 0;
+	}
+	if (eat(P, "input ")) {
+		Type t;
+		if (parse_value_name(P))
+			return -1;
+		if (ir_value_find(P->g, 0, P->buf) != IR_NONE)
+			return fail(P, "value '%s' defined twice", P->buf);
+		ValueId id = ir_value_new(P->g, 0, P->buf, NULL);
+		if (expect(P, ":") || parse_type(P, &t))
+			return -1;
+		P->g->values[id].type = t;
+		ir_region_add_input(P->g, 0, id);
+		return 0;
+	}
+	if (eat(P, "const "))
+		return parse_const(P);
+	if (eat(P, "output ")) {
+		if (parse_value_name(P))
+			return -1;
+		ValueId id = ir_value_find(P->g, 0, P->buf);
+		if (id == IR_NONE)
+			return fail(P, "output '%s' is never defined", P->buf);
+		ir_region_add_output(P->g, 0, id);
+		return 0;
+	}
+	if (eat(P, "region "))
+		return fail(P, "nested regions are not read yet");
+	return parse_node(P);
+}
+
+static uint8_t *read_blob(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			*len = (size_t)n;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
 
 int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, DiagSink *d)
 {
-	DiagLoc l = diag_loc_file(g->file);
-	(void)text; (void)len; (void)blob_file;
-	diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l, "parsing text IR is not implemented yet");
-	return -1;
+	Parser P;
+	const char *p = text, *end = text + len;
+	int rc = 0;
+	memset(&P, 0, sizeof P);
+	P.g = g;
+	P.d = d;
+	uint8_t *blob = blob_file ? read_blob(blob_file, &P.blob_len) : NULL;
+	P.blob = blob;
+	while (p < end && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		P.line++;
+		P.p = p;
+		P.end = nl ? nl : end;
+		rc = parse_line(&P);
+		if (!rc) {
+			skip_ws(&P);
+			if (P.p != P.end)
+				rc = fail(&P, "unexpected text '%.20s'", P.p);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	free(blob);
+	return rc;
 }

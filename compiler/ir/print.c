@@ -274,9 +274,20 @@ static void print_region(FILE *f, const Graph *g, RegionId r, int depth)
 			}
 		}
 	}
+	/* constant outputs no live node reads (initializers, folded results) */
 	for (int i = 0; i < reg->n_outputs; i++) {
 		ValueId v = reg->outputs[i];
-		if (g->values[v].is_const && g->values[v].producer != IR_NONE) {
+		bool used = false;
+		if (!g->values[v].is_const)
+			continue;
+		for (int k = 0; k < reg->n_nodes && !used; k++) {
+			const Node *n = &g->nodes[reg->nodes[k]];
+			for (int q = 0; q < n->n_in && !n->dead; q++)
+				used |= n->in[q] == v;
+		}
+		for (int k = 0; k < i && !used; k++)
+			used |= reg->outputs[k] == v;
+		if (!used) {
 			fprintf(f, "%*s", depth * 2, "");
 			print_const(f, g, v);
 		}
@@ -300,4 +311,24 @@ void ir_print(const Graph *g, FILE *f)
 	if (g->arena_bytes || g->scratch_bytes)
 		fprintf(f, "// workspace: arena %" PRId64 " bytes, scratch %" PRId64 " bytes\n",
 		        g->arena_bytes, g->scratch_bytes);
+}
+
+int ir_dump(const Graph *g, const char *path)
+{
+	char blob[4096];
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ir_print(g, f);
+	if (fclose(f) != 0)
+		return -1;
+	snprintf(blob, sizeof blob, "%s.bin", path);
+	f = fopen(blob, "wb");
+	if (!f)
+		return -1;
+	if (g->blob_size && fwrite(g->blob, 1, (size_t)g->blob_size, f) != (size_t)g->blob_size) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
 }
