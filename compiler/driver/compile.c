@@ -81,6 +81,16 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 		return driver_exit_code(d);
 	if (driver_run_passes(o, g, d))
 		return driver_exit_code(d);
+	if (o->dot) {
+		FILE *f = fopen(o->dot, "w");
+		if (!f) {
+			DiagLoc l = diag_loc_file(o->dot);
+			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+			return EXIT_BAD_INPUT;
+		}
+		ir_dot(g, f);
+		fclose(f);
+	}
 	if (o->dump_ir) {
 		if (strcmp(o->dump_ir, "-") == 0) {
 			ir_print(g, stdout);

@@ -9,7 +9,7 @@
  * their own inputs and outputs, in the same id space.
  *
  * Sections follow the implementing files: arena.c, types.c, graph.c, attrs.c,
- * print.c, parse.c, verify.c.
+ * print.c, parse.c, dot.c, verify.c.
  */
 #ifndef INGOT_IR_H
 #define INGOT_IR_H
@@ -270,6 +270,10 @@ void ir_print(const Graph *g, FILE *f);
 int ir_dump(const Graph *g, const char *path);
 /* Parses text IR; constants over 16 elements come from blob_file. Returns 0 or -1. */
 int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, DiagSink *d);
+
+/* ---- dot.c: a Graphviz picture of the main graph (--dot FILE) ---- */
+
+void ir_dot(const Graph *g, FILE *f);
 
 /* ---- verify.c ---- */
 
