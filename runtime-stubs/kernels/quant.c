@@ -1,4 +1,485 @@
-/* quant.c — reference kernels: quant (placeholder). */
+/* quant.c — reference kernels of the linear quantization ops (see quant.h).
+ * Values go through double where the ONNX reference mixes precisions, and are
+ * rounded back to the precision numpy would have used, so results match the
+ * reference bit for bit on ordinary inputs. 8-bit operands of the integer products
+ * are read as bytes and sign-adjusted with an xor (no per-element dtype switch).
+ * Out-of-range and NaN values saturate (NaN to the low end), never UB. */
 #include "quant.h"
 
-typedef int ingot_quant_placeholder;
+#include <math.h>
+#include <string.h>
+
+#define Q_CHUNK 64
+#define Q_MAX_SP 6
+
+/* One element of any numeric dtype, as double. */
+static double q_ld(int dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case INGOT_DT_F32: return (double)((const float *)p)[i];
+	case INGOT_DT_F64: return ((const double *)p)[i];
+	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
+	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
+	case INGOT_DT_U8: return (double)((const uint8_t *)p)[i];
+	case INGOT_DT_I8: return (double)((const int8_t *)p)[i];
+	case INGOT_DT_U16: return (double)((const uint16_t *)p)[i];
+	case INGOT_DT_I16: return (double)((const int16_t *)p)[i];
+	case INGOT_DT_I32: return (double)((const int32_t *)p)[i];
+	case INGOT_DT_U32: return (double)((const uint32_t *)p)[i];
+	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
+	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
+	default: return 0.0;
+	}
+}
+
+/* v rounded to the precision of float dtype dt (double rounding through double is
+ * exact for f32/f16/bf16 results of one +, -, *, /). */
+static double q_round_to(int dt, double v)
+{
+	switch (dt) {
+	case INGOT_DT_F32: return (double)(float)v;
+	case INGOT_DT_F16: return (double)ingot_f16_to_f32(ingot_f32_to_f16((float)v));
+	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(ingot_f32_to_bf16((float)v));
+	default: return v;
+	}
+}
+
+/* The representable range of an integer dtype (as doubles). 0 if not an integer. */
+static int q_range(int dt, double *lo, double *hi)
+{
+	switch (dt) {
+	case INGOT_DT_U8: *lo = 0.0; *hi = 255.0; return 1;
+	case INGOT_DT_I8: *lo = -128.0; *hi = 127.0; return 1;
+	case INGOT_DT_U16: *lo = 0.0; *hi = 65535.0; return 1;
+	case INGOT_DT_I16: *lo = -32768.0; *hi = 32767.0; return 1;
+	case INGOT_DT_I32: *lo = -2147483648.0; *hi = 2147483647.0; return 1;
+	default: return 0;
+	}
+}
+
+/* Stores an integral v saturated to [lo, hi] (NaN -> lo) into integer dtype dt. */
+static void q_st_int(int dt, void *p, int64_t i, double v, double lo, double hi)
+{
+	int64_t q;
+	if (!(v >= lo))
+		v = lo;
+	if (v > hi)
+		v = hi;
+	q = (int64_t)v;
+	switch (dt) {
+	case INGOT_DT_U8: ((uint8_t *)p)[i] = (uint8_t)q; break;
+	case INGOT_DT_I8: ((int8_t *)p)[i] = (int8_t)q; break;
+	case INGOT_DT_U16: ((uint16_t *)p)[i] = (uint16_t)q; break;
+	case INGOT_DT_I16: ((int16_t *)p)[i] = (int16_t)q; break;
+	case INGOT_DT_I32: ((int32_t *)p)[i] = (int32_t)q; break;
+	default: break;
+	}
+}
+
+/* Stores v into float dtype dt (through float for the 16-bit types). */
+static void q_st_float(int dt, void *p, int64_t i, double v)
+{
+	switch (dt) {
+	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
+	case INGOT_DT_F64: ((double *)p)[i] = v; break;
+	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
+	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
+	default: break;
+	}
+}
+
+static int q_is_float(int dt)
+{
+	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
+}
+
+/* int64 -> int32 modulo 2^32, without implementation-defined conversions. */
+static int32_t q_wrap32(int64_t v)
+{
+	uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
+	if (u <= 0x7fffffffu)
+		return (int32_t)u;
+	return (int32_t)(u - 0x80000000u) - 0x7fffffff - 1;
+}
+
+/* The scale / zero point index of element e of a (outer, axis_len, inner) tensor. */
+static int64_t q_sidx(int64_t mode, int64_t e, int64_t axis_len, int64_t inner, int64_t block,
+                      int64_t s_axis_len)
+{
+	int64_t i, a, o;
+	if (mode == INGOT_Q_TENSOR)
+		return 0;
+	i = e % inner;
+	a = (e / inner) % axis_len;
+	if (mode == INGOT_Q_AXIS)
+		return a;
+	o = e / inner / axis_len;
+	return (o * s_axis_len + a / block) * inner + i;
+}
+
+static int q_span(int64_t n, int task, int n_tasks, int64_t *e0, int64_t *e1)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*e0 = n * task / n_tasks;
+	*e1 = n * (task + 1) / n_tasks;
+	return *e0 < *e1;
+}
+
+static int q_layout_ok(int64_t mode, int64_t outer, int64_t axis_len, int64_t inner,
+                       int64_t block)
+{
+	return outer >= 0 && axis_len >= 0 && inner >= 0 &&
+	       (mode != INGOT_Q_BLOCK || block >= 1);
+}
+
+INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_quantize_params *p = (const ingot_quantize_params *)params;
+	const void *x = in[0], *s = in[1], *zp = p->has_zp ? in[2] : NULL;
+	void *y = out[0];
+	int64_t e, e0, e1, n = p->outer * p->axis_len * p->inner;
+	double lo, hi;
+	int xdt = (int)p->x_dtype, sdt = (int)p->s_dtype, ydt = (int)p->y_dtype;
+	int ddt = (int)p->div_dtype;
+	(void)scratch;
+	if (!x || !s || !y || (p->has_zp && !zp) || !q_range(ydt, &lo, &hi) ||
+	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
+		return INGOT_EINVAL;
+	if (!q_span(n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	if (p->mode == INGOT_Q_TENSOR && xdt == INGOT_DT_F32 && sdt == INGOT_DT_F32 &&
+	    ddt == INGOT_DT_F32) {
+		/* the common case: one float scale, float division, no dtype switch inside */
+		const float *xf = (const float *)x;
+		float sc = *(const float *)s;
+		double z = zp ? q_ld(ydt, zp, 0) : 0.0;
+		if (ydt == INGOT_DT_U8) {
+			uint8_t *yq = (uint8_t *)y;
+			for (e = e0; e < e1; e++) {
+				float v = rintf(xf[e] / sc) + (float)z;
+				yq[e] = (uint8_t)(v >= 0.0f ? (v <= 255.0f ? v : 255.0f) : 0.0f);
+			}
+			return INGOT_OK;
+		}
+		if (ydt == INGOT_DT_I8) {
+			int8_t *yq = (int8_t *)y;
+			for (e = e0; e < e1; e++) {
+				float v = rintf(xf[e] / sc) + (float)z;
+				yq[e] = (int8_t)(v >= -128.0f ? (v <= 127.0f ? v : 127.0f) : -128.0f);
+			}
+			return INGOT_OK;
+		}
+	}
+	for (e = e0; e < e1; e++) {
+		int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
+		double xv = q_round_to(ddt, q_ld(xdt, x, e));
+		double sv = q_round_to(ddt, q_ld(sdt, s, si));
+		double v = rint(q_round_to(ddt, xv / sv));
+		if (zp)
+			v += q_ld(ydt, zp, si);
+		q_st_int(ydt, y, e, v, lo, hi);
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_dequantize(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks)
+{
+	const ingot_dequantize_params *p = (const ingot_dequantize_params *)params;
+	const void *x = in[0], *s = in[1], *zp = p->has_zp ? in[2] : NULL;
+	void *y = out[0];
+	int64_t e, e0, e1, n = p->outer * p->axis_len * p->inner;
+	int xdt = (int)p->x_dtype, sdt = (int)p->s_dtype, ydt = (int)p->y_dtype;
+	(void)scratch;
+	if (!x || !s || !y || (p->has_zp && !zp) || !q_is_float(ydt) || !q_is_float(sdt) ||
+	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
+		return INGOT_EINVAL;
+	if (!q_span(n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	if (p->mode == INGOT_Q_TENSOR && sdt == INGOT_DT_F32 && ydt == INGOT_DT_F32 &&
+	    (xdt == INGOT_DT_U8 || xdt == INGOT_DT_I8)) {
+		/* the common case: 8-bit x, one float scale; x - zp is exact in float */
+		const uint8_t *xb = (const uint8_t *)x;
+		float sc = *(const float *)s, *yf = (float *)y;
+		int32_t flip = xdt == INGOT_DT_I8 ? 0x80 : 0;
+		int32_t z = zp ? (int32_t)q_ld(xdt, zp, 0) : 0;
+		for (e = e0; e < e1; e++)
+			yf[e] = (float)(((int32_t)(xb[e] ^ flip) - flip) - z) * sc;
+		return INGOT_OK;
+	}
+	for (e = e0; e < e1; e++) {
+		int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
+		double d = q_ld(xdt, x, e) - (zp ? q_ld(xdt, zp, si) : 0.0);
+		/* the reference multiplies in float32 (f16/bf16 scales promote to it) */
+		double v = (double)(float)(d * q_ld(sdt, s, si));
+		q_st_float(ydt, y, e, v);
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_dynquant(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_dynquant_params *p = (const ingot_dynquant_params *)params;
+	const float *x = (const float *)in[0];
+	uint8_t *y = (uint8_t *)out[0];
+	float lo = 0.0f, hi = 0.0f, sc, zf;
+	int64_t e, e0, e1;
+	(void)scratch;
+	if (!x || p->n < 0)
+		return INGOT_EINVAL;
+	for (e = 0; e < p->n; e++) {       /* NaN compares false: ignored */
+		if (x[e] < lo)
+			lo = x[e];
+		if (x[e] > hi)
+			hi = x[e];
+	}
+	sc = (hi - lo) / 255.0f;
+	zf = 0.0f;
+	if (sc > 0.0f) {
+		/* numpy computes this quotient in double (python int minus float32) */
+		zf = (float)rint((0.0 - (double)lo) / (double)sc);
+		zf = zf >= 0.0f ? (zf <= 255.0f ? zf : 255.0f) : 0.0f;
+	}
+	if (task == 0 || n_tasks <= 1) {
+		if (out[1])
+			*(float *)out[1] = sc;
+		if (out[2])
+			*(uint8_t *)out[2] = (uint8_t)zf;
+	}
+	if (!y || !q_span(p->n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	for (e = e0; e < e1; e++) {
+		float v = sc > 0.0f ? rintf(x[e] / sc) + zf : 0.0f;
+		y[e] = (uint8_t)(v >= 0.0f ? (v <= 255.0f ? v : 255.0f) : 0.0f);
+	}
+	return INGOT_OK;
+}
+
+/* An 8-bit operand: bytes xor flip minus flip gives the value for u8 (flip 0) and
+ * i8 (flip 0x80) alike. */
+static int32_t q_flip(int dt)
+{
+	return dt == INGOT_DT_I8 ? 0x80 : 0;
+}
+
+#define Q_B8(p, i, flip) ((int32_t)((p)[i] ^ (flip)) - (flip))
+
+/* Requantizes an accumulator: saturate(rint(acc * mult) + zp) into y[i]. */
+static void q_requant(int dt, void *y, int64_t i, int64_t acc, float mult, double zp,
+                      double lo, double hi)
+{
+	q_st_int(dt, y, i, rint((double)acc * (double)mult) + zp, lo, hi);
+}
+
+/* A zero point / scale of an operand, by layout: v = vec index, b = batch number. */
+static double q_pick(int dt, const void *p, int64_t mode, int64_t v, int64_t b, int64_t len)
+{
+	switch (mode) {
+	case INGOT_QV_ONE: return q_ld(dt, p, 0);
+	case INGOT_QV_VEC: return q_ld(dt, p, v);
+	case INGOT_QV_BATCH: return q_ld(dt, p, b * len + v);
+	default: return 0.0;
+	}
+}
+
+INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *const *out,
+                               void *scratch, int task, int n_tasks)
+{
+	const ingot_qmatmul_params *p = (const ingot_qmatmul_params *)params;
+	const int ql = p->qlinear != 0;
+	const uint8_t *a = (const uint8_t *)in[0], *b = (const uint8_t *)in[ql ? 3 : 1];
+	const void *azp = p->a_zp ? in[2] : NULL, *bzp = p->b_zp ? in[ql ? 5 : 3] : NULL;
+	const void *as = ql ? in[1] : NULL, *bs = ql ? in[4] : NULL, *ys = ql ? in[6] : NULL;
+	const void *yzp = ql && p->y_zp ? in[7] : NULL;
+	const int32_t af = q_flip((int)p->a_dtype), bf = q_flip((int)p->b_dtype);
+	int adt = (int)p->a_dtype, bdt = (int)p->b_dtype, ydt = (int)p->y_dtype;
+	int sdt = (int)p->s_dtype;
+	int64_t batches = 1, rows, r, r0, r1, j, j0, kk, d;
+	int64_t acc[Q_CHUNK];
+	int32_t bz[Q_CHUNK];
+	double lo = 0.0, hi = 0.0;
+	(void)scratch;
+	if (!a || !b || !out[0] || p->nb < 0 || p->nb > INGOT_MAX_RANK || p->m < 0 || p->k < 0 ||
+	    p->n < 0 || (p->a_zp && !azp) || (p->b_zp && !bzp) || (ql && (!as || !bs || !ys)) ||
+	    (ql && p->y_zp && !yzp) || (ql && !q_range(ydt, &lo, &hi)))
+		return INGOT_EINVAL;
+	for (d = 0; d < p->nb; d++)
+		batches *= p->bdims[d];
+	rows = batches * p->m;
+	if (!q_span(rows, task, n_tasks, &r0, &r1) || p->n == 0)
+		return INGOT_OK;
+	for (r = r0; r < r1; r++) {
+		int64_t bt = r / p->m, i = r % p->m, rem = bt, a_off = 0, b_off = 0, ab, bb;
+		int32_t az;
+		for (d = p->nb - 1; d >= 0; d--) {
+			int64_t id = rem % p->bdims[d];
+			rem /= p->bdims[d];
+			a_off += id * p->a_bstr[d];
+			b_off += id * p->b_bstr[d];
+		}
+		ab = p->m * p->k > 0 ? a_off / (p->m * p->k) : 0;     /* A's own batch number */
+		bb = p->k * p->n > 0 ? b_off / (p->k * p->n) : 0;
+		az = (int32_t)q_pick(adt, azp, p->a_zp, i, ab, p->m);
+		for (j0 = 0; j0 < p->n; j0 += Q_CHUNK) {
+			int64_t len = p->n - j0 < Q_CHUNK ? p->n - j0 : Q_CHUNK;
+			for (j = 0; j < len; j++) {
+				acc[j] = 0;
+				bz[j] = (int32_t)q_pick(bdt, bzp, p->b_zp, j0 + j, bb, p->n);
+			}
+			for (kk = 0; kk < p->k; kk++) {
+				const uint8_t *br = b + b_off + kk * p->n + j0;
+				int32_t av = Q_B8(a, a_off + i * p->k + kk, af) - az;
+				if (av == 0)
+					continue;
+				for (j = 0; j < len; j++)
+					acc[j] += (int64_t)(av * (Q_B8(br, j, bf) - bz[j]));
+			}
+			if (!ql) {
+				int32_t *yi = (int32_t *)out[0] + r * p->n + j0;
+				for (j = 0; j < len; j++)
+					yi[j] = q_wrap32(acc[j]);
+				continue;
+			}
+			for (j = 0; j < len; j++) {
+				float sa = (float)q_pick(sdt, as, p->a_s, i, 0, p->m);
+				float sb = (float)q_pick(sdt, bs, p->b_s, j0 + j, 0, p->n);
+				float sy = (float)q_pick(sdt, ys, p->y_s, i, 0, p->m);
+				double z = yzp ? q_pick(ydt, yzp, p->y_zp, i, 0, p->m) : 0.0;
+				q_requant(ydt, out[0], r * p->n + j0 + j, acc[j], sa * sb / sy, z, lo, hi);
+			}
+		}
+	}
+	return INGOT_OK;
+}
+
+/* floor(a / b) for b > 0 and any sign of a */
+static int64_t q_floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	if (a % b != 0 && a < 0)
+		q--;
+	return q;
+}
+
+/* Steps a row-major multi-index over dims[0..n); wraps to zeros at the end. */
+static void q_next(int64_t *idx, const int64_t *dims, int n)
+{
+	int d;
+	for (d = n - 1; d >= 0; d--) {
+		if (++idx[d] < dims[d])
+			return;
+		idx[d] = 0;
+	}
+}
+
+INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *const *out,
+                             void *scratch, int task, int n_tasks)
+{
+	const ingot_qconv_params *p = (const ingot_qconv_params *)params;
+	const int ql = p->qlinear != 0, nsp = (int)p->nsp, L = nsp - 1;
+	const uint8_t *x = (const uint8_t *)in[0], *w = (const uint8_t *)in[ql ? 3 : 1];
+	const void *xzp = p->has_xzp ? in[2] : NULL, *wzp = p->w_zp ? in[ql ? 5 : 3] : NULL;
+	const int32_t *bias = ql && p->has_bias ? (const int32_t *)in[8] : NULL;
+	const int32_t xf = q_flip((int)p->x_dtype), wf = q_flip((int)p->w_dtype);
+	int ydt = (int)p->y_dtype;
+	int64_t xs[Q_MAX_SP], ys[Q_MAX_SP], ks[Q_MAX_SP], xstr[Q_MAX_SP], yo[Q_MAX_SP], ko[Q_MAX_SP];
+	int64_t x_plane = 1, y_plane = 1, k_plane = 1, C, M, Cg, Mg, u, u0, u1, j, kx, icg;
+	int64_t acc[Q_CHUNK];
+	double lo = 0.0, hi = 0.0, yz = 0.0;
+	float xsc = 0.0f, ysc = 1.0f;
+	int32_t xz;
+	int d;
+	(void)scratch;
+	if (nsp < 1 || nsp > Q_MAX_SP || p->group < 1 || !x || !w || !out[0] ||
+	    (p->has_xzp && !xzp) || (p->w_zp && !wzp) || (bias == NULL && ql && p->has_bias))
+		return INGOT_EINVAL;
+	if (ql) {
+		if (!in[1] || !in[4] || !in[6] || !in[7] || !q_range(ydt, &lo, &hi))
+			return INGOT_EINVAL;
+		xsc = *(const float *)in[1];
+		ysc = *(const float *)in[6];
+		yz = q_ld(ydt, in[7], 0);
+	}
+	xz = xzp ? (int32_t)q_ld((int)p->x_dtype, xzp, 0) : 0;
+	for (d = L; d >= 0; d--) {
+		if (p->strides[d] < 1 || p->dilations[d] < 1)
+			return INGOT_EINVAL;
+		xs[d] = p->x_dims[2 + d];
+		ys[d] = p->y_dims[2 + d];
+		ks[d] = p->w_dims[2 + d];
+		xstr[d] = x_plane;
+		x_plane *= xs[d];
+		y_plane *= ys[d];
+		k_plane *= ks[d];
+	}
+	C = p->x_dims[1];
+	M = p->y_dims[1];
+	Cg = C / p->group;
+	Mg = M / p->group;
+	if (y_plane == 0 || Mg == 0 ||
+	    !q_span(p->y_dims[0] * M, task, n_tasks, &u0, &u1))
+		return INGOT_OK;
+	for (u = u0; u < u1; u++) {
+		const int64_t n = u / M, oc = u % M, grp = oc / Mg;
+		const int64_t s = p->strides[L], dl = p->dilations[L], pd = p->pads[L];
+		const int64_t W = xs[L], OW = ys[L], KW = ks[L];
+		const uint8_t *x0 = x + (n * C + grp * Cg) * x_plane, *w0 = w + oc * Cg * k_plane;
+		int32_t wz = p->w_zp == 1 ? (int32_t)q_ld((int)p->w_dtype, wzp, 0)
+		             : p->w_zp > 1 ? (int32_t)q_ld((int)p->w_dtype, wzp, oc) : 0;
+		int64_t b0 = bias ? bias[oc] : 0, yrow, krow, ox0;
+		float mult = 0.0f;
+		if (ql)
+			mult = xsc * *((const float *)in[4] + (p->w_s > 1 ? oc : 0)) / ysc;
+		memset(yo, 0, sizeof yo);
+		for (yrow = 0; yrow < y_plane / OW; yrow++, q_next(yo, ys, L)) {
+			int64_t ybase = u * y_plane + yrow * OW;
+			for (ox0 = 0; ox0 < OW; ox0 += Q_CHUNK) {
+				int64_t len = OW - ox0 < Q_CHUNK ? OW - ox0 : Q_CHUNK;
+				for (j = 0; j < len; j++)
+					acc[j] = b0;
+				memset(ko, 0, sizeof ko);
+				for (krow = 0; krow < k_plane / KW; krow++, q_next(ko, ks, L)) {
+					int64_t xoff = 0;
+					int ok = 1;
+					for (d = 0; d < L && ok; d++) {    /* outer dims: the input row */
+						int64_t id = yo[d] * p->strides[d] + ko[d] * p->dilations[d] - p->pads[d];
+						ok = id >= 0 && id < xs[d];
+						xoff += id * xstr[d];
+					}
+					if (!ok)
+						continue;
+					for (kx = 0; kx < KW; kx++) {
+						/* outputs ox in [lo, hi] read inputs ox * s + off inside [0, W) */
+						int64_t off = kx * dl - pd;
+						int64_t jlo = -q_floordiv(off, s), jhi = q_floordiv(W - 1 - off, s);
+						jlo = jlo > ox0 ? jlo : ox0;
+						jhi = jhi < ox0 + len - 1 ? jhi : ox0 + len - 1;
+						if (jlo > jhi)
+							continue;
+						for (icg = 0; icg < Cg; icg++) {
+							/* ox * s + off >= 0 for ox >= jlo: index from x0, never before it */
+							int64_t xb = icg * x_plane + xoff + off;
+							int32_t wv = Q_B8(w0, icg * k_plane + krow * KW + kx, wf) - wz;
+							if (wv == 0)
+								continue;
+							for (j = jlo; j <= jhi; j++)
+								acc[j - ox0] += (int64_t)(wv * (Q_B8(x0, xb + j * s, xf) - xz));
+						}
+					}
+				}
+				for (j = 0; j < len; j++) {
+					if (ql)
+						q_requant(ydt, out[0], ybase + ox0 + j, acc[j], mult, yz, lo, hi);
+					else
+						((int32_t *)out[0])[ybase + ox0 + j] = q_wrap32(acc[j]);
+				}
+			}
+		}
+	}
+	return INGOT_OK;
+}

@@ -1,4 +1,252 @@
-/* spectral.c — reference kernels: signal (placeholder). */
+/* spectral.c — reference kernels of DFT, STFT, the window functions and
+ * MelWeightMatrix (see spectral.h). Every transform goes through one strided line
+ * routine; sums run in double whatever the dtype, so f16/bf16/f32 results are the
+ * correctly rounded exact transform up to double error. */
 #include "spectral.h"
 
-typedef int ingot_spectral_placeholder;
+#include <math.h>
+
+#define SP_TWO_PI 6.283185307179586476925286766559
+
+static double sp_ld(int dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case INGOT_DT_F32: return (double)((const float *)p)[i];
+	case INGOT_DT_F64: return ((const double *)p)[i];
+	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
+	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
+	default: return 0.0;
+	}
+}
+
+/* Stores v as dtype dt: floats round, integers truncate toward zero (saturating). */
+static void sp_st(int dt, void *p, int64_t i, double v)
+{
+	double t = v != v ? 0.0 : v < -9.2e18 ? -9.2e18 : v > 9.2e18 ? 9.2e18 : v;
+	int64_t q = (int64_t)t;
+	switch (dt) {
+	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
+	case INGOT_DT_F64: ((double *)p)[i] = v; break;
+	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
+	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
+	case INGOT_DT_U8: ((uint8_t *)p)[i] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q); break;
+	case INGOT_DT_I8: ((int8_t *)p)[i] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q); break;
+	case INGOT_DT_U16: ((uint16_t *)p)[i] = (uint16_t)(q < 0 ? 0 : q > 65535 ? 65535 : q); break;
+	case INGOT_DT_I16:
+		((int16_t *)p)[i] = (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+		break;
+	case INGOT_DT_U32:
+		((uint32_t *)p)[i] = (uint32_t)(q < 0 ? 0 : q > 4294967295 ? 4294967295 : q);
+		break;
+	case INGOT_DT_I32:
+		((int32_t *)p)[i] = (int32_t)(q < -2147483647 - 1 ? -2147483647 - 1
+		                              : q > 2147483647 ? 2147483647 : q);
+		break;
+	case INGOT_DT_I64: ((int64_t *)p)[i] = q; break;
+	case INGOT_DT_U64: ((uint64_t *)p)[i] = (uint64_t)(q < 0 ? 0 : q); break;
+	default: break;
+	}
+}
+
+static int sp_is_float(int64_t dt)
+{
+	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
+}
+
+/* One transform line: n_sig samples x[x0 + k * xs] (+1: imaginary part when in_c
+ * is 2), times win[k] when win, zero-padded to n_fft; n_out bins to
+ * y[y0 + f * ys] (re, im). */
+typedef struct sp_line {
+	int dt, in_c, inverse;
+	const void *x, *win;
+	void *y;
+	int64_t x0, xs, n_sig, n_fft, n_out, y0, ys;
+} sp_line;
+
+static void sp_transform(const sp_line *l)
+{
+	const double sign = l->inverse ? 1.0 : -1.0;
+	const double scale = l->inverse ? 1.0 / (double)l->n_fft : 1.0;
+	int64_t f, k, n_sig = l->n_sig < l->n_fft ? l->n_sig : l->n_fft;
+	for (f = 0; f < l->n_out; f++) {
+		int64_t fm = f % l->n_fft;
+		double ang = SP_TWO_PI * (double)fm / (double)l->n_fft;
+		double sr = cos(ang), si = sign * sin(ang), wr = 1.0, wi = 0.0, re = 0.0, im = 0.0;
+		for (k = 0; k < n_sig; k++) {
+			double xr, xi, t;
+			if ((k & 31) == 0 && k) {       /* re-anchor: fm * k < n_fft^2 < 2^62 */
+				double a = SP_TWO_PI * (double)((fm * k) % l->n_fft) / (double)l->n_fft;
+				wr = cos(a);
+				wi = sign * sin(a);
+			}
+			xr = sp_ld(l->dt, l->x, l->x0 + k * l->xs);
+			xi = l->in_c == 2 ? sp_ld(l->dt, l->x, l->x0 + k * l->xs + 1) : 0.0;
+			if (l->win) {
+				double w = sp_ld(l->dt, l->win, k);
+				xr *= w;
+				xi *= w;
+			}
+			re += xr * wr - xi * wi;
+			im += xr * wi + xi * wr;
+			t = wr * sr - wi * si;
+			wi = wr * si + wi * sr;
+			wr = t;
+		}
+		sp_st(l->dt, l->y, l->y0 + f * l->ys, re * scale);
+		sp_st(l->dt, l->y, l->y0 + f * l->ys + 1, im * scale);
+	}
+}
+
+static int sp_span(int64_t n, int task, int n_tasks, int64_t *u0, int64_t *u1)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*u0 = n * task / n_tasks;
+	*u1 = n * (task + 1) / n_tasks;
+	return *u0 < *u1;
+}
+
+INGOT_KERNEL int ingot_dft(const void *params, const void *const *in, void *const *out,
+                           void *scratch, int task, int n_tasks)
+{
+	const ingot_dft_params *p = (const ingot_dft_params *)params;
+	sp_line l;
+	int64_t u, u0, u1;
+	(void)scratch;
+	if (!in[0] || !out[0] || !sp_is_float(p->dtype) || (p->in_c != 1 && p->in_c != 2) ||
+	    p->n_fft < 1 || p->n_out < 0 || p->n_in < 0 || p->inner < 0 || p->outer < 0)
+		return INGOT_EINVAL;
+	if (!sp_span(p->outer * p->inner, task, n_tasks, &u0, &u1))
+		return INGOT_OK;
+	l.dt = (int)p->dtype;
+	l.in_c = (int)p->in_c;
+	l.inverse = p->inverse != 0;
+	l.x = in[0];
+	l.win = NULL;
+	l.y = out[0];
+	l.xs = p->inner * p->in_c;
+	l.n_sig = p->n_in;
+	l.n_fft = p->n_fft;
+	l.n_out = p->n_out;
+	l.ys = p->inner * 2;
+	for (u = u0; u < u1; u++) {
+		int64_t o = u / p->inner, i = u % p->inner;
+		l.x0 = (o * p->n_in * p->inner + i) * p->in_c;
+		l.y0 = (o * p->n_out * p->inner + i) * 2;
+		sp_transform(&l);
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_stft(const void *params, const void *const *in, void *const *out,
+                            void *scratch, int task, int n_tasks)
+{
+	const ingot_stft_params *p = (const ingot_stft_params *)params;
+	sp_line l;
+	int64_t u, u0, u1;
+	(void)scratch;
+	if (!in[0] || !out[0] || !sp_is_float(p->dtype) || (p->in_c != 1 && p->in_c != 2) ||
+	    p->flen < 1 || p->step < 1 || p->frames < 0 || p->batch < 0 ||
+	    (p->frames > 0 && (p->frames - 1) * p->step + p->flen > p->sig_len) ||
+	    (p->has_window && !in[2]))
+		return INGOT_EINVAL;
+	if (!sp_span(p->batch * p->frames, task, n_tasks, &u0, &u1))
+		return INGOT_OK;
+	l.dt = (int)p->dtype;
+	l.in_c = (int)p->in_c;
+	l.inverse = 0;
+	l.x = in[0];
+	l.win = p->has_window ? in[2] : NULL;
+	l.y = out[0];
+	l.xs = p->in_c;
+	l.n_sig = p->flen;
+	l.n_fft = p->flen;
+	l.n_out = p->n_out;
+	l.ys = 2;
+	for (u = u0; u < u1; u++) {
+		int64_t b = u / p->frames, t = u % p->frames;
+		l.x0 = (b * p->sig_len + t * p->step) * p->in_c;
+		l.y0 = u * p->n_out * 2;
+		sp_transform(&l);
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_window(const void *params, const void *const *in, void *const *out,
+                              void *scratch, int task, int n_tasks)
+{
+	const ingot_window_params *p = (const ingot_window_params *)params;
+	int64_t n, n0, n1, N = p->periodic ? p->size : p->size - 1;
+	(void)in;
+	(void)scratch;
+	if (!out[0] || p->size < 0)
+		return INGOT_EINVAL;
+	if (!sp_span(p->size, task, n_tasks, &n0, &n1))
+		return INGOT_OK;
+	for (n = n0; n < n1; n++) {
+		double x = N > 0 ? SP_TWO_PI * (double)n / (double)N : 0.0, v;
+		switch (p->kind) {
+		case INGOT_WIN_HANN: v = 0.5 - 0.5 * cos(x); break;
+		case INGOT_WIN_HAMMING: v = 25.0 / 46.0 - 21.0 / 46.0 * cos(x); break;
+		case INGOT_WIN_BLACKMAN: v = 0.42 - 0.5 * cos(x) + 0.08 * cos(2.0 * x); break;
+		default: return INGOT_EINVAL;
+		}
+		if (N == 0)
+			v = 1.0;
+		sp_st((int)p->dtype, out[0], n, v);
+	}
+	return INGOT_OK;
+}
+
+/* Spectrogram bin of mel point i (of n_mel + 2), as the reference computes it. */
+static int64_t sp_mel_bin(const ingot_mel_params *p, double low, double step, int64_t i)
+{
+	double mel = (double)i * step + low;
+	double hz = 700.0 * (pow(10.0, mel / 2595.0) - 1.0);
+	double b = floor((double)(p->dft_length + 1) * hz / (double)p->sample_rate);
+	return b != b || b < -1.0 ? -1 : b > 4.0e18 ? (int64_t)4e18 : (int64_t)b;
+}
+
+INGOT_KERNEL int ingot_mel(const void *params, const void *const *in, void *const *out,
+                           void *scratch, int task, int n_tasks)
+{
+	const ingot_mel_params *p = (const ingot_mel_params *)params;
+	int64_t rows = p->dft_length / 2 + 1, i, j, cols = p->n_mel;
+	double low, high, step;
+	int dt = (int)p->dtype;
+	(void)in;
+	(void)scratch;
+	if (!out[0] || p->n_mel < 1 || p->dft_length < 1 || p->sample_rate < 1)
+		return INGOT_EINVAL;
+	/* cheap: the whole matrix by task 0, so range errors stop before any write */
+	if (task != 0 && n_tasks > 1)
+		return INGOT_OK;
+	low = 2595.0 * log10(1.0 + p->lower_hz / 700.0);
+	high = 2595.0 * log10(1.0 + p->upper_hz / 700.0);
+	step = (high - low) / (double)(p->n_mel + 2);
+	for (i = 0; i < cols; i++) {
+		int64_t lo = sp_mel_bin(p, low, step, i), c = sp_mel_bin(p, low, step, i + 1);
+		int64_t hi = sp_mel_bin(p, low, step, i + 2);
+		/* only the bins actually written must lie in the matrix */
+		if ((c == lo && (c < 0 || c >= rows)) || (lo < c && (lo < 0 || c >= rows)) ||
+		    (c < hi && (c < 0 || hi - 1 >= rows)))
+			return INGOT_ERANGE;
+	}
+	for (j = 0; j < rows * cols; j++)
+		sp_st(dt, out[0], j, 0.0);
+	for (i = 0; i < cols; i++) {
+		int64_t lo = sp_mel_bin(p, low, step, i), c = sp_mel_bin(p, low, step, i + 1);
+		int64_t hi = sp_mel_bin(p, low, step, i + 2);
+		if (c == lo) {
+			sp_st(dt, out[0], c * cols + i, 1.0);
+		} else {
+			for (j = lo; j <= c; j++)
+				sp_st(dt, out[0], j * cols + i, (double)(j - lo) / (double)(c - lo));
+		}
+		for (j = c; j < hi; j++)
+			sp_st(dt, out[0], j * cols + i, (double)(hi - j) / (double)(hi - c));
+	}
+	return INGOT_OK;
+}
