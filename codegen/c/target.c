@@ -1,22 +1,63 @@
-/* target.c — the portable C99 target: the reference kernels from runtime-stubs,
- * called in order from one generated function. Every other target falls back to it. */
+/* target.c — the target table (targets/targets.h). Every target emits the portable
+ * C of the reference kernels, compiled with its own compiler and ISA flags; the
+ * SIMD targets add generated microkernels on top (see the performance work). */
 #include "c_target.h"
+#include "targets.h"
 
 #include <string.h>
 
-const Target cg_target_c = {
-	.name = "c",
-	.cc = "cc",
-	.cflags = "-O2 -std=c99 -Wall -Wextra -I.",
-	.lower = cg_c_lower,
-	.emit = cg_c_emit,
+static const Target targets[] = {
+#define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu) \
+	{ name, isa, vbits, vregs, l1, l2, cc, cflags, emu, cg_c_lower, cg_c_emit },
+	INGOT_TARGETS(X)
+#undef X
 };
+
+static const struct { const char *target, *cpu, *flags; } cpus[] = {
+#define X(target, cpu, flags) { target, cpu, flags },
+	INGOT_CPUS(X)
+#undef X
+};
+
+const Target cg_target_c = { "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "",
+	                     cg_c_lower, cg_c_emit };
 
 const Target *cg_target_lookup(const char *name)
 {
-	static const Target *const targets[] = { &cg_target_c };
+	if (strcmp(name, "host") == 0)
+		return cg_target_host();
 	for (int i = 0; i < COUNTOF(targets); i++)
-		if (strcmp(targets[i]->name, name) == 0)
-			return targets[i];
+		if (strcmp(targets[i].name, name) == 0)
+			return &targets[i];
 	return NULL;
+}
+
+const Target *cg_target_host(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+		return cg_target_lookup("x86-avx512");
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return cg_target_lookup("x86-avx2");
+	return cg_target_lookup("c");
+#elif defined(__aarch64__)
+	return cg_target_lookup("neon");
+#else
+	return cg_target_lookup("c");
+#endif
+}
+
+const char *cg_target_cpu_flags(const Target *t, const char *cpu)
+{
+	for (int i = 0; i < COUNTOF(cpus); i++)
+		if (strcmp(cpus[i].target, t->name) == 0 && strcmp(cpus[i].cpu, cpu) == 0)
+			return cpus[i].flags;
+	return NULL;
+}
+
+const char *cg_target_names(void)
+{
+	return "c, x86-avx2, x86-avx512, neon, neon32, host";
 }

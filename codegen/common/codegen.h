@@ -69,6 +69,7 @@ typedef struct CodegenOptions {
 	const char *flags_text;      /* the compile flags, stamped in the header */
 	const char *source_name;     /* the model file's base name, stamped in the header */
 	bool profile;                /* per-node timers (later) */
+	const char *cpu_flags;       /* --cpu tuning flags added to the build files' CFLAGS */
 } CodegenOptions;
 
 /* ---- weights.c: which constants the code reads, and where in the blob ---- */
@@ -107,16 +108,26 @@ int cg_copy_stub(const char *out_dir, const char *path, DiagSink *d);
 /* ---- targets ---- */
 
 typedef struct Target {
-	const char *name;            /* "c" */
+	const char *name;            /* "c", "neon", ... (targets/targets.h) */
+	const char *isa;             /* human-readable ISA */
+	int vector_bits;             /* SIMD register width, 0 for scalar C */
+	int vector_regs;             /* architectural SIMD registers */
+	int l1d_kib, l2_kib;         /* cache sizes the kernels block for */
 	const char *cc;              /* default C compiler */
 	const char *cflags;          /* default flags for the emitted build files */
-	/* lowers one node; the C target uses the reference kernels */
+	const char *emulator;        /* runs its programs on an x86 host ("" = native) */
+	/* lowers one node; every target falls back to the reference kernels */
 	int (*lower)(const struct Target *t, Graph *g, NodeId n, KernelCall *kc);
 	/* writes the model directory */
 	int (*emit)(const struct Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
 } Target;
 
 const Target *cg_target_lookup(const char *name);   /* NULL if unknown */
-extern const Target cg_target_c;
+/* The best target for the machine ingot runs on ("host"). */
+const Target *cg_target_host(void);
+/* Extra compiler flags of --cpu CPU for target t, or NULL if t has no such CPU. */
+const char *cg_target_cpu_flags(const Target *t, const char *cpu);
+/* Comma-separated target names, for messages. */
+const char *cg_target_names(void);
 
 #endif /* INGOT_CODEGEN_H */

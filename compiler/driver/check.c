@@ -70,10 +70,14 @@ static int list_dir(const char *dir, const char *prefix, char **names, int max)
 	return n;
 }
 
-static int load_sets(const char *dir, DataSet *sets, int max)
+static int load_sets(const char *test_dir, DataSet *sets, int max)
 {
-	char *names[MAX_SETS];
-	int n = list_dir(dir, "test_data_set_", names, MAX_SETS), used = 0;
+	char *names[MAX_SETS], dir[4096];
+	int n, used = 0;
+	/* absolute paths: the runner executes in its own directory */
+	if (!realpath(test_dir, dir))
+		snprintf(dir, sizeof dir, "%s", test_dir);
+	n = list_dir(dir, "test_data_set_", names, MAX_SETS);
 	for (int i = 0; i < n; i++) {
 		DataSet *s = &sets[used];
 		memset(s, 0, sizeof *s);
@@ -417,8 +421,10 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	if (cg_mkdir_p(kdir, NULL))
 		return NULL;
 	n_flags = proc_split(t->cflags, flags, 32);
+	if (o->cpu)
+		n_flags += proc_split(cg_target_cpu_flags(t, o->cpu), flags + n_flags, 8);
 	if (o->cflags)
-		n_flags += proc_split(o->cflags, flags + n_flags, 30);
+		n_flags += proc_split(o->cflags, flags + n_flags, 22);
 	for (const IngotStub *s = ingot_stubs; s->path; s++)
 		if (cg_copy_stub(work, s->path, NULL))
 			return NULL;
@@ -440,7 +446,8 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	}
 	if (!rc) {
 		int argc = 0;
-		argv[argc++] = "ar";
+		char arbuf[256];
+		argv[argc++] = driver_ar_for(cc, arbuf, sizeof arbuf);
 		argv[argc++] = "rcs";
 		argv[argc++] = "libingot_kernels.a";
 		for (int i = 0; i < n_objs; i++)

@@ -120,7 +120,7 @@ static void default_name(const char *path, char *buf, size_t cap)
 		snprintf(buf, cap, "model");
 }
 
-static const char *ar_for(const char *cc, char *buf, size_t cap)
+const char *driver_ar_for(const char *cc, char *buf, size_t cap)
 {
 	const char *dash = strrchr(cc, '-');
 	const char *slash = strrchr(cc, '/');
@@ -130,6 +130,17 @@ static const char *ar_for(const char *cc, char *buf, size_t cap)
 		return buf;
 	}
 	return "ar";
+}
+
+bool driver_runs_natively(const char *target)
+{
+#if defined(__aarch64__)
+	return strcmp(target, "neon32") != 0;
+#elif defined(__arm__)
+	return strcmp(target, "neon32") == 0 || strcmp(target, "c") == 0;
+#else
+	return strcmp(target, "neon") != 0 && strcmp(target, "neon32") != 0;
+#endif
 }
 
 static bool file_exists(const char *dir, const char *name)
@@ -172,8 +183,10 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 	int n_flags, n_src = 0, argc, rc = 0;
 
 	n_flags = proc_split(t->cflags, flags, 32);
+	if (o->cpu)
+		n_flags += proc_split(cg_target_cpu_flags(t, o->cpu), flags + n_flags, 8);
 	if (o->cflags)
-		n_flags += proc_split(o->cflags, flags + n_flags, 30);
+		n_flags += proc_split(o->cflags, flags + n_flags, 22);
 	snprintf(src[n_src++], sizeof src[0], "%s.c", name);
 	if (file_exists(out_dir, (snprintf(src[n_src], sizeof src[0], "%s_weights.c", name), src[n_src])))
 		n_src++;
@@ -200,7 +213,7 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 	if (!rc) {
 		snprintf(lib, sizeof lib, "lib%s.a", name);
 		argc = 0;
-		argv[argc++] = ar_for(cc, arbuf, sizeof arbuf);
+		argv[argc++] = driver_ar_for(cc, arbuf, sizeof arbuf);
 		argv[argc++] = "rcs";
 		argv[argc++] = lib;
 		for (int i = 0; i < n_src; i++)
@@ -258,6 +271,7 @@ int driver_compile(const Options *o, DiagSink *d)
 	co.flags_text = o->flags_text;
 	co.source_name = base ? base + 1 : o->model;
 	co.profile = o->profile;
+	co.cpu_flags = o->cpu ? cg_target_cpu_flags(t, o->cpu) : NULL;
 	rc = t->emit(t, &g, &co, d) ? EXIT_BAD_INPUT : EXIT_OK;
 	if (rc && diag_has_code(d, DC_UNSUPPORTED))
 		rc = EXIT_UNSUPPORTED;

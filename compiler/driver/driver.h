@@ -77,6 +77,11 @@ int driver_exit_code(const DiagSink *d);
 int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
                          const char *extern_kernels_lib, DiagSink *d);
 
+/* compile.c: the archiver that goes with a C compiler (aarch64-linux-gnu-gcc →
+ * aarch64-linux-gnu-ar); whether programs of a target run on this machine. */
+const char *driver_ar_for(const char *cc, char *buf, size_t cap);
+bool driver_runs_natively(const char *target);
+
 /* proc.c: runs argv in cwd with a timeout (0 = none); stdout+stderr captured into
  * out (first cap-1 bytes). Returns the exit status, 124 on timeout, -1 if it could
  * not start, 128+N when killed by signal N. */

@@ -182,11 +182,11 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			o->name = v;
 		} else if (strcmp(a, "--target") == 0) {
 			NEED_ARG();
-			if (strcmp(v, "host") == 0)
-				v = "c";
-			if (!cg_target_lookup(v))
-				return usage_error("unknown or not yet supported target '%s' (supported: c, host)", v);
-			o->target = v;
+			if (!cg_target_lookup(v)) {
+				fprintf(stderr, "ingot: unknown target '%s' (targets: %s)\n", v, cg_target_names());
+				return -1;
+			}
+			o->target = cg_target_lookup(v)->name;   /* host resolves to this machine's best */
 		} else if (strcmp(a, "--cpu") == 0) {
 			NEED_ARG();
 			o->cpu = v;
@@ -309,6 +309,12 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		}
 #undef NEED_ARG
 	}
+	if (o->cpu && !cg_target_cpu_flags(cg_target_lookup(o->target), o->cpu)) {
+		fprintf(stderr, "ingot: target '%s' has no --cpu '%s' (see targets/targets.h)\n", o->target, o->cpu);
+		return -1;
+	}
+	if (cmd == CMD_CHECK && !o->runner && cg_target_lookup(o->target)->emulator[0] && !driver_runs_natively(o->target))
+		o->runner = cg_target_lookup(o->target)->emulator;
 	if (cmd == CMD_CHECK && o->n_dirs == 0)
 		return usage_error("check needs at least one test directory%s", "");
 	if (cmd != CMD_CHECK && !o->model)

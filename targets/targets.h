@@ -1,0 +1,38 @@
+/* targets.h — every target ingot generates code for, described once: ISA, vector
+ * width and registers (what the SIMD kernel generator sizes its register blocking
+ * from), cache sizes, the default C compiler and flags of the emitted build files,
+ * and the emulator that runs its programs on an x86 host (`ingot check` uses it as
+ * the default --runner). Cross toolchains: Debian's gcc-aarch64-linux-gnu,
+ * gcc-arm-linux-gnueabihf; emulators: qemu-user.
+ *
+ * X(ID, name, isa, vector_bits, vector_regs, l1d_kib, l2_kib, cc, cflags, emulator) */
+#ifndef INGOT_TARGETS_H
+#define INGOT_TARGETS_H
+
+#define INGOT_TARGET_CFLAGS "-O2 -std=c99 -Wall -Wextra -I."
+
+#define INGOT_TARGETS(X) \
+	X(C, "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "") \
+	X(X86_AVX2, "x86-avx2", "x86-64 with AVX2 and FMA", 256, 16, 32, 1024, "cc", \
+	  INGOT_TARGET_CFLAGS " -mavx2 -mfma", "") \
+	X(X86_AVX512, "x86-avx512", "x86-64 with AVX-512 F/BW/DQ/VL and FMA", 512, 32, 48, 2048, "cc", \
+	  INGOT_TARGET_CFLAGS " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma", "") \
+	X(NEON, "neon", "aarch64 (ARMv8-A, Advanced SIMD)", 128, 32, 32, 512, "aarch64-linux-gnu-gcc", \
+	  INGOT_TARGET_CFLAGS " -march=armv8-a", "qemu-aarch64 -L /usr/aarch64-linux-gnu") \
+	X(NEON32, "neon32", "armv7-a hard-float with NEON (vfpv4); NEON flushes denormals to zero", \
+	  128, 16, 32, 512, "arm-linux-gnueabihf-gcc", \
+	  INGOT_TARGET_CFLAGS " -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard", \
+	  "qemu-arm -L /usr/arm-linux-gnueabihf")
+
+/* --cpu tunings: X(target name, cpu, extra cflags) */
+#define INGOT_CPUS(X) \
+	X("neon", "cortex-a53", "-mcpu=cortex-a53") \
+	X("neon", "cortex-a72", "-mcpu=cortex-a72") \
+	X("neon", "cortex-a76", "-mcpu=cortex-a76") \
+	X("neon32", "cortex-a7", "-mcpu=cortex-a7") \
+	X("neon32", "cortex-a53", "-mcpu=cortex-a53") \
+	X("x86-avx2", "haswell", "-march=haswell") \
+	X("x86-avx512", "skylake-avx512", "-march=skylake-avx512") \
+	X("x86-avx512", "znver4", "-march=znver4")
+
+#endif /* INGOT_TARGETS_H */
