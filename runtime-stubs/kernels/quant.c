@@ -269,6 +269,19 @@ static int32_t q_flip(int dt)
 
 #define Q_B8(p, i, flip) ((int32_t)((p)[i] ^ (flip)) - (flip))
 
+/* Inner loops accumulate in int32 (they vectorize); each product is at most
+ * 255 * 255 in magnitude, so Q_FLUSH of them fit, then they move to int64. */
+#define Q_FLUSH 32768
+
+static void q_flush(int64_t *acc, int32_t *acc32, int64_t len)
+{
+	int64_t j;
+	for (j = 0; j < len; j++) {
+		acc[j] += acc32[j];
+		acc32[j] = 0;
+	}
+}
+
 /* Requantizes an accumulator: saturate(rint(acc * mult) + zp) into y[i]. */
 static void q_requant(int dt, void *y, int64_t i, int64_t acc, float mult, double zp,
                       double lo, double hi)
@@ -301,7 +314,7 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
 	int sdt = (int)p->s_dtype;
 	int64_t batches = 1, rows, r, r0, r1, j, j0, kk, d;
 	int64_t acc[Q_CHUNK];
-	int32_t bz[Q_CHUNK];
+	int32_t acc32[Q_CHUNK], bz[Q_CHUNK];
 	double lo = 0.0, hi = 0.0;
 	(void)scratch;
 	if (!a || !b || !out[0] || p->nb < 0 || p->nb > INGOT_MAX_RANK || p->m < 0 || p->k < 0 ||
@@ -329,16 +342,19 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
 			int64_t len = p->n - j0 < Q_CHUNK ? p->n - j0 : Q_CHUNK;
 			for (j = 0; j < len; j++) {
 				acc[j] = 0;
-				bz[j] = (int32_t)q_pick(bdt, bzp, p->b_zp, j0 + j, bb, p->n);
+				acc32[j] = 0;
+				/* the zero point folded with the sign flip: b - bz = (b ^ bf) - bz[j] */
+				bz[j] = (int32_t)q_pick(bdt, bzp, p->b_zp, j0 + j, bb, p->n) + bf;
 			}
 			for (kk = 0; kk < p->k; kk++) {
 				const uint8_t *br = b + b_off + kk * p->n + j0;
 				int32_t av = Q_B8(a, a_off + i * p->k + kk, af) - az;
-				if (av == 0)
-					continue;
 				for (j = 0; j < len; j++)
-					acc[j] += (int64_t)(av * (Q_B8(br, j, bf) - bz[j]));
+					acc32[j] += av * ((int32_t)(br[j] ^ bf) - bz[j]);
+				if ((kk + 1) % Q_FLUSH == 0)
+					q_flush(acc, acc32, len);
 			}
+			q_flush(acc, acc32, len);
 			if (!ql) {
 				int32_t *yi = (int32_t *)out[0] + r * p->n + j0;
 				for (j = 0; j < len; j++)
@@ -355,6 +371,27 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
 		}
 	}
 	return INGOT_OK;
+}
+
+/* acc[j] += w * ((x[j] ^ flip) - adj) for j < n. Blocks of Q_VB go through a
+ * local copy with a constant trip count, which compilers vectorize at -O2 (the
+ * bytes of x may alias anything, the local cannot). */
+#define Q_VB 16
+
+static void q_axpy(int32_t *acc, const uint8_t *x, int64_t n, int32_t w, int32_t flip,
+                   int32_t adj)
+{
+	int32_t xv[Q_VB];
+	int64_t j = 0;
+	int t;
+	for (; j + Q_VB <= n; j += Q_VB) {
+		for (t = 0; t < Q_VB; t++)
+			xv[t] = (int32_t)(x[j + t] ^ flip) - adj;
+		for (t = 0; t < Q_VB; t++)
+			acc[j + t] += w * xv[t];
+	}
+	for (; j < n; j++)
+		acc[j] += w * ((int32_t)(x[j] ^ flip) - adj);
 }
 
 /* floor(a / b) for b > 0 and any sign of a */
@@ -390,9 +427,10 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 	int64_t xs[Q_MAX_SP], ys[Q_MAX_SP], ks[Q_MAX_SP], xstr[Q_MAX_SP], yo[Q_MAX_SP], ko[Q_MAX_SP];
 	int64_t x_plane = 1, y_plane = 1, k_plane = 1, C, M, Cg, Mg, u, u0, u1, j, kx, icg;
 	int64_t acc[Q_CHUNK];
+	int32_t acc32[Q_CHUNK];
 	double lo = 0.0, hi = 0.0, yz = 0.0;
 	float xsc = 0.0f, ysc = 1.0f;
-	int32_t xz;
+	int32_t xz, xadj;
 	int d;
 	(void)scratch;
 	if (nsp < 1 || nsp > Q_MAX_SP || p->group < 1 || !x || !w || !out[0] ||
@@ -406,6 +444,7 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 		yz = q_ld(ydt, in[7], 0);
 	}
 	xz = xzp ? (int32_t)q_ld((int)p->x_dtype, xzp, 0) : 0;
+	xadj = xz + xf;          /* x - xz = (byte ^ xf) - xadj */
 	for (d = L; d >= 0; d--) {
 		if (p->strides[d] < 1 || p->dilations[d] < 1)
 			return INGOT_EINVAL;
@@ -440,8 +479,11 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 			int64_t ybase = u * y_plane + yrow * OW;
 			for (ox0 = 0; ox0 < OW; ox0 += Q_CHUNK) {
 				int64_t len = OW - ox0 < Q_CHUNK ? OW - ox0 : Q_CHUNK;
-				for (j = 0; j < len; j++)
+				int64_t terms = 0;
+				for (j = 0; j < len; j++) {
 					acc[j] = b0;
+					acc32[j] = 0;
+				}
 				memset(ko, 0, sizeof ko);
 				for (krow = 0; krow < k_plane / KW; krow++, q_next(ko, ks, L)) {
 					int64_t xoff = 0;
@@ -465,13 +507,21 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 							/* ox * s + off >= 0 for ox >= jlo: index from x0, never before it */
 							int64_t xb = icg * x_plane + xoff + off;
 							int32_t wv = Q_B8(w0, icg * k_plane + krow * KW + kx, wf) - wz;
-							if (wv == 0)
-								continue;
-							for (j = jlo; j <= jhi; j++)
-								acc[j - ox0] += (int64_t)(wv * (Q_B8(x0, xb + j * s, xf) - xz));
+							if (s == 1) {
+								q_axpy(acc32 + (jlo - ox0), x0 + xb + jlo, jhi - jlo + 1, wv,
+								       xf, xadj);
+							} else {
+								for (j = jlo; j <= jhi; j++)
+									acc32[j - ox0] += wv * (Q_B8(x0, xb + j * s, xf) - xz);
+							}
+							if (++terms == Q_FLUSH) {
+								q_flush(acc, acc32, len);
+								terms = 0;
+							}
 						}
 					}
 				}
+				q_flush(acc, acc32, len);
 				for (j = 0; j < len; j++) {
 					if (ql)
 						q_requant(ydt, out[0], ybase + ox0 + j, acc[j], mult, yz, lo, hi);

@@ -63,37 +63,60 @@ typedef struct sp_line {
 	int64_t x0, xs, n_sig, n_fft, n_out, y0, ys;
 } sp_line;
 
+/* Bins are computed SP_FB at a time (independent phasor chains, so the adds
+ * overlap) over blocks of SP_KB samples loaded once into locals (the dtype switch
+ * and window product are paid once per block, not per bin). */
+#define SP_FB 8
+#define SP_KB 128
+
 static void sp_transform(const sp_line *l)
 {
 	const double sign = l->inverse ? 1.0 : -1.0;
 	const double scale = l->inverse ? 1.0 / (double)l->n_fft : 1.0;
-	int64_t f, k, n_sig = l->n_sig < l->n_fft ? l->n_sig : l->n_fft;
-	for (f = 0; f < l->n_out; f++) {
-		int64_t fm = f % l->n_fft;
-		double ang = SP_TWO_PI * (double)fm / (double)l->n_fft;
-		double sr = cos(ang), si = sign * sin(ang), wr = 1.0, wi = 0.0, re = 0.0, im = 0.0;
-		for (k = 0; k < n_sig; k++) {
-			double xr, xi, t;
-			if ((k & 31) == 0 && k) {       /* re-anchor: fm * k < n_fft^2 < 2^62 */
-				double a = SP_TWO_PI * (double)((fm * k) % l->n_fft) / (double)l->n_fft;
-				wr = cos(a);
-				wi = sign * sin(a);
-			}
-			xr = sp_ld(l->dt, l->x, l->x0 + k * l->xs);
-			xi = l->in_c == 2 ? sp_ld(l->dt, l->x, l->x0 + k * l->xs + 1) : 0.0;
-			if (l->win) {
-				double w = sp_ld(l->dt, l->win, k);
-				xr *= w;
-				xi *= w;
-			}
-			re += xr * wr - xi * wi;
-			im += xr * wi + xi * wr;
-			t = wr * sr - wi * si;
-			wi = wr * si + wi * sr;
-			wr = t;
+	const double w0 = SP_TWO_PI / (double)l->n_fft;
+	double xr[SP_KB], xi[SP_KB];
+	double re[SP_FB], im[SP_FB], cr[SP_FB], ci[SP_FB], sr[SP_FB], si[SP_FB];
+	int64_t f0, k0, n_sig = l->n_sig < l->n_fft ? l->n_sig : l->n_fft;
+	int q, k, nf, nk;
+	for (f0 = 0; f0 < l->n_out; f0 += SP_FB) {
+		/* all SP_FB lanes run (a fixed trip count the compiler unrolls); lanes past
+		 * n_out are computed and dropped */
+		nf = l->n_out - f0 < SP_FB ? (int)(l->n_out - f0) : SP_FB;
+		for (q = 0; q < SP_FB; q++) {
+			double a = w0 * (double)((f0 + q) % l->n_fft);
+			re[q] = im[q] = 0.0;
+			sr[q] = cos(a);
+			si[q] = sign * sin(a);
 		}
-		sp_st(l->dt, l->y, l->y0 + f * l->ys, re * scale);
-		sp_st(l->dt, l->y, l->y0 + f * l->ys + 1, im * scale);
+		for (k0 = 0; k0 < n_sig; k0 += SP_KB) {
+			nk = n_sig - k0 < SP_KB ? (int)(n_sig - k0) : SP_KB;
+			for (k = 0; k < nk; k++) {
+				int64_t at = l->x0 + (k0 + k) * l->xs;
+				double w = l->win ? sp_ld(l->dt, l->win, k0 + k) : 1.0;
+				xr[k] = w * sp_ld(l->dt, l->x, at);
+				xi[k] = l->in_c == 2 ? w * sp_ld(l->dt, l->x, at + 1) : 0.0;
+			}
+			for (q = 0; q < SP_FB; q++) {
+				/* exact twiddle at the block start; f * k0 < n_fft^2 < 2^62 */
+				int64_t fm = (f0 + q) % l->n_fft;
+				double a = w0 * (double)((fm * k0) % l->n_fft);
+				cr[q] = cos(a);
+				ci[q] = sign * sin(a);
+			}
+			for (k = 0; k < nk; k++) {
+				for (q = 0; q < SP_FB; q++) {
+					double t = cr[q] * sr[q] - ci[q] * si[q];
+					re[q] += xr[k] * cr[q] - xi[k] * ci[q];
+					im[q] += xr[k] * ci[q] + xi[k] * cr[q];
+					ci[q] = cr[q] * si[q] + ci[q] * sr[q];
+					cr[q] = t;
+				}
+			}
+		}
+		for (q = 0; q < nf; q++) {
+			sp_st(l->dt, l->y, l->y0 + (f0 + q) * l->ys, re[q] * scale);
+			sp_st(l->dt, l->y, l->y0 + (f0 + q) * l->ys + 1, im[q] * scale);
+		}
 	}
 }
 
