@@ -1,8 +1,8 @@
 /* spectral.h — reference kernels of the signal ops: DFT, STFT, the Hann / Hamming /
  * Blackman windows and MelWeightMatrix. Transforms are direct O(n^2) sums in double
- * with twiddles from a rotating phasor, re-anchored to exact cos/sin every 32 steps,
- * so no scratch memory or tables are needed; complex values are [re, im] pairs in
- * the last dim, as ONNX lays them out.
+ * with twiddles from a rotating phasor, re-anchored to exact cos/sin every 128
+ * samples, so no scratch memory or tables are needed; complex values are [re, im]
+ * pairs in the last dim, as ONNX lays them out.
  */
 #ifndef INGOT_KERNELS_SPECTRAL_H
 #define INGOT_KERNELS_SPECTRAL_H
