@@ -147,10 +147,10 @@
 	X(REVERSE_SEQUENCE, ReverseSequence, reverse_sequence, 2, 2, 1, 1, 0x0) \
 	X(ARG_MAX, ArgMax, arg, 1, 1, 1, 1, 0x0) \
 	X(ARG_MIN, ArgMin, arg, 1, 1, 1, 1, 0x0) \
-	X(TOP_K, TopK, topk, 2, 2, 2, 2, 0x2) \
+	X(TOP_K, TopK, topk, 1, 2, 2, 2, 0x2) \
 	X(DEPTH_TO_SPACE, DepthToSpace, depth_space, 1, 1, 1, 1, 0x0) \
 	X(SPACE_TO_DEPTH, SpaceToDepth, depth_space, 1, 1, 1, 1, 0x0) \
-	X(TF_IDF_VECTORIZER, TfIdfVectorizer, tfidf, 1, 1, 1, 1, 0x0) \
+	X(TF_IDF_VECTORIZER, TfIdfVectorizer, tfidf, 1, 2, 1, 1, 0x0) \
 	/* image.c */ \
 	X(RESIZE, Resize, resize, 1, 4, 1, 1, 0xe) \
 	X(UPSAMPLE, Upsample, upsample, 1, 2, 1, 1, 0x2) \
