@@ -411,7 +411,12 @@ INGOT_KERNEL int ingot_det(const void *params, const void *const *in, void *cons
 	if (m > 0 && !scratch)
 		return INGOT_EINVAL;
 	for (b = lo; b < hi; b++) {
-		double *a = (double *)scratch + b * m * m, det = 1;
+		double *a, det = 1;
+		if (m == 0) {                    /* the empty product */
+			ar_std(p->dtype, out[0], b, 1.0);
+			continue;
+		}
+		a = (double *)scratch + b * m * m;
 		for (i = 0; i < m * m; i++)
 			a[i] = ar_ld(p->dtype, in[0], b * m * m + i);
 		for (k = 0; k < m && det != 0; k++) {
@@ -522,6 +527,8 @@ INGOT_KERNEL int ingot_trilu(const void *params, const void *const *in, void *co
 	const ingot_trilu_params *p = (const ingot_trilu_params *)params;
 	int64_t r, lo, hi, cols = p->cols, es = p->esize;
 	(void)scratch;
+	if (cols == 0)
+		return INGOT_OK;                 /* nothing to touch (the buffers may be NULL) */
 	ar_range(p->batch * p->rows, task, n_tasks, &lo, &hi);
 	for (r = lo; r < hi; r++) {
 		const char *s = (const char *)in[0] + r * cols * es;

@@ -248,6 +248,7 @@ for dt in (1, 11):
         (1e-5, 1e-5) if dt == 1 else (1e-12, 1e-12))
 m5 = rng.standard_normal((5, 5))
 add("det_5x5", "OP_DET", 11, [], [T(m5)], [T(np.array(np.linalg.det(m5)))], (1e-12, 1e-12))
+add("det_empty", "OP_DET", 11, [], [T(np.zeros((2, 0, 0), np.float32))], [T(np.ones(2, np.float32))])
 pm = np.array([[0, 1.0], [1, 0]])                 # needs a pivot swap
 add("det_pivot", "OP_DET", 11, [], [T(pm)], [T(np.array(-1.0))])
 tx, xv = fl(rng.standard_normal((2, 2, 2, 2)), 10)
@@ -286,6 +287,9 @@ ein("upper", "Ab,bC->AC", [R((2, 3)), R((3, 2))])
 ein("int_matmul", "ij,jk->ik", [rng.integers(-9, 9, (3, 4)), rng.integers(-9, 9, (4, 2))], np.int32)
 ein("int64_trace", "ii->", [rng.integers(-9, 9, (3, 3))], np.int64)
 ein("empty_sum", "ij->i", [np.zeros((3, 0))])
+ein("four_u8", "a,ab,b,b->a", [rng.integers(0, 9, 3), rng.integers(0, 9, (3, 2)), rng.integers(0, 9, 2),
+                               rng.integers(0, 9, 2)], np.uint8)
+ein("scalar_operand", ",ij->ji", [np.array(2.5), R((2, 3))])
 
 # ---- Trilu ----
 x = rng.integers(1, 10, (2, 3, 4)).astype(np.int64)
@@ -336,6 +340,9 @@ for ax in (-1, 0, 1, 2):
         add("onehot_ax%d_%d" % (ax, opset), "OP_ONE_HOT", opset, [("axis", "i", ax)],
             [T(ind), T(np.array(4, np.int64), const=True), T(vals)],
             [T(np.where(hot, vals[1], vals[0]).astype(np.float32))])
+hot = onehot(np.array(-2, np.int32), 5, -1, 0, 1, True)
+add("onehot_scalar", "OP_ONE_HOT", 11, [], [T(np.array(-2, np.int32)), T(np.array(5, np.int64), const=True),
+    T(np.array([0.0, 1.0]))], [T(hot.astype(np.float64))])
 indf = np.array([1.0, 9.9, -2.5, 3.0], np.float32)
 vi = np.array([0, 7], np.int32)
 hot = onehot(indf, 10, -1, 0, 7, True)
