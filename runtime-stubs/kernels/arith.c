@@ -450,14 +450,59 @@ INGOT_KERNEL int ingot_det(const void *params, const void *const *in, void *cons
 
 /* ---- Einsum ---- */
 
+/* Sum over t < len of the product of the operands at off[k] + t * st[k] (floats). */
+static INGOT_UNUSED double ar_dot_f(int64_t dt, int n_in, const void *const *in,
+                                    const int64_t *off, const int64_t *st, int64_t len)
+{
+	double s = 0;
+	int64_t t;
+	int k;
+	if (dt == INGOT_DT_F32 && n_in == 2) {       /* the common case: a plain dot product */
+		const float *a = (const float *)in[0] + off[0], *b = (const float *)in[1] + off[1];
+		for (t = 0; t < len; t++)
+			s += (double)a[t * st[0]] * (double)b[t * st[1]];
+		return s;
+	}
+	if (dt == INGOT_DT_F64 && n_in == 2) {
+		const double *a = (const double *)in[0] + off[0], *b = (const double *)in[1] + off[1];
+		for (t = 0; t < len; t++)
+			s += a[t * st[0]] * b[t * st[1]];
+		return s;
+	}
+	for (t = 0; t < len; t++) {
+		double v = 1;
+		for (k = 0; k < n_in; k++)
+			v *= ar_ld(dt, in[k], off[k] + t * st[k]);
+		s += v;
+	}
+	return s;
+}
+
+/* The same for integers, wrapping in uint64. */
+static INGOT_UNUSED uint64_t ar_dot_u(int64_t dt, int n_in, const void *const *in,
+                                      const int64_t *off, const int64_t *st, int64_t len)
+{
+	uint64_t s = 0;
+	int64_t t;
+	int k;
+	for (t = 0; t < len; t++) {
+		uint64_t v = 1;
+		for (k = 0; k < n_in; k++)
+			v *= ar_ldu(dt, in[k], off[k] + t * st[k]);
+		s += v;
+	}
+	return s;
+}
+
 INGOT_KERNEL int ingot_einsum(const void *params, const void *const *in, void *const *out,
                               void *scratch, int task, int n_tasks)
 {
 	const ingot_einsum_params *p = (const ingot_einsum_params *)params;
 	const int64_t *st[INGOT_EINSUM_MAX_IN];
-	int64_t o, lo, hi, n_out = 1, n_red = 1, r, j, k, dt = p->dtype;
+	int64_t o, lo, hi, n_out = 1, n_red = 1, r, j, k, dt = p->dtype, len = 1;
+	int64_t inner_st[INGOT_EINSUM_MAX_IN];
 	int n_in = (int)p->n_in, n_idx = (int)p->n_idx, n_oi = (int)p->n_out_idx;
-	int is_f = ar_is_float(dt);
+	int is_f = ar_is_float(dt), last;
 	(void)scratch;
 	if (n_in < 1 || n_in > INGOT_EINSUM_MAX_IN || n_idx > INGOT_EINSUM_MAX_IDX || n_oi < 0 ||
 	    n_oi > n_idx)
@@ -468,39 +513,35 @@ INGOT_KERNEL int ingot_einsum(const void *params, const void *const *in, void *c
 	st[3] = p->st3;
 	for (j = 0; j < n_oi; j++)
 		n_out *= p->dims[j];
-	for (j = n_oi; j < n_idx; j++)
+	/* the innermost summed index runs in ar_dot_*; the others step here */
+	last = n_idx > n_oi ? n_idx - 1 : -1;
+	for (k = 0; k < n_in; k++)
+		inner_st[k] = last >= 0 ? st[k][last] : 0;
+	if (last >= 0)
+		len = p->dims[last];
+	for (j = n_oi; j < last; j++)
 		n_red *= p->dims[j];
 	ar_range(n_out, task, n_tasks, &lo, &hi);
 	for (o = lo; o < hi; o++) {
-		int64_t base[INGOT_EINSUM_MAX_IN], off[INGOT_EINSUM_MAX_IN];
-		int64_t idx[INGOT_EINSUM_MAX_IDX], rest = o;
+		int64_t off[INGOT_EINSUM_MAX_IN], idx[INGOT_EINSUM_MAX_IDX], rest = o;
 		double fs = 0;
 		uint64_t us = 0;
 		for (k = 0; k < n_in; k++)
-			base[k] = 0;
+			off[k] = 0;
 		for (j = n_oi - 1; j >= 0; j--) {
 			int64_t v = rest % p->dims[j];
 			rest /= p->dims[j];
 			for (k = 0; k < n_in; k++)
-				base[k] += v * st[k][j];
+				off[k] += v * st[k][j];
 		}
 		for (j = n_oi; j < n_idx; j++)
 			idx[j] = 0;
-		for (k = 0; k < n_in; k++)
-			off[k] = base[k];
 		for (r = 0; r < n_red; r++) {
-			if (is_f) {
-				double t = 1;
-				for (k = 0; k < n_in; k++)
-					t *= ar_ld(dt, in[k], off[k]);
-				fs += t;
-			} else {
-				uint64_t t = 1;
-				for (k = 0; k < n_in; k++)
-					t *= ar_ldu(dt, in[k], off[k]);
-				us += t;
-			}
-			for (j = n_idx - 1; j >= n_oi; j--) {   /* next reduction index */
+			if (is_f)
+				fs += ar_dot_f(dt, n_in, in, off, inner_st, len);
+			else
+				us += ar_dot_u(dt, n_in, in, off, inner_st, len);
+			for (j = last - 1; j >= n_oi; j--) {     /* next outer summed index */
 				idx[j]++;
 				for (k = 0; k < n_in; k++)
 					off[k] += st[k][j];
