@@ -311,6 +311,9 @@ static int resize_plan(InferCtx *c, ResizePlan *pl)
 			                       1.0 / pl->scale[d]);
 		pl->scratch += 16 * pl->out[d] * pl->taps[d];
 	}
+	if (pl->scratch > (int64_t)1 << 32)
+		return infer_fail(c, -1, "interpolation tables would need %lld bytes",
+		                  (long long)pl->scratch);
 	return 0;
 }
 

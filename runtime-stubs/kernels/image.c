@@ -222,6 +222,7 @@ INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *c
 	double *tw[INGOT_MAX_RANK];
 	int64_t total = 1, i0, i1, i, rem;
 	unsigned char *sp = (unsigned char *)scratch;
+	const float *f32 = p->dtype == INGOT_DT_F32 ? (const float *)in[0] : NULL;
 	size_t es = ingot_dtype_size((int)p->dtype);
 	int rank = (int)p->rank, d;
 	if (rank < 1 || rank > INGOT_MAX_RANK || es == 0 || !in[0] || !out[0])
@@ -287,7 +288,7 @@ INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *c
 					wt *= rw[j][t[j]];
 					o2 += ri[j][t[j]] * st[j];
 				}
-				acc += wt * img_ld(p->dtype, in[0], o2);
+				acc += wt * (f32 ? (double)f32[o2] : img_ld(p->dtype, in[0], o2));
 				for (j = na - 1; j >= 0; j--) {
 					if (++t[j] < kk[j])
 						break;
