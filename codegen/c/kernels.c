@@ -27,6 +27,13 @@ int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 	if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, "ingot_rt.h", d))
 		return -1;
 	for (int i = 0; i < s->n; i++) {
+		const char *slash = strchr(s->families[i], '/');
+		if (slash) {          /* a target's SIMD family: kernels/neon/gemm.c */
+			snprintf(dir, sizeof dir, "%s/kernels/%.*s", out_dir, (int)(slash - s->families[i]),
+			         s->families[i]);
+			if (cg_mkdir_p(dir, d))
+				return -1;
+		}
 		snprintf(path, sizeof path, "kernels/%s.c", s->families[i]);
 		if (cg_copy_stub(out_dir, path, d))
 			return -1;

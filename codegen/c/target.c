@@ -2,13 +2,15 @@
  * C of the reference kernels, compiled with its own compiler and ISA flags; the
  * SIMD targets add generated microkernels on top (see the performance work). */
 #include "c_target.h"
+#include "neon_target.h"
 #include "targets.h"
 
 #include <string.h>
 
 static const Target targets[] = {
-#define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu) \
-	{ name, isa, vbits, vregs, l1, l2, cc, cflags, emu, cg_c_lower, cg_c_emit },
+#define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd) \
+	{ name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, \
+	  simd[0] == 'n' ? cg_neon_lower : cg_c_lower, cg_c_emit },
 	INGOT_TARGETS(X)
 #undef X
 };
@@ -19,7 +21,7 @@ static const struct { const char *target, *cpu, *flags; } cpus[] = {
 #undef X
 };
 
-const Target cg_target_c = { "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "",
+const Target cg_target_c = { "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "",
 	                     cg_c_lower, cg_c_emit };
 
 const Target *cg_target_lookup(const char *name)

@@ -116,6 +116,7 @@ typedef struct Target {
 	const char *cc;              /* default C compiler */
 	const char *cflags;          /* default flags for the emitted build files */
 	const char *emulator;        /* runs its programs on an x86 host ("" = native) */
+	const char *simd;            /* runtime-stubs/kernels/<simd>/: its SIMD kernels, "" = none */
 	/* lowers one node; every target falls back to the reference kernels */
 	int (*lower)(const struct Target *t, Graph *g, NodeId n, KernelCall *kc);
 	/* writes the model directory */

@@ -413,12 +413,13 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 {
 	const Target *t = cg_target_lookup(o->target);
 	const char *cc = o->cc ? o->cc : t->cc;
-	char kdir[4096], out[2048], objs[32][64];
+	char kdir[4096], out[2048], objs[32][64], simd_dir[4200];
 	char *flags[64];
 	const char *argv[96];
 	int n_flags, n_objs = 0, rc = 0;
 	snprintf(kdir, sizeof kdir, "%s/kernels", work);
-	if (cg_mkdir_p(kdir, NULL))
+	snprintf(simd_dir, sizeof simd_dir, "%s/kernels/%s", work, t->simd[0] ? t->simd : ".");
+	if (cg_mkdir_p(kdir, NULL) || cg_mkdir_p(simd_dir, NULL))
 		return NULL;
 	n_flags = proc_split(t->cflags, flags, 32);
 	if (o->cpu)
@@ -430,7 +431,11 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 			return NULL;
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
 		size_t len = strlen(s->path);
+		const char *sub = strchr(s->path + 8, '/');
 		if (strncmp(s->path, "kernels/", 8) || strcmp(s->path + len - 2, ".c") || n_objs == 32)
+			continue;
+		/* a SIMD folder (kernels/neon/) only for its own targets */
+		if (sub && (!t->simd[0] || strncmp(s->path + 8, t->simd, (size_t)(sub - s->path - 8)) != 0))
 			continue;
 		int argc = 0;
 		snprintf(objs[n_objs], sizeof objs[0], "%.*s.o", (int)(len - 2), s->path);
