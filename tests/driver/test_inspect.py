@@ -110,6 +110,16 @@ def test(ingot, work):
     p = save(m, os.path.join(work, "deconv.onnx"))
     expect_counts(inspect_json(ingot, p), "convtranspose", 2 * 3 * 9 + 3, (2 * 4 * 4) * (3 * 9), 2)
 
+    # ---- LSTM: every step multiplies X by W and H by R, for all gates and directions ----
+    seq, batch, inp, hid = 7, 2, 5, 6
+    m = model([N("LSTM", ["x", "w", "r"], ["", "h"], name="lstm", hidden_size=hid,
+                 direction="bidirectional")],
+              [vi("x", F, [seq, batch, inp])], [vi("h", F, [2, batch, hid])],
+              [init("w", randf(r, 2, 4 * hid, inp)), init("r", randf(r, 2, 4 * hid, hid))])
+    p = save(m, os.path.join(work, "lstm.onnx"))
+    expect_counts(inspect_json(ingot, p), "lstm", 2 * 4 * hid * (inp + hid),
+                  seq * batch * 2 * 4 * hid * (inp + hid), 2)
+
     # ---- a bad model: exit 1, one line, nothing on stdout ----
     bad = os.path.join(work, "bad.onnx")
     with open(bad, "wb") as f:
