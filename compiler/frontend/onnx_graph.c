@@ -6,6 +6,13 @@
  * Unsupported ops are all collected in a first pass over the nodes, so the user
  * sees the whole list at once; the second pass stops at the first error, because
  * later nodes would only repeat it as undefined inputs.
+ *
+ * The graph attributes of If, Loop and Scan become nested regions, imported while
+ * their node is: names resolve in the region first, then in the enclosing ones
+ * (outer-scope references). Every body output is made a distinct value produced by
+ * a node of its body (an Identity where it names an input, a constant or an outer
+ * value), so a body function can write its results straight into its caller's
+ * buffers and an inlined branch can hand its producers over to the If's outputs.
  */
 #include "onnx_internal.h"
 #include "opimpl.h"
@@ -20,7 +27,30 @@ typedef struct GraphImport {
 	RegionId r;
 	NameMap names;             /* every value defined so far in this region */
 	const char **synth;        /* per node: its synthesized name, made once */
+	struct GraphImport *parent;/* the enclosing graph of a body, NULL for the main graph */
+	const char *graph_name;    /* a body's name for diagnostics ("If_0.then_branch") */
 } GraphImport;
+
+static int import_graph(Loader *L, const Onnx__GraphProto *gp, RegionId r, GraphImport *parent,
+                        const char *graph_name);
+
+/* A name in this graph's scope: its own values, then the enclosing graphs'. */
+static ValueId lookup(const GraphImport *gi, const char *name)
+{
+	for (; gi; gi = gi->parent) {
+		ValueId v = onnx_names_get(&gi->names, name);
+		if (v != IR_NONE)
+			return v;
+	}
+	return IR_NONE;
+}
+
+/* Ops whose graph attributes ingot imports as nested regions. */
+static bool has_bodies(const char *op_type)
+{
+	Op op = ir_op_lookup(op_type);
+	return op == OP_IF || op == OP_LOOP || op == OP_SCAN;
+}
 
 /* The ONNX node name, or "<OpType>_<index>" for an unnamed node (deterministic). */
 static const char *node_name(GraphImport *gi, size_t i)
@@ -40,8 +70,8 @@ static DiagLoc node_loc(GraphImport *gi, size_t i)
 	l.node = node_name(gi, i);
 	l.op_type = gi->gp->node[i]->op_type && gi->gp->node[i]->op_type[0]
 	            ? gi->gp->node[i]->op_type : "?";
-	if (gi->r != 0)
-		l.graph = gi->L->g->regions[gi->r].name;
+	if (gi->graph_name)
+		l.graph = gi->graph_name;
 	return l;
 }
 
@@ -101,17 +131,31 @@ static int check_node(GraphImport *gi, size_t i)
 		                 n->op_type, n->domain);
 	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) == OP_COUNT)
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s'", n->op_type);
+	int rc = 0;
 	for (size_t k = 0; k < n->n_attribute; k++) {
-		Onnx__AttributeProto__AttributeType t = attr_type(n->attribute[k]);
-		if (t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
-		    t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS) {
-			loc.slot_kind = "attribute";
-			loc.tensor = n->attribute[k]->name;
-			return onnx_fail(L, DC_UNSUPPORTED, &loc, "subgraph attributes (control flow) are "
-			                 "not supported yet");
+		const Onnx__AttributeProto *a = n->attribute[k];
+		Onnx__AttributeProto__AttributeType t = attr_type(a);
+		loc.slot_kind = "attribute";
+		loc.tensor = a->name;
+		if (t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH && has_bodies(n->op_type) && a->g) {
+			/* the body's unsupported ops are listed with the rest */
+			GraphImport sub;
+			memset(&sub, 0, sizeof sub);
+			sub.L = L;
+			sub.gp = a->g;
+			sub.parent = gi;
+			sub.graph_name = arena_printf(&L->g->arena, "%s.%s", loc.node, a->name ? a->name : "");
+			sub.synth = arena_array(&L->g->arena, a->g->n_node ? a->g->n_node : 1, sizeof *sub.synth);
+			for (size_t j = 0; j < a->g->n_node; j++)
+				if (check_node(&sub, j))
+					rc = -1;
+		} else if (t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
+		           t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS) {
+			return onnx_fail(L, DC_UNSUPPORTED, &loc, "subgraph attributes of %s are not "
+			                 "supported", n->op_type);
 		}
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- pass 2: values and nodes ---- */
@@ -265,6 +309,13 @@ static int raw_attr(GraphImport *gi, size_t node_i, const Onnx__AttributeProto *
 		return ra->tensor == IR_NONE ? -1 : 0;
 	}
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+		if (a->g && has_bodies(gi->gp->node[node_i]->op_type)) {
+			const char *nm = arena_printf(ar, "%s.%s", node_name(gi, node_i), a->name);
+			ra->kind = RA_GRAPH;
+			ra->graph = ir_region_new(L->g, gi->r, nm);
+			return import_graph(L, a->g, ra->graph, gi, L->g->regions[ra->graph].name);
+		}
+		/* fall through */
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
@@ -310,10 +361,11 @@ static int op_node(GraphImport *gi, size_t i)
 	const OpInfo *info = op_info(op);
 	size_t n_in = n->n_input, n_out = n->n_output;
 
-	/* trailing omitted optional inputs and outputs may simply be absent */
+	/* trailing omitted optional inputs and outputs may simply be absent; a control
+	 * node keeps all its outputs, which pair with its body's */
 	while (n_in && (!n->input[n_in - 1] || !n->input[n_in - 1][0]))
 		n_in--;
-	while (n_out && (!n->output[n_out - 1] || !n->output[n_out - 1][0]))
+	while (n_out && (!n->output[n_out - 1] || !n->output[n_out - 1][0]) && !has_bodies(n->op_type))
 		n_out--;
 	char want[48];
 	if ((int64_t)n_in < info->min_in || (info->max_in >= 0 && (int64_t)n_in > info->max_in))
@@ -331,7 +383,7 @@ static int op_node(GraphImport *gi, size_t i)
 		in[k] = IR_NONE;
 		if (!nm || !nm[0])
 			continue;
-		in[k] = onnx_names_get(&gi->names, nm);
+		in[k] = lookup(gi, nm);
 		if (in[k] == IR_NONE) {
 			loc.slot_kind = "input";
 			loc.slot = (int)k;
@@ -411,6 +463,59 @@ static int import_inputs(GraphImport *gi, const NameMap *inits)
 	return rc;
 }
 
+/* A body's inputs: typed by inference from the control node's inputs; a declared
+ * element type (and a declared static shape) is kept for checking. */
+static int import_body_inputs(GraphImport *gi)
+{
+	Loader *L = gi->L;
+	const Onnx__GraphProto *gp = gi->gp;
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		const Onnx__TypeProto *tp = vi->type;
+		DiagLoc loc = diag_loc_file(L->file);
+		Type ty = type_make(DT_UNDEF, 0, NULL);
+		loc.graph = gi->graph_name;
+		loc.slot_kind = "input";
+		loc.slot = (int)i;
+		if (onnx_check_unknown(L, &vi->base, &loc))
+			return -1;
+		if (!vi->name || !vi->name[0])
+			return onnx_fail(L, DC_PARSE, &loc, "body input has no name");
+		loc.slot = -1;
+		loc.tensor = vi->name;
+		if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET &&
+		    tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+			return onnx_fail(L, DC_UNSUPPORTED, &loc, "body inputs that are not tensors "
+			                 "(sequences, optionals, maps) are not supported");
+		if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+			const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+			const Onnx__TensorShapeProto *sp = tt->shape;
+			if (tt->has_elem_type && tt->elem_type != 0 &&
+			    onnx_dtype_check(L, tt->elem_type, &loc, &ty.dtype))
+				return -1;
+			if (sp && sp->n_dim <= IR_MAX_RANK) {
+				bool fixed = true;
+				for (size_t k = 0; k < sp->n_dim; k++) {
+					fixed &= sp->dim[k]->value_case ==
+					         ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+					         sp->dim[k]->dim_value >= 0;
+					if (fixed)
+						ty.dims[k] = sp->dim[k]->dim_value;
+				}
+				if (fixed)
+					ty.rank = (int)sp->n_dim;
+				else
+					memset(ty.dims, 0, sizeof ty.dims);
+			}
+		}
+		ValueId v = ir_value_new(L->g, gi->r, vi->name, &ty);
+		if (define(gi, vi->name, v, &loc, "body input"))
+			return -1;
+		ir_region_add_input(L->g, gi->r, v);
+	}
+	return 0;
+}
+
 static int import_initializers(GraphImport *gi)
 {
 	Loader *L = gi->L;
@@ -431,6 +536,27 @@ static int import_initializers(GraphImport *gi)
 	return 0;
 }
 
+/* A body output must be a distinct value produced by a node of the body: an input,
+ * a constant, an outer value or a repeated output gets an Identity. */
+static ValueId body_output(GraphImport *gi, ValueId v, size_t i)
+{
+	Graph *g = gi->L->g;
+	const Value *val = &g->values[v];
+	const Region *reg = &g->regions[gi->r];
+	bool own = val->producer != IR_NONE && g->nodes[val->producer].region == gi->r &&
+	           !val->is_output;
+	for (int k = 0; k < reg->n_outputs && own; k++)
+		own = reg->outputs[k] != v;
+	if (own)
+		return v;
+	const char *name = arena_printf(&g->arena, "%s.yield%zu", val->name, i);
+	ValueId out = ir_value_new(g, gi->r, name, NULL);
+	NodeId id = ir_node_new(g, gi->r, OP_IDENTITY, gi->L->opset, &v, 1, &out, 1, name);
+	if (ops_import_attrs(g, id, NULL, 0, gi->L->d))
+		die("Identity takes no attributes");
+	return out;
+}
+
 static int import_outputs(GraphImport *gi)
 {
 	Loader *L = gi->L;
@@ -449,10 +575,15 @@ static int import_outputs(GraphImport *gi)
 		loc.tensor = vi->name;
 		if (onnx_check_unknown(L, &vi->base, &loc))
 			return -1;
-		ValueId v = onnx_names_get(&gi->names, vi->name);
+		ValueId v = lookup(gi, vi->name);
 		if (v == IR_NONE)
 			return onnx_fail(L, DC_PARSE, &loc, "graph output is not produced by any node, "
 			                 "input or initializer");
+		if (gi->parent) {
+			v = body_output(gi, v, i);
+			ir_region_add_output(L->g, gi->r, v);
+			continue;
+		}
 		/* keep a declared element type until inference sets the real one */
 		Value *val = &L->g->values[v];
 		const Onnx__TypeProto *tp = vi->type;
@@ -467,6 +598,12 @@ static int import_outputs(GraphImport *gi)
 
 int onnx_graph_import(Loader *L, const Onnx__GraphProto *gp, RegionId r)
 {
+	return import_graph(L, gp, r, NULL, NULL);
+}
+
+static int import_graph(Loader *L, const Onnx__GraphProto *gp, RegionId r, GraphImport *parent,
+                        const char *graph_name)
+{
 	GraphImport gi;
 	NameMap inits;
 	DiagLoc loc = diag_loc_file(L->file);
@@ -476,6 +613,8 @@ int onnx_graph_import(Loader *L, const Onnx__GraphProto *gp, RegionId r)
 	gi.L = L;
 	gi.gp = gp;
 	gi.r = r;
+	gi.parent = parent;
+	gi.graph_name = graph_name;
 	gi.synth = arena_array(&L->g->arena, gp->n_node ? gp->n_node : 1, sizeof *gi.synth);
 	onnx_names_init(&gi.names);
 	onnx_names_init(&inits);
@@ -501,10 +640,10 @@ int onnx_graph_import(Loader *L, const Onnx__GraphProto *gp, RegionId r)
 		}
 		onnx_names_put(&inits, nm, (ValueId)i);
 	}
-	if (import_inputs(&gi, &inits) || import_initializers(&gi))
+	if ((parent ? import_body_inputs(&gi) : import_inputs(&gi, &inits)) || import_initializers(&gi))
 		goto out;
 
-	for (size_t i = 0; i < gp->n_node; i++)
+	for (size_t i = 0; i < gp->n_node && !parent; i++)
 		if (check_node(&gi, i))
 			unsupported++;
 	if (unsupported)

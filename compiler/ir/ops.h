@@ -191,8 +191,8 @@
 	X(RNN, RNN, rnn, 3, 8, 0, 3, 0x0) \
 	/* control.c */ \
 	X(IF, If, if_else, 1, 1, 1, -1, 0x0) \
-	X(LOOP, Loop, loop, 2, -1, 1, -1, 0x0) \
-	X(SCAN, Scan, scan, 1, -1, 1, -1, 0x0)
+	X(LOOP, Loop, loop, 0, -1, 1, -1, 0x3) \
+	X(SCAN, Scan, scan, 0, -1, 1, -1, 0x0)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k) OP_##e,

@@ -2,7 +2,9 @@
  * run on text (`ingot opt FILE.ir`) and golden tests can state input and expected
  * IR. print → parse → print is the identity. Constants printed as blob(offset,
  * length, hash) are read from the blob file written beside the dump (FILE.bin);
- * the hash is checked. Nested regions (control flow) are not read yet. */
+ * the hash is checked. A `region "NAME" {` block after a node line is that node's
+ * next body (If branches, Loop/Scan bodies), closed by `}`; names resolve in the
+ * region first, then in the enclosing ones. */
 #include "ir.h"
 #include "opimpl.h"
 
@@ -21,7 +23,18 @@ typedef struct Parser {
 	const uint8_t *blob;        /* the blob file's bytes, or NULL */
 	size_t blob_len;
 	char buf[4096];
+	RegionId cur;               /* the region being read */
+	NodeId last;                /* its last node (the owner of a following region) */
+	struct { RegionId r; NodeId last; } open[64];   /* enclosing regions */
+	int depth;
 } Parser;
+
+/* A value defined in the current region itself (a redefinition check). */
+static bool defined_here(const Parser *P, const char *name)
+{
+	ValueId v = ir_value_find(P->g, P->cur, name);
+	return v != IR_NONE && P->g->values[v].region == P->cur;
+}
 
 static int fail(Parser *P, const char *fmt, ...)
 {
@@ -223,9 +236,9 @@ static int parse_const(Parser *P)
 	ValueId id;
 	if (parse_value_name(P))
 		return -1;
-	if (ir_value_find(P->g, 0, P->buf) != IR_NONE)
+	if (defined_here(P, P->buf))
 		return fail(P, "value '%s' defined twice", P->buf);
-	id = ir_value_new(P->g, 0, P->buf, NULL);
+	id = ir_value_new(P->g, P->cur, P->buf, NULL);
 	if (expect(P, ":") || parse_type(P, &t) || expect(P, "="))
 		return -1;
 	P->g->values[id].type = t;
@@ -394,7 +407,7 @@ static int parse_node(Parser *P)
 		}
 		if (parse_value_name(P))
 			return -1;
-		ins[n_in] = ir_value_find(P->g, 0, P->buf);
+		ins[n_in] = ir_value_find(P->g, P->cur, P->buf);
 		if (ins[n_in] == IR_NONE)
 			return fail(P, "value '%s' is used before it is defined", P->buf);
 		n_in++;
@@ -404,11 +417,12 @@ static int parse_node(Parser *P)
 			outs[i] = IR_NONE;
 			continue;
 		}
-		if (ir_value_find(P->g, 0, names[i]) != IR_NONE)
+		if (defined_here(P, names[i]))
 			return fail(P, "value '%s' defined twice", names[i]);
-		outs[i] = ir_value_new(P->g, 0, names[i], NULL);
+		outs[i] = ir_value_new(P->g, P->cur, names[i], NULL);
 	}
-	NodeId id = ir_node_new(P->g, 0, op, P->g->opset, ins, n_in, outs, n_out, NULL);
+	NodeId id = ir_node_new(P->g, P->cur, op, P->g->opset, ins, n_in, outs, n_out, NULL);
+	P->last = id;
 	Node *n = &P->g->nodes[id];
 	const OpImpl *impl = op_info(op)->impl;
 	/* list attributes not printed are absent */
@@ -474,6 +488,32 @@ static int parse_node(Parser *P)
 	return 0;
 }
 
+/* `region "NAME" {`: the next body of the node just read. */
+static int parse_region_open(Parser *P)
+{
+	Graph *g = P->g;
+	if (parse_quoted(P) || expect(P, "{"))
+		return -1;
+	if (P->last == IR_NONE)
+		return fail(P, "region '%s' does not follow a node", P->buf);
+	if (P->depth == COUNTOF(P->open))
+		return fail(P, "regions nested too deeply");
+	RegionId r = ir_region_new(g, P->cur, P->buf);
+	Node *n = &g->nodes[P->last];
+	RegionId *bodies = arena_array(&g->arena, (size_t)n->n_bodies + 1, sizeof *bodies);
+	if (n->n_bodies)
+		memcpy(bodies, n->bodies, (size_t)n->n_bodies * sizeof *bodies);
+	bodies[n->n_bodies] = r;
+	n->bodies = bodies;
+	n->n_bodies++;
+	P->open[P->depth].r = P->cur;
+	P->open[P->depth].last = P->last;
+	P->depth++;
+	P->cur = r;
+	P->last = IR_NONE;
+	return 0;
+}
+
 static int parse_line(Parser *P)
 {
 	skip_ws(P);
@@ -488,13 +528,13 @@ static int parse_line(Parser *P)
 		Type t;
 		if (parse_value_name(P))
 			return -1;
-		if (ir_value_find(P->g, 0, P->buf) != IR_NONE)
+		if (defined_here(P, P->buf))
 			return fail(P, "value '%s' defined twice", P->buf);
-		ValueId id = ir_value_new(P->g, 0, P->buf, NULL);
+		ValueId id = ir_value_new(P->g, P->cur, P->buf, NULL);
 		if (expect(P, ":") || parse_type(P, &t))
 			return -1;
 		P->g->values[id].type = t;
-		ir_region_add_input(P->g, 0, id);
+		ir_region_add_input(P->g, P->cur, id);
 		return 0;
 	}
 	if (eat(P, "const "))
@@ -502,14 +542,22 @@ static int parse_line(Parser *P)
 	if (eat(P, "output ")) {
 		if (parse_value_name(P))
 			return -1;
-		ValueId id = ir_value_find(P->g, 0, P->buf);
+		ValueId id = ir_value_find(P->g, P->cur, P->buf);
 		if (id == IR_NONE)
 			return fail(P, "output '%s' is never defined", P->buf);
-		ir_region_add_output(P->g, 0, id);
+		ir_region_add_output(P->g, P->cur, id);
 		return 0;
 	}
 	if (eat(P, "region "))
-		return fail(P, "nested regions are not read yet");
+		return parse_region_open(P);
+	if (eat(P, "}")) {
+		if (P->depth == 0)
+			return fail(P, "'}' without a region");
+		P->depth--;
+		P->cur = P->open[P->depth].r;
+		P->last = P->open[P->depth].last;
+		return 0;
+	}
 	return parse_node(P);
 }
 
@@ -543,6 +591,7 @@ int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, Diag
 	P.d = d;
 	uint8_t *blob = blob_file ? read_blob(blob_file, &P.blob_len) : NULL;
 	P.blob = blob;
+	P.last = IR_NONE;
 	while (p < end && !rc) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		P.line++;
@@ -556,6 +605,8 @@ int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, Diag
 		}
 		p = nl ? nl + 1 : end;
 	}
+	if (!rc && P.depth)
+		rc = fail(&P, "region not closed with '}'");
 	free(blob);
 	return rc;
 }

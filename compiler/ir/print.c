@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define INLINE_CONST_MAX 16
@@ -180,6 +181,27 @@ static void print_const(FILE *f, const Graph *g, ValueId id)
 
 static void print_region(FILE *f, const Graph *g, RegionId r, int depth);
 
+/* The constants live nodes of region r and of its bodies read, each once. */
+static void print_consts(FILE *f, const Graph *g, RegionId r, int depth, unsigned char *seen)
+{
+	const Region *reg = &g->regions[r];
+	for (int i = 0; i < reg->n_nodes; i++) {
+		const Node *n = &g->nodes[reg->nodes[i]];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_in; k++) {
+			ValueId v = n->in[k];
+			if (v == IR_NONE || !g->values[v].is_const || seen[v])
+				continue;
+			seen[v] = 1;
+			fprintf(f, "%*s", depth * 2, "");
+			print_const(f, g, v);
+		}
+		for (int b = 0; b < n->n_bodies; b++)
+			print_consts(f, g, n->bodies[b], depth, seen);
+	}
+}
+
 static void print_node(FILE *f, const Graph *g, NodeId id, int depth)
 {
 	const Node *n = &g->nodes[id];
@@ -247,50 +269,23 @@ static void print_region(FILE *f, const Graph *g, RegionId r, int depth)
 		print_type(f, &g->values[reg->inputs[i]].type);
 		fputc('\n', f);
 	}
-	/* constants used by live nodes of this region, in first-use order */
-	for (int i = 0; i < reg->n_nodes; i++) {
-		const Node *n = &g->nodes[reg->nodes[i]];
-		if (n->dead)
-			continue;
-		for (int k = 0; k < n->n_in; k++) {
-			ValueId v = n->in[k];
-			if (v == IR_NONE || !g->values[v].is_const)
+	/* constants, all at the top of the main graph (bodies read them by name through
+	 * the enclosing scopes), in first-use order over the region tree; then constant
+	 * outputs no live node reads (initializers, folded results) */
+	if (r == 0) {
+		unsigned char *seen = calloc((size_t)g->n_values + 1, 1);
+		if (!seen)
+			die("out of memory");
+		print_consts(f, g, 0, depth, seen);
+		for (int i = 0; i < reg->n_outputs; i++) {
+			ValueId v = reg->outputs[i];
+			if (!g->values[v].is_const || seen[v])
 				continue;
-			bool seen = false;
-			for (int j = 0; j < i && !seen; j++) {
-				const Node *m = &g->nodes[reg->nodes[j]];
-				if (m->dead)
-					continue;
-				for (int q = 0; q < m->n_in; q++)
-					if (m->in[q] == v)
-						seen = true;
-			}
-			for (int q = 0; q < k; q++)
-				if (n->in[q] == v)
-					seen = true;
-			if (!seen) {
-				fprintf(f, "%*s", depth * 2, "");
-				print_const(f, g, v);
-			}
-		}
-	}
-	/* constant outputs no live node reads (initializers, folded results) */
-	for (int i = 0; i < reg->n_outputs; i++) {
-		ValueId v = reg->outputs[i];
-		bool used = false;
-		if (!g->values[v].is_const)
-			continue;
-		for (int k = 0; k < reg->n_nodes && !used; k++) {
-			const Node *n = &g->nodes[reg->nodes[k]];
-			for (int q = 0; q < n->n_in && !n->dead; q++)
-				used |= n->in[q] == v;
-		}
-		for (int k = 0; k < i && !used; k++)
-			used |= reg->outputs[k] == v;
-		if (!used) {
+			seen[v] = 1;
 			fprintf(f, "%*s", depth * 2, "");
 			print_const(f, g, v);
 		}
+		free(seen);
 	}
 	for (int i = 0; i < reg->n_nodes; i++)
 		if (!g->nodes[reg->nodes[i]].dead)

@@ -1,8 +1,9 @@
 /* infer.c — static shape and type inference over the graph, in execution order.
  * With `fold`, a node whose inputs are all constants is evaluated right away, so
  * shape computations (Shape → Gather → Concat → Reshape) resolve to constants
- * before the nodes that consume them are inferred. */
-#include "opimpl.h"
+ * before the nodes that consume them are inferred. Control-flow nodes infer their
+ * bodies themselves (control.c) through ops_infer_region. */
+#include "control.h"
 
 #include <string.h>
 
@@ -84,17 +85,28 @@ int ops_infer_node(Graph *g, NodeId id, DiagSink *d)
 
 static int infer_region(Graph *g, RegionId r, DiagSink *d, bool fold)
 {
-	Region *reg = &g->regions[r];
-	for (int i = 0; i < reg->n_nodes; i++) {
-		NodeId id = reg->nodes[i];
+	/* re-read the region each step: an If inlined by its infer() inserts its (already
+	 * inferred) branch right after itself, which grows the node list */
+	for (int i = 0; i < g->regions[r].n_nodes; i++) {
+		NodeId id = g->regions[r].nodes[i];
+		int before = g->regions[r].n_nodes;
 		if (g->nodes[id].dead)
 			continue;
 		if (ops_infer_node(g, id, d))
 			return -1;
+		if (g->nodes[id].dead) {
+			i += g->regions[r].n_nodes - before;
+			continue;
+		}
 		if (fold && ops_node_foldable(g, id) && ops_fold_node(g, id, d))
 			return -1;
 	}
 	return 0;
+}
+
+int ops_infer_region(Graph *g, RegionId r, DiagSink *d)
+{
+	return infer_region(g, r, d, true);
 }
 
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold)
