@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+# Turns bench/run.sh's raw results (one TSV row per runtime, thread count and round)
+# into the markdown tables of docs/performance.md: medians of the rounds' medians,
+# ingot/ORT ratios with their geometric mean, GFLOP/s and peak RSS.
+# Usage: report.py RESULTS.tsv
+import csv
+import math
+import statistics
+import sys
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt_time(us):
+    if us is None:
+        return "n/a"
+    if us < 1000:
+        return "%.1f us" % us
+    if us < 1e6:
+        return "%.2f ms" % (us / 1e3)
+    return "%.2f s" % (us / 1e6)
+
+
+def fmt_macs(m):
+    if not m:
+        return "-"
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if m >= div:
+            return "%.3g%s" % (m / div, unit)
+    return str(m)
+
+
+def gflops(macs, us):
+    return "%.2f" % (2 * macs / (us * 1e3)) if macs and us else "-"
+
+
+def main():
+    rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+    models, data = [], {}
+    for r in rows:
+        if r["model"] not in data:
+            models.append(r["model"])
+            data[r["model"]] = {"macs": int(r["macs"] or 0)}
+        key = (r["runtime"], r["threads"])
+        d = data[r["model"]].setdefault(key, {"median": [], "p10": [], "sync": [], "sync_p10": [],
+                                              "rss": []})
+        for field, col in (("median", "median_us"), ("p10", "p10_us"),
+                           ("sync", "sync_median_us"), ("sync_p10", "sync_p10_us"),
+                           ("rss", "maxrss_kb")):
+            v = num(r[col])
+            if v is not None:
+                d[field].append(v)
+
+    def med(m, key, field):
+        v = data[m].get(key, {}).get(field)
+        return statistics.median(v) if v else None
+
+    def best(m, key, field):
+        v = data[m].get(key, {}).get(field)
+        return min(v) if v else None
+
+    ingot2 = any(("ingot", "2") in data[m] for m in models)
+    sync = any(med(m, ("ort", "1"), "sync") for m in models)
+    ort_col = "ORT 1T sync" if sync else "ORT 1T"
+
+    def ort_time(m, key):   # the figure the ratio uses: sync when the binding has it
+        return (med(m, key, "sync") or med(m, key, "median")) if sync else med(m, key, "median")
+
+    head = ["model", "MACs", ort_col] + (["ORT 1T async"] if sync else []) + \
+        ["ORT 2T" + (" sync" if sync else ""), "ingot 1T"] + (["ingot 2T"] if ingot2 else []) + \
+        ["ingot/ORT", "ingot GFLOP/s", "ORT GFLOP/s", "peak RSS ORT", "peak RSS ingot"]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    ratios = []
+    for m in models:
+        macs = data[m]["macs"]
+        o1, o2 = ort_time(m, ("ort", "1")), ort_time(m, ("ort", "2"))
+        i1 = med(m, ("ingot", "1"), "median")
+        ratio = i1 / o1 if i1 and o1 else None
+        if ratio:
+            ratios.append(ratio)
+        rss_o = max(data[m].get(("ort", "1"), {}).get("rss") or [0]) / 1024
+        rss_i = max(data[m].get(("ingot", "1"), {}).get("rss") or [0]) / 1024
+        cells = [m, fmt_macs(macs), fmt_time(o1)]
+        if sync:
+            cells.append(fmt_time(med(m, ("ort", "1"), "median")))
+        cells += [fmt_time(o2), fmt_time(i1)]
+        if ingot2:
+            cells.append(fmt_time(med(m, ("ingot", "2"), "median")))
+        cells += ["%.1fx" % ratio if ratio else "n/a", gflops(macs, i1), gflops(macs, o1),
+                  "%.0f MB" % rss_o if rss_o else "n/a", "%.1f MB" % rss_i if rss_i else "n/a"]
+        out.append("| " + " | ".join(cells) + " |")
+    if ratios:
+        g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        cells = ["**geometric mean**"] + [""] * (len(head) - 1)
+        cells[head.index("ingot/ORT")] = "**%.1fx**" % g
+        out.append("| " + " | ".join(cells) + " |")
+
+    # the fastest decile shows what the machine does when the other tenants leave it alone
+    out += ["", "Fastest decile (p10; lowest over the rounds), less disturbed by the machine's load:", "",
+            "| model | %s p10 | ingot 1T p10 | ingot/ORT p10 |" % ort_col, "|---|---:|---:|---:|"]
+    ratios = []
+    for m in models:
+        o = best(m, ("ort", "1"), "sync_p10" if sync else "p10") or best(m, ("ort", "1"), "p10")
+        i = best(m, ("ingot", "1"), "p10")
+        ratio = i / o if i and o else None
+        if ratio:
+            ratios.append(ratio)
+        out.append("| %s | %s | %s | %s |" % (m, fmt_time(o), fmt_time(i),
+                                              "%.1fx" % ratio if ratio else "n/a"))
+    if ratios:
+        out.append("| **geometric mean** | | | **%.1fx** |" %
+                   math.exp(sum(math.log(r) for r in ratios) / len(ratios)))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark: ingot's generated executables against ONNX Runtime
+# (onnxruntime-node, pinned, installed under bench/.ort) on the models of make_models.py,
+# same inputs, alternating runtimes; prints a markdown table and writes docs/performance.md.
+# A benchmark, not a test: --smoke only runs each model once through both runtimes.
+#
+# usage: bench/run.sh [--smoke] [--models a,b,..] [--rounds R] [--time-s T] [--no-doc]
+#   env: BUILD (default build/), WORK (default $BUILD/bench), PYTHON (/usr/bin/python3)
+set -euo pipefail
+
+ORT_VERSION=1.30.0           # newest onnxruntime-node that installs and runs on Node 20 here
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+work=${WORK:-$build/bench}
+py=${PYTHON:-/usr/bin/python3}
+ingot=$build/compiler/driver/ingot
+ort_dir=$root/bench/.ort
+smoke=0 rounds=3 time_s=2 doc=1 models=""
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=1 ;;
+	--models) models=${2//,/ }; shift ;;
+	--rounds) rounds=$2; shift ;;
+	--time-s) time_s=$2; shift ;;
+	--no-doc) doc=0 ;;
+	-h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+# --- tools -------------------------------------------------------------------------
+command -v node >/dev/null || die "node (>= 18) is needed for onnxruntime-node"
+[ -x "$py" ] || die "$py not found (python3-torch, python3-torchvision, python3-onnx, python3-numpy)"
+if ! [ -x /usr/bin/time ]; then
+	if [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null || die "cannot install 'time'"
+	else
+		die "/usr/bin/time is missing: sudo apt-get install time"
+	fi
+fi
+if ! [ -x "$ingot" ]; then
+	[ -f "$build/build.ninja" ] || meson setup "$build" "$root"
+	meson compile -C "$build"
+fi
+have=$(node -p "try{require('$ort_dir/node_modules/onnxruntime-node/package.json').version}catch{''}")
+if [ "$have" != "$ORT_VERSION" ]; then
+	echo "bench: installing onnxruntime-node@$ORT_VERSION into bench/.ort" >&2
+	command -v npm >/dev/null || die "npm is needed to install onnxruntime-node"
+	mkdir -p "$ort_dir"
+	npm install --prefix "$ort_dir" --no-audit --no-fund --loglevel=error \
+		"onnxruntime-node@$ORT_VERSION" --onnxruntime-node-install=skip >&2 ||
+		die "npm install onnxruntime-node@$ORT_VERSION failed"
+fi
+
+# --- models ------------------------------------------------------------------------
+mkdir -p "$work/models" "$work/exe"
+# shellcheck disable=SC2086
+"$py" "$root/bench/make_models.py" "$work/models" $models
+[ -n "$models" ] || models=$("$py" -c "
+import sys; sys.path.insert(0, '$root/bench'); import make_models; print(' '.join(make_models.ALL))")
+
+macs_of() { "$ingot" inspect "$work/models/$1/model.onnx" --json | sed -n 's/.*"macs": *\([0-9]*\).*/\1/p'; }
+
+for m in $models; do
+	src=$work/models/$m/model.onnx exe=$work/exe/$m/$m
+	# recompile when the model or ingot is newer than the executable
+	if ! [ -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$ingot" -nt "$exe" ]; then
+		rm -rf "$work/exe/$m"
+		"$ingot" compile "$src" --emit exe --target host --name "$m" -o "$work/exe/$m" >&2 ||
+			die "ingot compile $m failed"
+	fi
+done
+
+inputs() { for f in "$work/models/$1"/input_*.npy; do printf -- '--input %s ' "$f"; done; }
+field() { sed -n "s/^\(.* \)\{0,1\}$1=\([^ ]*\).*/\2/p" | tail -1; }
+
+# --- smoke: once through both runtimes, outputs compared ---------------------------
+if [ $smoke = 1 ]; then
+	fail=0
+	for m in $models; do
+		d=$work/smoke/$m
+		rm -rf "$d" && mkdir -p "$d/ingot" "$d/ort"
+		# shellcheck disable=SC2046
+		if ! "$work/exe/$m/$m" $(inputs "$m") --output-dir "$d/ingot" >/dev/null 2>"$d/ingot.err"; then
+			echo "FAIL $m: ingot run: $(tail -1 "$d/ingot.err")"; fail=1; continue
+		fi
+		# shellcheck disable=SC2046
+		if ! node "$root/bench/ort_bench.mjs" "$work/models/$m/model.onnx" $(inputs "$m") --once \
+			--output-dir "$d/ort" --ort-dir "$ort_dir" >/dev/null 2>"$d/ort.err"; then
+			echo "FAIL $m: ort run: $(tail -1 "$d/ort.err")"; fail=1; continue
+		fi
+		# the two runtimes must agree on a model with random weights (loosely: different
+		# summation orders), which shows both read the same inputs
+		"$py" - "$d" "$m" <<-'EOF' || fail=1
+		import glob, os, sys
+		import numpy as np
+		d, m = sys.argv[1], sys.argv[2]
+		outs = sorted(glob.glob(os.path.join(d, "ort", "output_*.npy")))
+		worst = 0.0
+		for o in outs:
+		    a = np.load(o)
+		    b = np.load(os.path.join(d, "ingot", os.path.basename(o)))
+		    if a.shape != b.shape:
+		        sys.exit(print("FAIL %s: shape ort %s ingot %s" % (m, a.shape, b.shape)) or 1)
+		    err = float(np.max(np.abs(a - b) / (1e-3 + np.abs(a)))) if a.size else 0.0
+		    worst = max(worst, err)
+		ok = outs and worst < 1e-2
+		print("%s %s: %d output(s), max rel diff %.2g" % ("PASS" if ok else "FAIL", m, len(outs), worst))
+		sys.exit(0 if ok else 1)
+		EOF
+	done
+	# the timing paths and what run.sh parses from them, on the smallest model
+	m=lenet5
+	# shellcheck disable=SC2046
+	line=$("$work/exe/$m/$m" --bench 1 $(inputs $m) | tail -1)
+	[ -n "$(echo "$line" | field median_us)" ] || { echo "FAIL ingot --bench output: $line"; fail=1; }
+	# shellcheck disable=SC2046
+	line=$(node "$root/bench/ort_bench.mjs" "$work/models/$m/model.onnx" $(inputs $m) --warmup 1 \
+		--runs 1 --ort-dir "$ort_dir" | tail -1)
+	[ -n "$(echo "$line" | field median_us)" ] || { echo "FAIL ort_bench timing output: $line"; fail=1; }
+	[ $fail = 0 ] && echo "bench smoke: ok" || echo "bench smoke: FAILED"
+	exit $fail
+fi
+
+# --- timing ------------------------------------------------------------------------
+results=$work/results.tsv
+printf 'model\tmacs\truntime\tthreads\tround\truns\tmedian_us\tp10_us\tp90_us\tsync_median_us\tsync_p10_us\tmaxrss_kb\n' >"$results"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+t_start=$(date +%s)
+
+# does the runner use a second thread? (it says so when it does not; asked of a small model)
+first=${models%% *}
+probe=$first
+case " $models " in *" lenet5 "*) probe=lenet5 ;; esac
+ingot_threads="1"
+# shellcheck disable=SC2046
+if ! "$work/exe/$probe/$probe" --bench 1 --threads 2 $(inputs "$probe") 2>&1 >/dev/null |
+	grep -q "one thread"; then
+	ingot_threads="1 2"
+fi
+
+clamp() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { v = int(v); print (v < lo ? lo : v > hi ? hi : v) }'; }
+
+for m in $models; do
+	macs=$(macs_of "$m")
+	[ -n "$macs" ] || macs=0
+	# first round: runs guessed at 2 GFLOP/s (the reference kernels' order of magnitude),
+	# then from the measured median: about time_s seconds of timed runs per process
+	if [ "$macs" -gt 0 ]; then
+		n=$(clamp "$(awk -v s="$time_s" -v m="$macs" 'BEGIN { print s * 2e9 / (2 * m) }')" 5 2000)
+	else
+		n=20
+	fi
+	for r in $(seq 1 "$rounds"); do
+		for t in $ingot_threads; do
+			# shellcheck disable=SC2046
+			out=$(/usr/bin/time -v "$work/exe/$m/$m" --bench "$n" --threads "$t" $(inputs "$m") 2>&1) ||
+				die "ingot $m failed: $(echo "$out" | tail -3)"
+			med=$(echo "$out" | field median_us)
+			rss=$(echo "$out" | sed -n 's/.*Maximum resident set size (kbytes): *\([0-9]*\).*/\1/p')
+			printf '%s\t%s\tingot\t%s\t%s\t%s\t%s\t%s\t%s\tna\tna\t%s\n' "$m" "$macs" "$t" "$r" "$n" "$med" \
+				"$(echo "$out" | field p10_us)" "$(echo "$out" | field p90_us)" "$rss" >>"$results"
+			[ "$t" = 1 ] && n1=$(clamp "$(awk -v s="$time_s" -v u="$med" 'BEGIN { print s * 1e6 / u }')" 5 2000)
+		done
+		for t in 1 2; do
+			# shellcheck disable=SC2046
+			out=$(node "$root/bench/ort_bench.mjs" "$work/models/$m/model.onnx" $(inputs "$m") \
+				--threads "$t" --time-ms "$((time_s * 1000 * 3 / 4))" --ort-dir "$ort_dir" 2>&1) ||
+				die "ort $m failed: $(echo "$out" | tail -3)"
+			printf '%s\t%s\tort\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$macs" "$t" "$r" \
+				"$(echo "$out" | field runs)" "$(echo "$out" | field median_us)" \
+				"$(echo "$out" | field p10_us)" "$(echo "$out" | field p90_us)" \
+				"$(echo "$out" | field sync_median_us)" "$(echo "$out" | field sync_p10_us)" \
+				"$(echo "$out" | field maxrss_kb)" >>"$results"
+		done
+		n=$n1
+	done
+	echo "bench: $m done ($(($(date +%s) - t_start)) s)" >&2
+done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- report ------------------------------------------------------------------------
+machine=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+cpus=$(nproc)
+cache=$(lscpu | sed -n 's/^L2 cache: *//p' | head -1)
+simd=$(grep -o -w -E 'avx512f|avx2|fma|neon|asimd' /proc/cpuinfo | sort -u | paste -sd' ')
+cflags=$(sed -n 's/^CFLAGS ?= *//p' "$work/exe/$first/Makefile" | head -1)
+node_rss=$(node -e "console.log(process.resourceUsage().maxRSS)")
+ort_rss=$(node -e "const r=require('module').createRequire('$ort_dir/package.json');r('onnxruntime-node');r('onnxruntime-node/dist/binding.js').initOrt();console.log(process.resourceUsage().maxRSS)")
+sync_ok=$(awk -F'\t' '$3 == "ort" && $10 != "na" && $10 != "" { ok = 1 } END { print ok ? 1 : 0 }' "$results")
+
+table=$("$py" "$root/bench/report.py" "$results")
+echo "$table"
+
+if [ $doc = 1 ]; then
+	cat >"$root/docs/performance.md" <<EOF
+# Performance: ingot against ONNX Runtime
+
+Measured by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); regenerate with
+\`bench/run.sh\` (about 10-15 minutes), check the harness with \`bench/run.sh --smoke\`.
+
+- Machine: $machine, $cpus CPUs (L2 $cache; $simd), $(uname -sr).
+  **Shared and loaded:** load average $load_start at the start, $load_end at the end, on
+  $cpus CPUs, so every figure carries noise; medians of $rounds alternating rounds.
+- ingot: commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes in the tree)'),
+  \`ingot compile M.onnx --emit exe --target host\` (-O2 pipeline), built with
+  $(cc --version | head -1) and \`$cflags\`. The generated code calls the portable
+  reference kernels (no SIMD microkernels yet): this is the baseline the SIMD work improves on.
+- ONNX Runtime: onnxruntime-node $ORT_VERSION (CPU execution provider, its bundled
+  library), Node $(node --version), \`graphOptimizationLevel: 'all'\`, sequential execution,
+  \`intraOpNumThreads\` 1 or 2.
+- Models: \`bench/make_models.py\` (random weights, fixed seed, opset 13, static shapes;
+  torch $("$py" -c 'import torch; print(torch.__version__)'), torchvision $("$py" -c 'import torchvision; print(torchvision.__version__)')). Both runtimes read the same input
+  \`.npy\` files.
+
+$table
+
+How to read it:
+- Times are medians (of each round's median over its runs; ~${time_s} s of timed runs per
+  process after 10 warm-ups). ingot: the generated executable's \`--bench N\`, i.e. the
+  \`NAME_run_v\` call alone. ORT $( [ "$sync_ok" = 1 ] && echo "sync: the binding's synchronous \`run\` (the native call the async API wraps in \`setImmediate\`, reached through the package's internal \`dist/binding.js\`); ORT async: \`await session.run()\`, which adds the promise and event-loop overhead" || echo "figures are \`await session.run()\` only: this binding offers no synchronous path" ).
+- ingot/ORT = ingot 1-thread median / ORT 1-thread $( [ "$sync_ok" = 1 ] && echo sync || echo async ) median (above 1: ingot is slower); the last
+  row is their geometric mean. GFLOP/s = 2 x MACs / median.
+- MACs come from \`ingot inspect --json\` (by formula for Conv/Gemm/MatMul/RNNs); a dash
+  means inspect reported 0.
+- ORT 2T uses a second intra-op thread; on a small machine shared with other jobs that
+  thread often finds no free CPU (and ORT's pool spins while it waits), so where ORT 2T
+  is slower than 1T, that is the load, not ORT.
+- ingot runs on one thread: its runner accepts \`--threads\` but $( [ "$ingot_threads" = 1 ] && echo "is single-threaded today, so no 2-thread ingot figure is given" || echo "now runs on 2 threads as well (2T column)" ).
+- Peak RSS is the whole process: ingot's \`/usr/bin/time -v\` maximum resident set (the
+  executable with its weights, workspace and I/O buffers); ORT's
+  \`process.resourceUsage().maxRSS\` of the Node process with one session, measured before
+  the synchronous session is created. Node alone peaks at $((node_rss / 1024)) MB, Node with
+  onnxruntime-node loaded and no session at $((ort_rss / 1024)) MB.
+EOF
+	echo "bench: wrote docs/performance.md" >&2
+fi
+echo "bench: $(($(date +%s) - t_start)) s" >&2
