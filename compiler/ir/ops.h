@@ -60,10 +60,10 @@
 	X(IDENTITY, Identity, identity, 1, 1, 1, 1, 0) \
 	X(WHERE, Where, where, 3, 3, 1, 1, 0) \
 	/* linear algebra and convolution */ \
-	X(CONV, Conv, conv, 2, 3, 1, 1, 0) \
-	X(CONV_TRANSPOSE, ConvTranspose, conv_transpose, 2, 3, 1, 1, 0) \
-	X(GEMM, Gemm, gemm, 2, 3, 1, 1, 0) \
-	X(MATMUL, MatMul, matmul, 2, 2, 1, 1, 0) \
+	X(CONV, Conv, conv, 2, 4, 1, 1, 0) \
+	X(CONV_TRANSPOSE, ConvTranspose, conv_transpose, 2, 4, 1, 1, 0) \
+	X(GEMM, Gemm, gemm, 2, 4, 1, 1, 0) \
+	X(MATMUL, MatMul, matmul, 2, 3, 1, 1, 0) \
 	/* pooling */ \
 	X(AVERAGE_POOL, AveragePool, pool, 1, 1, 1, 1, 0) \
 	X(MAX_POOL, MaxPool, pool, 1, 1, 1, 2, 0) \

@@ -6,7 +6,10 @@
  * tests: SAME_UPPER puts the odd padding at the end, otherwise at the start; a
  * negative total (output_shape larger than the full result) is 0, the extra
  * outputs getting just the bias. Conv and ConvTranspose have no opset differences
- * that change semantics (1 and 11 differ only in shape inference details). */
+ * that change semantics (1 and 11 differ only in shape inference details).
+ * Fusion (passes/fuse_epilogue.c) adds an epilogue no ONNX model carries: an
+ * activation with its parameters and a residual as a trailing input 3, which the
+ * kernel adds after the bias and before the activation. */
 #include "opimpl.h"
 
 #include <string.h>
@@ -19,10 +22,23 @@ enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
 static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID",
                                               NULL };
 
+/* ORDER ACT: index = the kernel's INGOT_CONV_ACT_* code */
+static const char *const act_names[] = { "none", "relu", "clip", "leaky_relu", "sigmoid",
+                                         "hard_sigmoid", "hard_swish", "tanh", "gelu",
+                                         "gelu_tanh", NULL };
+/* how many act_params each activation takes */
+static const int act_n_params[] = { 0, 0, 2, 1, 0, 2, 0, 0, 0, 0 };
+_Static_assert(INGOT_CONV_ACT_GELU_TANH == 9 && COUNTOF(act_n_params) == 10,
+               "activation table and kernel codes disagree");
+
 typedef struct ConvAttrs {
 	int auto_pad;                        /* PAD_* */
 	int64_t group;
 	IntList dilations, kernel_shape, pads, strides;
+	/* fused epilogue: never imported from ONNX, set by passes */
+	int activation;                      /* index into act_names */
+	FloatList act_params;                /* n = -1 when the activation takes none */
+	int64_t residual;                    /* 1: input 3 is added before the activation */
 	IntList output_padding, output_shape;    /* ConvTranspose only */
 } ConvAttrs;
 
@@ -33,6 +49,9 @@ static const AttrField conv_fields[] = {
 	{ "kernel_shape", AK_INTS, offsetof(ConvAttrs, kernel_shape), NULL },
 	{ "pads", AK_INTS, offsetof(ConvAttrs, pads), NULL },
 	{ "strides", AK_INTS, offsetof(ConvAttrs, strides), NULL },
+	{ "activation", AK_ENUM, offsetof(ConvAttrs, activation), act_names },
+	{ "act_params", AK_FLOATS, offsetof(ConvAttrs, act_params), NULL },
+	{ "residual", AK_INT, offsetof(ConvAttrs, residual), NULL },
 	/* ConvTranspose only: its table is this one with two more fields */
 	{ "output_padding", AK_INTS, offsetof(ConvAttrs, output_padding), NULL },
 	{ "output_shape", AK_INTS, offsetof(ConvAttrs, output_shape), NULL },
@@ -51,6 +70,7 @@ static int conv_import(ImportCtx *c)
 	    import_ints(c, "kernel_shape", &a->kernel_shape) || import_ints(c, "pads", &a->pads) ||
 	    import_ints(c, "strides", &a->strides))
 		return -1;
+	a->act_params.n = -1;
 	if (ir_node(c->g, c->node)->op == OP_CONV_TRANSPOSE &&
 	    (import_ints(c, "output_padding", &a->output_padding) ||
 	     import_ints(c, "output_shape", &a->output_shape)))
@@ -215,6 +235,35 @@ static int conv_geom(InferCtx *c, ConvGeom *g)
 
 static const DType conv_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_UNDEF };
 
+/* The fused epilogue: parameters that fit the activation, a float dtype, and the
+ * residual (input 3) present exactly when the flag says so, typed like Y. */
+static int epilogue_infer(InferCtx *c, const Type *y)
+{
+	const ConvAttrs *a = infer_node(c)->attrs;
+	const Type *r = infer_in(c, 3);
+	int np = a->act_params.n < 0 ? 0 : a->act_params.n;
+	if (a->activation < 0 || a->activation >= COUNTOF(act_n_params))
+		return infer_fail_attr(c, "activation", "unknown activation %d", a->activation);
+	if (np != act_n_params[a->activation])
+		return infer_fail_attr(c, "act_params", "%s takes %d parameters, got %d",
+		                       act_names[a->activation], act_n_params[a->activation], np);
+	if (a->residual != 0 && a->residual != 1)
+		return infer_fail_attr(c, "residual", "expected 0 or 1, got %lld", (long long)a->residual);
+	if (!a->residual) {
+		if (r)
+			return infer_fail(c, 3, "unexpected input (only a fused residual takes slot 3)");
+		return 0;
+	}
+	if (!r)
+		return infer_fail(c, 3, "the fused residual is missing");
+	if (r->dtype != y->dtype || !type_same_shape(r, y)) {
+		char b1[96], b2[96];
+		return infer_fail(c, 3, "residual %s differs from the output %s",
+		                  type_format(r, b1, sizeof b1), type_format(y, b2, sizeof b2));
+	}
+	return 0;
+}
+
 static int conv_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0), *b = infer_in(c, 2);
@@ -230,7 +279,7 @@ static int conv_infer(InferCtx *c)
 	y->dims[1] = g.m;
 	for (int i = 0; i < g.nsp; i++)
 		y->dims[2 + i] = g.out[i];
-	return 0;
+	return epilogue_infer(c, y);
 }
 
 static const ParamField conv_pfields[] = {
@@ -272,6 +321,14 @@ static int conv_lower(LowerCtx *c)
 		p->dilations[i] = g.d[i];
 		p->pads[i] = g.pb[i];
 	}
+	p->act = a->activation;
+	p->act_alpha = a->act_params.n > 0 ? a->act_params.v[0] : 0.0f;
+	p->act_beta = a->act_params.n > 1 ? a->act_params.v[1] : 0.0f;
+	if (a->activation == INGOT_CONV_ACT_HARD_SWISH) {   /* as the unary kernel's HardSwish */
+		p->act_alpha = 1.0f / 6.0f;
+		p->act_beta = 0.5f;
+	}
+	p->has_residual = a->residual != 0;
 	lower_call(c, "ingot_conv", "conv", &ingot_conv, &conv_desc, p);
 	return 0;
 }

@@ -3,7 +3,10 @@
  * gain and lose a unit dim, batch dims broadcast); the kernel sees the broadcast
  * as zero batch strides. Gemm's optional C broadcasts to (M, N) as strides too.
  * Opset differences: C is required before opset 11; opsets 1-6 carry a
- * `broadcast` attribute, accepted and ignored (broadcasting is always allowed). */
+ * `broadcast` attribute, accepted and ignored (broadcasting is always allowed).
+ * Fusion (passes/fuse_epilogue.c) adds an epilogue no ONNX model carries: an
+ * activation with its parameters and a residual as a trailing input (MatMul 2,
+ * Gemm 3), added after C and before the activation; float dtypes only. */
 #include "opimpl.h"
 
 #include <string.h>
@@ -33,7 +36,89 @@ static int check_size(InferCtx *c, int slot)
 	return 0;
 }
 
+/* ---- the fused epilogue, shared by MatMul and Gemm ---- */
+
+/* ORDER ACT: index = the kernel's INGOT_LINALG_ACT_* code (as in conv.c) */
+static const char *const act_names[] = { "none", "relu", "clip", "leaky_relu", "sigmoid",
+                                         "hard_sigmoid", "hard_swish", "tanh", "gelu",
+                                         "gelu_tanh", NULL };
+static const int act_n_params[] = { 0, 0, 2, 1, 0, 2, 0, 0, 0, 0 };
+_Static_assert(INGOT_LINALG_ACT_GELU_TANH == 9 && COUNTOF(act_n_params) == 10,
+               "activation table and kernel codes disagree");
+
+/* Never imported from ONNX; set by passes. The first member of both attr structs. */
+typedef struct Epilogue {
+	int activation;                      /* index into act_names */
+	FloatList act_params;                /* n = -1 when the activation takes none */
+	int64_t residual;                    /* 1: the trailing input is added first */
+} Epilogue;
+
+#define EPILOGUE_FIELDS(T) \
+	{ "activation", AK_ENUM, offsetof(T, ep.activation), act_names }, \
+	{ "act_params", AK_FLOATS, offsetof(T, ep.act_params), NULL }, \
+	{ "residual", AK_INT, offsetof(T, ep.residual), NULL },
+
+static const DType ep_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_UNDEF };
+
+/* Parameters that fit the activation, a float dtype, and the residual (input
+ * `slot`) present exactly when the flag says so, typed like Y. */
+static int epilogue_infer(InferCtx *c, const Epilogue *e, int slot, const Type *y)
+{
+	const Type *r = infer_in(c, slot);
+	int np = e->act_params.n < 0 ? 0 : e->act_params.n;
+	if (e->activation < 0 || e->activation >= COUNTOF(act_n_params))
+		return infer_fail_attr(c, "activation", "unknown activation %d", e->activation);
+	if (np != act_n_params[e->activation])
+		return infer_fail_attr(c, "act_params", "%s takes %d parameters, got %d",
+		                       act_names[e->activation], act_n_params[e->activation], np);
+	if (e->residual != 0 && e->residual != 1)
+		return infer_fail_attr(c, "residual", "expected 0 or 1, got %lld", (long long)e->residual);
+	if ((e->activation || e->residual) && infer_check_dtype(c, 0, ep_dtypes))
+		return -1;
+	if (!e->residual) {
+		if (r)
+			return infer_fail(c, slot, "unexpected input (only a fused residual takes slot %d)",
+			                  slot);
+		return 0;
+	}
+	if (!r)
+		return infer_fail(c, slot, "the fused residual is missing");
+	if (r->dtype != y->dtype || !type_same_shape(r, y)) {
+		char b1[96], b2[96];
+		return infer_fail(c, slot, "residual %s differs from the output %s",
+		                  type_format(r, b1, sizeof b1), type_format(y, b2, sizeof b2));
+	}
+	return 0;
+}
+
+/* The kernel's epilogue fields (HardSwish is HardSigmoid(1/6, 0.5) times x, as the
+ * unary kernel computes it). */
+static void epilogue_lower(const Epilogue *e, int64_t *act, float *al, float *be, int64_t *res)
+{
+	*act = e->activation;
+	*al = e->act_params.n > 0 ? e->act_params.v[0] : 0.0f;
+	*be = e->act_params.n > 1 ? e->act_params.v[1] : 0.0f;
+	if (e->activation == INGOT_LINALG_ACT_HARD_SWISH) {
+		*al = 1.0f / 6.0f;
+		*be = 0.5f;
+	}
+	*res = e->residual != 0;
+}
+
 /* ---- MatMul ---- */
+
+typedef struct MatmulAttrs {
+	Epilogue ep;
+} MatmulAttrs;
+
+static const AttrField matmul_fields[] = { EPILOGUE_FIELDS(MatmulAttrs) };
+
+static int matmul_import(ImportCtx *c)
+{
+	MatmulAttrs *a = c->attrs;
+	a->ep.act_params.n = -1;
+	return 0;
+}
 
 typedef struct MatmulShape {
 	int64_t m, n, k;
@@ -119,7 +204,7 @@ static int matmul_infer(InferCtx *c)
 	    matmul_shape(c, &s))
 		return -1;
 	*infer_out(c, 0) = s.y;
-	return 0;
+	return epilogue_infer(c, &((const MatmulAttrs *)infer_node(c)->attrs)->ep, 2, &s.y);
 }
 
 static const ParamField matmul_pfields[] = {
@@ -152,15 +237,21 @@ static int matmul_lower(LowerCtx *c)
 		p->a_bstr[d] = s.a_bstr[d];
 		p->b_bstr[d] = s.b_bstr[d];
 	}
+	epilogue_lower(&((const MatmulAttrs *)ir_node(c->g, c->node)->attrs)->ep, &p->act,
+	               &p->act_alpha, &p->act_beta, &p->has_residual);
 	lower_call(c, "ingot_matmul", "linalg", &ingot_matmul, &matmul_desc, p);
 	return 0;
 }
 
-const OpImpl op_impl_matmul = { 0, NULL, 0, NULL, matmul_infer, matmul_lower };
+const OpImpl op_impl_matmul = {
+	sizeof(MatmulAttrs), matmul_fields, COUNTOF(matmul_fields),
+	matmul_import, matmul_infer, matmul_lower
+};
 
 /* ---- Gemm ---- */
 
 typedef struct GemmAttrs {
+	Epilogue ep;
 	float alpha, beta;
 	int64_t trans_a, trans_b;            /* 0 or 1 */
 } GemmAttrs;
@@ -170,6 +261,7 @@ static const AttrField gemm_fields[] = {
 	{ "beta", AK_FLOAT, offsetof(GemmAttrs, beta), NULL },
 	{ "transA", AK_INT, offsetof(GemmAttrs, trans_a), NULL },
 	{ "transB", AK_INT, offsetof(GemmAttrs, trans_b), NULL },
+	EPILOGUE_FIELDS(GemmAttrs)
 };
 
 static int gemm_import(ImportCtx *c)
@@ -182,6 +274,7 @@ static int gemm_import(ImportCtx *c)
 		return -1;
 	a->trans_a = a->trans_a != 0;
 	a->trans_b = a->trans_b != 0;
+	a->ep.act_params.n = -1;
 	return 0;
 }
 
@@ -234,7 +327,8 @@ static int gemm_infer(InferCtx *c)
 		return -1;
 	int64_t dims[2] = { s.m, s.n };
 	*infer_out(c, 0) = type_make(infer_in(c, 0)->dtype, 2, dims);
-	return 0;
+	return epilogue_infer(c, &((const GemmAttrs *)infer_node(c)->attrs)->ep, 3,
+	                      infer_out(c, 0));
 }
 
 static const ParamField gemm_pfields[] = {
@@ -269,6 +363,7 @@ static int gemm_lower(LowerCtx *c)
 	p->has_c = infer_has(&ic, 2);
 	p->c_rs = s.c_rs;
 	p->c_cs = s.c_cs;
+	epilogue_lower(&at->ep, &p->act, &p->act_alpha, &p->act_beta, &p->has_residual);
 	lower_call(c, "ingot_gemm", "linalg", &ingot_gemm, &gemm_desc, p);
 	return 0;
 }

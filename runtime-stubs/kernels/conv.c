@@ -6,6 +6,7 @@
  */
 #include "conv.h"
 
+#include <math.h>
 #include <string.h>
 
 #define CONV_CHUNK 64
@@ -48,11 +49,57 @@ static INGOT_UNUSED float conv_ld_f16(uint16_t v) { return ingot_f16_to_f32(v); 
 static INGOT_UNUSED uint16_t conv_st_f16(float v) { return ingot_f32_to_f16(v); }
 #define CONV_ID(v) (v)
 
-/* One dtype: output planes u0..u1 (u = n * M + oc). */
-#define CONV_DEF(NAME, T, ACC, LD, ST) \
-static void NAME(const ingot_conv_params *p, const conv_geo *g, const T *x, const T *w, \
-                 const T *bias, T *y, int64_t u0, int64_t u1) \
+/* The fused activations, with the exact expressions of the elementwise and math
+ * kernels (same results at -O0 and -O2). S: the libm suffix of T. */
+#define CONV_ACT_DEF(NAME, T, S) \
+static INGOT_UNUSED T NAME(int64_t act, T x, T al, T be) \
 { \
+	switch (act) { \
+	case INGOT_CONV_ACT_RELU: return x < 0 ? (T)0 : x; \
+	case INGOT_CONV_ACT_CLIP: x = x < al ? al : x; return x > be ? be : x; \
+	case INGOT_CONV_ACT_LEAKY_RELU: return x < 0 ? al * x : x; \
+	case INGOT_CONV_ACT_SIGMOID: \
+		return x >= 0 ? (T)1 / ((T)1 + exp##S(-x)) : exp##S(x) / ((T)1 + exp##S(x)); \
+	case INGOT_CONV_ACT_HARD_SIGMOID: return fmax##S((T)0, fmin##S((T)1, al * x + be)); \
+	case INGOT_CONV_ACT_HARD_SWISH: return x * fmax##S((T)0, fmin##S((T)1, al * x + be)); \
+	case INGOT_CONV_ACT_TANH: return tanh##S(x); \
+	case INGOT_CONV_ACT_GELU: return (T)0.5 * x * (1 + erf##S(x * (T)0.70710678118654752440)); \
+	case INGOT_CONV_ACT_GELU_TANH: \
+		return (T)0.5 * x * (1 + tanh##S((T)0.79788456080286535588 * \
+		                                 (x + (T)0.044715 * x * x * x))); \
+	default: return x; \
+	} \
+}
+CONV_ACT_DEF(conv_act_f, float, f)
+CONV_ACT_DEF(conv_act_d, double, )
+
+/* Stores len accumulated outputs through the epilogue: + residual, then the
+ * activation, rounding to T after each step as the separate ops would. */
+#define CONV_EPI_DEF(NAME, T, ACC, LD, ST, ACT) \
+static INGOT_UNUSED void NAME(const ingot_conv_params *p, const ACC *acc, const T *res, T *y, \
+                              int64_t len) \
+{ \
+	ACC al = (ACC)p->act_alpha, be = (ACC)p->act_beta, v; \
+	int64_t j; \
+	for (j = 0; j < len; j++) { \
+		v = acc[j]; \
+		if (res) \
+			v = (ACC)LD(ST(v)) + (ACC)LD(res[j]); \
+		if (p->act != INGOT_CONV_ACT_NONE) \
+			v = ACT(p->act, (ACC)LD(ST(v)), al, be); \
+		y[j] = ST(v); \
+	} \
+}
+CONV_EPI_DEF(conv_epi_f32, float, float, CONV_ID, CONV_ID, conv_act_f)
+CONV_EPI_DEF(conv_epi_f64, double, double, CONV_ID, CONV_ID, conv_act_d)
+CONV_EPI_DEF(conv_epi_f16, uint16_t, float, conv_ld_f16, conv_st_f16, conv_act_f)
+
+/* One dtype: output planes u0..u1 (u = n * M + oc). */
+#define CONV_DEF(NAME, T, ACC, LD, ST, EPI) \
+static void NAME(const ingot_conv_params *p, const conv_geo *g, const T *x, const T *w, \
+                 const T *bias, const T *res, T *y, int64_t u0, int64_t u1) \
+{ \
+	const int epi = res != NULL || p->act != INGOT_CONV_ACT_NONE; \
 	ACC acc[CONV_CHUNK]; \
 	int64_t yo[CONV_MAX_SP], ko[CONV_MAX_SP]; \
 	const int L = g->last; \
@@ -127,16 +174,19 @@ static void NAME(const ingot_conv_params *p, const conv_geo *g, const T *x, cons
 						} \
 					} \
 				} \
-				for (j = 0; j < len; j++) \
-					yr[ox0 + j] = ST(acc[j]); \
+				if (epi) \
+					EPI(p, acc, res ? res + (yr - y) + ox0 : NULL, yr + ox0, len); \
+				else \
+					for (j = 0; j < len; j++) \
+						yr[ox0 + j] = ST(acc[j]); \
 			} \
 		} \
 	} \
 }
 
-CONV_DEF(conv_f32, float, float, CONV_ID, CONV_ID)
-CONV_DEF(conv_f64, double, double, CONV_ID, CONV_ID)
-CONV_DEF(conv_f16, uint16_t, float, conv_ld_f16, conv_st_f16)
+CONV_DEF(conv_f32, float, float, CONV_ID, CONV_ID, conv_epi_f32)
+CONV_DEF(conv_f64, double, double, CONV_ID, CONV_ID, conv_epi_f64)
+CONV_DEF(conv_f16, uint16_t, float, conv_ld_f16, conv_st_f16, conv_epi_f16)
 
 INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *const *out,
                             void *scratch, int task, int n_tasks)
@@ -145,8 +195,10 @@ INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *con
 	conv_geo g;
 	int64_t units, u0, u1;
 	int d, nsp = (int)p->nsp;
+	const void *res = p->has_residual ? in[3] : NULL;
 	(void)scratch;
-	if (nsp < 1 || nsp > CONV_MAX_SP || p->group < 1 || !in[0] || !in[1] || !out[0])
+	if (nsp < 1 || nsp > CONV_MAX_SP || p->group < 1 || !in[0] || !in[1] || !out[0] ||
+	    (p->has_residual && !res))
 		return INGOT_EINVAL;
 	memset(&g, 0, sizeof g);
 	g.last = nsp - 1;
@@ -180,15 +232,16 @@ INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *con
 	switch (p->dtype) {
 	case INGOT_DT_F32:
 		conv_f32(p, &g, (const float *)in[0], (const float *)in[1], p->has_bias ? (const float *)in[2] : NULL,
-		         (float *)out[0], u0, u1);
+		         (const float *)res, (float *)out[0], u0, u1);
 		return INGOT_OK;
 	case INGOT_DT_F64:
 		conv_f64(p, &g, (const double *)in[0], (const double *)in[1], p->has_bias ? (const double *)in[2] : NULL,
-		         (double *)out[0], u0, u1);
+		         (const double *)res, (double *)out[0], u0, u1);
 		return INGOT_OK;
 	case INGOT_DT_F16:
 		conv_f16(p, &g, (const uint16_t *)in[0], (const uint16_t *)in[1],
-		         p->has_bias ? (const uint16_t *)in[2] : NULL, (uint16_t *)out[0], u0, u1);
+		         p->has_bias ? (const uint16_t *)in[2] : NULL, (const uint16_t *)res,
+		         (uint16_t *)out[0], u0, u1);
 		return INGOT_OK;
 	default:
 		return INGOT_EINVAL;

@@ -8,15 +8,28 @@
 
 #include "ingot_rt.h"
 
+/* Fused epilogue activations (field `act`), applied after bias and residual. ORDER ACT */
+enum {
+	INGOT_CONV_ACT_NONE, INGOT_CONV_ACT_RELU, INGOT_CONV_ACT_CLIP, INGOT_CONV_ACT_LEAKY_RELU,
+	INGOT_CONV_ACT_SIGMOID, INGOT_CONV_ACT_HARD_SIGMOID, INGOT_CONV_ACT_HARD_SWISH,
+	INGOT_CONV_ACT_TANH, INGOT_CONV_ACT_GELU, INGOT_CONV_ACT_GELU_TANH
+};
+
 /* in[0] X (N, C, spatial...), in[1] W, in[2] bias (M) when has_bias (the in[] array
- * may end before slot 2 otherwise), out[0] Y (N, M, o...).
+ * may end before slot 2 otherwise), in[3] the residual (shaped like Y) when
+ * has_residual, out[0] Y (N, M, o...).
  * Conv:          W is (M, C/group, k...), x_pos = y_pos * stride + k * dilation - pad.
  * ConvTranspose: W is (C, M/group, k...), y_pos = x_pos * stride + k * dilation - pad.
  * Dims are full tensor dims (rank nsp + 2); pads are the begin pads per spatial
- * dim (end pads only shape the output). Tasks split the N * M output planes. */
+ * dim (end pads only shape the output). Tasks split the N * M output planes.
+ * Epilogue (fusion): y = act(conv + bias + residual) with act_alpha/act_beta the
+ * activation's parameters (Clip: min, max; LeakyRelu: alpha; HardSigmoid and
+ * HardSwish: alpha, beta). Every step rounds to the tensor's dtype, as the separate
+ * Add and activation kernels do, so the fused node computes the same values. */
 #define INGOT_CONV_FIELDS(F) F(I64, dtype) F(I64, transposed) F(I64, nsp) F(I64, group) \
 	F(I64, has_bias) F(DIMS, x_dims) F(DIMS, w_dims) F(DIMS, y_dims) F(DIMS, strides) \
-	F(DIMS, dilations) F(DIMS, pads)
+	F(DIMS, dilations) F(DIMS, pads) F(I64, act) F(F32, act_alpha) F(F32, act_beta) \
+	F(I64, has_residual)
 INGOT_PARAMS(ingot_conv_params, INGOT_CONV_FIELDS)
 
 INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *const *out,

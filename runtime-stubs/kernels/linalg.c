@@ -14,10 +14,14 @@
  * (+ beta * C[i*c_rs + j*c_cs] when c), Y contiguous with n columns. */
 typedef struct linalg_job {
 	const void *a, *b, *c;
+	const void *res;       /* the fused residual, indexed like y; NULL if none */
 	void *y;
 	int64_t n, k, a_si, a_sk, b_sk, b_sj, c_rs, c_cs;
 	float alpha, beta;
 	int sgn;               /* integer dtypes: values are signed */
+	int epi;               /* res or act: store through the epilogue */
+	int64_t act;           /* INGOT_LINALG_ACT_* */
+	float act_alpha, act_beta;
 } linalg_job;
 
 static INGOT_UNUSED float linalg_ld_f16(uint16_t v) { return ingot_f16_to_f32(v); }
@@ -26,8 +30,49 @@ static INGOT_UNUSED uint16_t linalg_st_f16(float v) { return ingot_f32_to_f16(v)
 static INGOT_UNUSED uint16_t linalg_st_bf16(float v) { return ingot_f32_to_bf16(v); }
 #define LINALG_ID(v) (v)
 
+/* The fused activations, with the exact expressions of the elementwise and math
+ * kernels (same results at -O0 and -O2). S: the libm suffix of T. */
+#define LINALG_ACT_DEF(NAME, T, S) \
+static INGOT_UNUSED T NAME(int64_t act, T x, T al, T be) \
+{ \
+	switch (act) { \
+	case INGOT_LINALG_ACT_RELU: return x < 0 ? (T)0 : x; \
+	case INGOT_LINALG_ACT_CLIP: x = x < al ? al : x; return x > be ? be : x; \
+	case INGOT_LINALG_ACT_LEAKY_RELU: return x < 0 ? al * x : x; \
+	case INGOT_LINALG_ACT_SIGMOID: \
+		return x >= 0 ? (T)1 / ((T)1 + exp##S(-x)) : exp##S(x) / ((T)1 + exp##S(x)); \
+	case INGOT_LINALG_ACT_HARD_SIGMOID: return fmax##S((T)0, fmin##S((T)1, al * x + be)); \
+	case INGOT_LINALG_ACT_HARD_SWISH: return x * fmax##S((T)0, fmin##S((T)1, al * x + be)); \
+	case INGOT_LINALG_ACT_TANH: return tanh##S(x); \
+	case INGOT_LINALG_ACT_GELU: \
+		return (T)0.5 * x * (1 + erf##S(x * (T)0.70710678118654752440)); \
+	case INGOT_LINALG_ACT_GELU_TANH: \
+		return (T)0.5 * x * (1 + tanh##S((T)0.79788456080286535588 * \
+		                                 (x + (T)0.044715 * x * x * x))); \
+	default: return x; \
+	} \
+}
+LINALG_ACT_DEF(linalg_act_f, float, f)
+LINALG_ACT_DEF(linalg_act_d, double, )
+
+/* One output through the epilogue: + residual, then the activation, rounding to T
+ * after each step as the separate ops would. */
+#define LINALG_EPI_DEF(NAME, T, ACC, LD, ST, ACT) \
+static INGOT_UNUSED T NAME(const linalg_job *jb, ACC v, int64_t idx) \
+{ \
+	if (jb->res) \
+		v = (ACC)LD(ST(v)) + (ACC)LD(((const T *)jb->res)[idx]); \
+	if (jb->act != INGOT_LINALG_ACT_NONE) \
+		v = ACT(jb->act, (ACC)LD(ST(v)), (ACC)jb->act_alpha, (ACC)jb->act_beta); \
+	return ST(v); \
+}
+LINALG_EPI_DEF(linalg_epi_f32, float, float, LINALG_ID, LINALG_ID, linalg_act_f)
+LINALG_EPI_DEF(linalg_epi_f64, double, double, LINALG_ID, LINALG_ID, linalg_act_d)
+LINALG_EPI_DEF(linalg_epi_f16, uint16_t, float, linalg_ld_f16, linalg_st_f16, linalg_act_f)
+LINALG_EPI_DEF(linalg_epi_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16, linalg_act_f)
+
 /* Floating point dtypes: T storage, ACC accumulator, LD/ST convert. */
-#define LINALG_MM_FLOAT(NAME, T, ACC, LD, ST) \
+#define LINALG_MM_FLOAT(NAME, T, ACC, LD, ST, EPI) \
 static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 { \
 	const T *a = (const T *)jb->a, *b = (const T *)jb->b, *c = (const T *)jb->c; \
@@ -56,7 +101,7 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 					ACC v = acc[j] * (ACC)jb->alpha; \
 					if (c) \
 						v += (ACC)jb->beta * (ACC)LD(c[i * jb->c_rs + (j0 + j) * jb->c_cs]); \
-					y[i * jb->n + j0 + j] = ST(v); \
+					y[i * jb->n + j0 + j] = jb->epi ? EPI(jb, v, i * jb->n + j0 + j) : ST(v); \
 				} \
 			} \
 		} \
@@ -82,16 +127,16 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 				ACC v = acc[j] * (ACC)jb->alpha; \
 				if (c) \
 					v += (ACC)jb->beta * (ACC)LD(c[i * jb->c_rs + (j0 + j) * jb->c_cs]); \
-				y[i * jb->n + j0 + j] = ST(v); \
+				y[i * jb->n + j0 + j] = jb->epi ? EPI(jb, v, i * jb->n + j0 + j) : ST(v); \
 			} \
 		} \
 	} \
 }
 
-LINALG_MM_FLOAT(linalg_mm_f32, float, float, LINALG_ID, LINALG_ID)
-LINALG_MM_FLOAT(linalg_mm_f64, double, double, LINALG_ID, LINALG_ID)
-LINALG_MM_FLOAT(linalg_mm_f16, uint16_t, float, linalg_ld_f16, linalg_st_f16)
-LINALG_MM_FLOAT(linalg_mm_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16)
+LINALG_MM_FLOAT(linalg_mm_f32, float, float, LINALG_ID, LINALG_ID, linalg_epi_f32)
+LINALG_MM_FLOAT(linalg_mm_f64, double, double, LINALG_ID, LINALG_ID, linalg_epi_f64)
+LINALG_MM_FLOAT(linalg_mm_f16, uint16_t, float, linalg_ld_f16, linalg_st_f16, linalg_epi_f16)
+LINALG_MM_FLOAT(linalg_mm_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16, linalg_epi_bf16)
 
 /* Integers: the product is computed in unsigned arithmetic of the dtype's width,
  * which is the same modulo 2^bits for signed and unsigned values. Only a Gemm
@@ -186,6 +231,23 @@ static linalg_mm_fn linalg_pick(int64_t dtype, int *sgn)
 	}
 }
 
+/* Sets the job's epilogue; integer products take none (EINVAL). */
+static int linalg_set_epi(linalg_job *jb, int64_t dtype, int64_t act, float al, float be,
+                          int64_t has_res, const void *res)
+{
+	jb->act = act;
+	jb->act_alpha = al;
+	jb->act_beta = be;
+	jb->res = has_res ? res : NULL;
+	jb->epi = has_res || act != INGOT_LINALG_ACT_NONE;
+	if (has_res && !res)
+		return INGOT_EINVAL;
+	if (jb->epi && dtype != INGOT_DT_F32 && dtype != INGOT_DT_F64 && dtype != INGOT_DT_F16 &&
+	    dtype != INGOT_DT_BF16)
+		return INGOT_EINVAL;
+	return INGOT_OK;
+}
+
 static void linalg_range(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 {
 	if (n_tasks < 1) {
@@ -207,7 +269,9 @@ INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *c
 	(void)scratch;
 	memset(&jb, 0, sizeof jb);
 	fn = linalg_pick(p->dtype, &jb.sgn);
-	if (!fn || !in[0] || !in[1] || !out[0] || p->nb < 0 || p->nb > INGOT_MAX_RANK)
+	if (!fn || !in[0] || !in[1] || !out[0] || p->nb < 0 || p->nb > INGOT_MAX_RANK ||
+	    linalg_set_epi(&jb, p->dtype, p->act, p->act_alpha, p->act_beta, p->has_residual,
+	                   p->has_residual ? in[2] : NULL))
 		return INGOT_EINVAL;
 	for (d = 0; d < p->nb; d++)
 		nbatch *= p->bdims[d];
@@ -232,6 +296,8 @@ INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *c
 		jb.a = (const char *)in[0] + (size_t)aoff * es;
 		jb.b = (const char *)in[1] + (size_t)boff * es;
 		jb.y = (char *)out[0] + (size_t)(bi * p->m * p->n) * es;
+		if (p->has_residual)
+			jb.res = (const char *)in[2] + (size_t)(bi * p->m * p->n) * es;
 		fn(&jb, i0, i1);
 		r += i1 - i0;
 	}
@@ -248,7 +314,9 @@ INGOT_KERNEL int ingot_gemm(const void *params, const void *const *in, void *con
 	(void)scratch;
 	memset(&jb, 0, sizeof jb);
 	fn = linalg_pick(p->dtype, &jb.sgn);
-	if (!fn || !in[0] || !in[1] || !out[0])
+	if (!fn || !in[0] || !in[1] || !out[0] ||
+	    linalg_set_epi(&jb, p->dtype, p->act, p->act_alpha, p->act_beta, p->has_residual,
+	                   p->has_residual ? in[3] : NULL))
 		return INGOT_EINVAL;
 	jb.a = in[0];
 	jb.b = in[1];
