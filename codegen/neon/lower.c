@@ -1,10 +1,206 @@
-/* lower.c — lowering for the NEON targets: a node whose op has a NEON kernel
- * (runtime-stubs/kernels/neon/) is called through it; every other node falls back
- * to the reference kernels of the C target. */
+/* lower.c — lowering for the NEON targets: f32 nodes whose op has a NEON kernel
+ * (runtime-stubs/kernels/neon/) call it, every other node the reference kernel of
+ * the C target. A NEON kernel takes its reference kernel's parameters: the node is
+ * lowered the reference way, then only the kernel name, family and parameter
+ * descriptor change. The NEON headers repeat the reference field lists (a model
+ * directory holds only the families it uses), so the asserts below keep both
+ * layouts identical. `fn` stays the reference kernel: folding never runs target
+ * kernels, and ingot itself is not built for ARM. */
 #include "neon_target.h"
 #include "c_target.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conv.h"
+#include "elementwise.h"
+#include "linalg.h"
+#include "norm.h"
+#include "pool.h"
+#include "neon/eltwise.h"
+#include "neon/gemm.h"
+#include "neon/pooling.h"
+
+/* ---- the NEON parameter structs are the reference ones, field for field ---- */
+
+#define KIND_OF(e) _Generic((e), int64_t: 1, float: 2, double: 3, default: 4)
+#define SAME_FIELD(kind, name) \
+	_Static_assert(offsetof(REF, name) == offsetof(NEON, name) && \
+	               sizeof(((REF *)0)->name) == sizeof(((NEON *)0)->name) && \
+	               KIND_OF(((REF *)0)->name) == KIND_OF(((NEON *)0)->name), \
+	               "NEON parameter field " #name " differs from the reference");
+#define SAME_STRUCT(REF_FIELDS, NEON_FIELDS) \
+	REF_FIELDS(SAME_FIELD) NEON_FIELDS(SAME_FIELD) \
+	_Static_assert(sizeof(REF) == sizeof(NEON), "NEON parameter struct size differs");
+
+#define REF ingot_conv_params
+#define NEON ingot_neon_conv_params
+SAME_STRUCT(INGOT_CONV_FIELDS, INGOT_NEON_CONV_FIELDS)
+#undef REF
+#undef NEON
+#define REF ingot_matmul_params
+#define NEON ingot_neon_matmul_params
+SAME_STRUCT(INGOT_MATMUL_FIELDS, INGOT_NEON_MATMUL_FIELDS)
+#undef REF
+#undef NEON
+#define REF ingot_gemm_params
+#define NEON ingot_neon_gemm_params
+SAME_STRUCT(INGOT_GEMM_FIELDS, INGOT_NEON_GEMM_FIELDS)
+#undef REF
+#undef NEON
+#define REF ingot_pool_params
+#define NEON ingot_neon_pool_params
+SAME_STRUCT(INGOT_POOL_FIELDS, INGOT_NEON_POOL_FIELDS)
+#undef REF
+#undef NEON
+#define REF ingot_unary_params
+#define NEON ingot_neon_unary_params
+SAME_STRUCT(INGOT_UNARY_FIELDS, INGOT_NEON_UNARY_FIELDS)
+#undef REF
+#undef NEON
+#define REF ingot_binary_params
+#define NEON ingot_neon_binary_params
+SAME_STRUCT(INGOT_BINARY_FIELDS, INGOT_NEON_BINARY_FIELDS)
+#undef REF
+#undef NEON
+#define REF ingot_softmax_params
+#define NEON ingot_neon_softmax_params
+SAME_STRUCT(INGOT_SOFTMAX_FIELDS, INGOT_NEON_SOFTMAX_FIELDS)
+#undef REF
+#undef NEON
+
+/* ORDER ACT, ORDER EW_UNARY, the binary codes and the pool kinds (the enums are
+ * distinct types: compare as int) */
+#define EQ(a, b) ((int)(a) == (int)(b))
+_Static_assert(EQ(INGOT_NEON_ACT_RELU, INGOT_CONV_ACT_RELU) &&
+               EQ(INGOT_NEON_ACT_CLIP, INGOT_CONV_ACT_CLIP) &&
+               EQ(INGOT_NEON_ACT_LEAKY_RELU, INGOT_CONV_ACT_LEAKY_RELU) &&
+               EQ(INGOT_NEON_ACT_SIGMOID, INGOT_CONV_ACT_SIGMOID) &&
+               EQ(INGOT_NEON_ACT_HARD_SIGMOID, INGOT_CONV_ACT_HARD_SIGMOID) &&
+               EQ(INGOT_NEON_ACT_HARD_SWISH, INGOT_CONV_ACT_HARD_SWISH) &&
+               EQ(INGOT_NEON_ACT_TANH, INGOT_CONV_ACT_TANH) &&
+               EQ(INGOT_NEON_ACT_GELU, INGOT_CONV_ACT_GELU) &&
+               EQ(INGOT_NEON_ACT_GELU_TANH, INGOT_CONV_ACT_GELU_TANH) &&
+               EQ(INGOT_CONV_ACT_GELU_TANH, INGOT_LINALG_ACT_GELU_TANH) &&
+               EQ(INGOT_CONV_ACT_CLIP, INGOT_LINALG_ACT_CLIP),
+               "NEON activation codes differ from the reference");
+_Static_assert(EQ(INGOT_NEON_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_NEON_EW_EXP, INGOT_EW_EXP) &&
+               EQ(INGOT_NEON_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
+               EQ(INGOT_NEON_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
+               EQ(INGOT_NEON_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) &&
+               EQ(INGOT_NEON_EW_NEG, INGOT_EW_NEG) && EQ(INGOT_NEON_EW_RELU, INGOT_EW_RELU) &&
+               EQ(INGOT_NEON_EW_SIGMOID, INGOT_EW_SIGMOID) && EQ(INGOT_NEON_EW_TANH, INGOT_EW_TANH) &&
+               EQ(INGOT_NEON_EW_ADD, INGOT_EW_ADD) && EQ(INGOT_NEON_EW_SUB, INGOT_EW_SUB) &&
+               EQ(INGOT_NEON_EW_MUL, INGOT_EW_MUL) && EQ(INGOT_NEON_EW_DIV, INGOT_EW_DIV) &&
+               EQ(INGOT_NEON_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_NEON_POOL_AVG, INGOT_POOL_AVG),
+               "NEON op codes differ from the reference");
+
+/* ---- descriptors of the NEON structs (the C initializers name these types) ---- */
+
+#define DESC(NAME, T, FIELDS) \
+	static const ParamField NAME##_fields[] = { FIELDS(PARAM_FIELD) }; \
+	static const ParamDesc NAME##_desc = PARAM_DESC(T, NAME##_fields);
+
+#define PARAM_STRUCT ingot_neon_conv_params
+DESC(conv, ingot_neon_conv_params, INGOT_NEON_CONV_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_neon_matmul_params
+DESC(matmul, ingot_neon_matmul_params, INGOT_NEON_MATMUL_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_neon_gemm_params
+DESC(gemm, ingot_neon_gemm_params, INGOT_NEON_GEMM_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_neon_pool_params
+DESC(pool, ingot_neon_pool_params, INGOT_NEON_POOL_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_neon_unary_params
+DESC(unary, ingot_neon_unary_params, INGOT_NEON_UNARY_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_neon_binary_params
+DESC(binary, ingot_neon_binary_params, INGOT_NEON_BINARY_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_neon_softmax_params
+DESC(softmax, ingot_neon_softmax_params, INGOT_NEON_SOFTMAX_FIELDS)
+#undef PARAM_STRUCT
+
+static void use(KernelCall *kc, const char *fn_name, const char *family, const ParamDesc *d)
+{
+	kc->fn_name = fn_name;
+	kc->family = family;
+	kc->pdesc = d;
+}
+
+/* Which NEON kernel takes node n, given its reference call; NULL-safe on params. */
+static void pick(const Graph *g, NodeId n, KernelCall *kc)
+{
+	switch (g->nodes[n].op) {
+	case OP_CONV: {
+		const ingot_conv_params *p = kc->params;
+		if (kc->fn == ingot_conv && p->dtype == INGOT_DT_F32 && !p->transposed &&
+		    (p->nsp == 1 || p->nsp == 2))
+			use(kc, "ingot_neon_conv", "neon/gemm", &conv_desc);
+		break;
+	}
+	case OP_MATMUL: {
+		const ingot_matmul_params *p = kc->params;
+		if (kc->fn == ingot_matmul && p->dtype == INGOT_DT_F32)
+			use(kc, "ingot_neon_matmul", "neon/gemm", &matmul_desc);
+		break;
+	}
+	case OP_GEMM: {
+		const ingot_gemm_params *p = kc->params;
+		if (kc->fn == ingot_gemm && p->dtype == INGOT_DT_F32)
+			use(kc, "ingot_neon_gemm", "neon/gemm", &gemm_desc);
+		break;
+	}
+	case OP_MAX_POOL:
+	case OP_AVERAGE_POOL: {
+		const ingot_pool_params *p = kc->params;
+		if (kc->fn == ingot_pool && p->dtype == INGOT_DT_F32 && !p->has_indices &&
+		    (p->nsp == 1 || p->nsp == 2))
+			use(kc, "ingot_neon_pool", "neon/pooling", &pool_desc);
+		break;
+	}
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: {
+		const ingot_binary_params *p = kc->params;
+		if (kc->fn == ingot_binary && p->dtype_a == INGOT_DT_F32 && p->dtype_b == INGOT_DT_F32 &&
+		    p->dtype_out == INGOT_DT_F32)
+			use(kc, "ingot_neon_binary", "neon/eltwise", &binary_desc);
+		break;
+	}
+	case OP_ABS:
+	case OP_EXP:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_LEAKY_RELU:
+	case OP_NEG:
+	case OP_RELU:
+	case OP_SIGMOID:
+	case OP_TANH: {
+		const ingot_unary_params *p = kc->params;
+		if (kc->fn == ingot_unary && p->dtype == INGOT_DT_F32)
+			use(kc, "ingot_neon_unary", "neon/eltwise", &unary_desc);
+		break;
+	}
+	case OP_SOFTMAX: {
+		const ingot_softmax_params *p = kc->params;
+		if (kc->fn == ingot_softmax && p->dtype == INGOT_DT_F32)
+			use(kc, "ingot_neon_softmax", "neon/eltwise", &softmax_desc);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 int cg_neon_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 {
-	return cg_c_lower(t, g, n, kc);
+	if (cg_c_lower(t, g, n, kc))
+		return -1;
+	if (kc->params)
+		pick(g, n, kc);
+	return 0;
 }

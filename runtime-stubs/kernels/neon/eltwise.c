@@ -1,0 +1,389 @@
+/* neon/eltwise.c — NEON f32 binary ops with broadcasting (the contiguous, scalar-
+ * broadcast and row-broadcast inner runs vectorized), unary activations, and
+ * Softmax/LogSoftmax. exp, sigmoid and tanh use a Cephes-style vector exp (about
+ * 2 ulp); everything else (LogSoftmax included) computes exactly what the
+ * reference kernels compute. */
+#include "eltwise.h"
+
+#include <arm_neon.h>
+#include <math.h>
+#include <string.h>
+
+#if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+#define NE_FMA(acc, a, b) vfmaq_f32(acc, a, b)
+#else
+#define NE_FMA(acc, a, b) vmlaq_f32(acc, a, b)
+#endif
+
+static void ne_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*lo = n * task / n_tasks;
+	*hi = n * (task + 1) / n_tasks;
+}
+
+/* a / b: armv7 has no vector divide, so a reciprocal refined twice (about 1 ulp) */
+static inline float32x4_t ne_div(float32x4_t a, float32x4_t b)
+{
+#if defined(__aarch64__)
+	return vdivq_f32(a, b);
+#else
+	float32x4_t r = vrecpeq_f32(b);
+	r = vmulq_f32(vrecpsq_f32(b, r), r);
+	r = vmulq_f32(vrecpsq_f32(b, r), r);
+	return vmulq_f32(a, r);
+#endif
+}
+
+static inline float32x4_t ne_floor(float32x4_t x)
+{
+#if defined(__aarch64__)
+	return vrndmq_f32(x);
+#else
+	/* |x| < 2^31 here: truncate, then step down where that rounded up */
+	float32x4_t t = vcvtq_f32_s32(vcvtq_s32_f32(x));
+	return vsubq_f32(t, vreinterpretq_f32_u32(vandq_u32(vcgtq_f32(t, x),
+	                                                    vreinterpretq_u32_f32(vdupq_n_f32(1.0f)))));
+#endif
+}
+
+/* e^x: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-5 polynomial, 2^n in two
+ * halves so that n = 128 does not overflow the exponent field. Past the ends:
+ * +inf above ln(FLT_MAX), 0 below ln(FLT_MIN), NaN stays NaN. */
+static inline float32x4_t ne_exp(float32x4_t x)
+{
+	const float32x4_t hi = vdupq_n_f32(88.72283935546875f), lo = vdupq_n_f32(-87.33654022216797f);
+	float32x4_t xc = vminq_f32(vmaxq_f32(x, lo), hi), n, r, p, y;
+	int32x4_t e, e1;
+	n = ne_floor(NE_FMA(vdupq_n_f32(0.5f), xc, vdupq_n_f32(1.44269504088896341f)));
+	r = NE_FMA(xc, n, vdupq_n_f32(-0.693359375f));
+	r = NE_FMA(r, n, vdupq_n_f32(2.12194440e-4f));
+	p = vdupq_n_f32(1.9875691500E-4f);
+	p = NE_FMA(vdupq_n_f32(1.3981999507E-3f), p, r);
+	p = NE_FMA(vdupq_n_f32(8.3334519073E-3f), p, r);
+	p = NE_FMA(vdupq_n_f32(4.1665795894E-2f), p, r);
+	p = NE_FMA(vdupq_n_f32(1.6666665459E-1f), p, r);
+	p = NE_FMA(vdupq_n_f32(5.0000001201E-1f), p, r);
+	y = NE_FMA(vaddq_f32(r, vdupq_n_f32(1.0f)), p, vmulq_f32(r, r));
+	e = vcvtq_s32_f32(n);
+	e1 = vshrq_n_s32(e, 1);
+	y = vmulq_f32(y, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(e1, vdupq_n_s32(127)), 23)));
+	y = vmulq_f32(y, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vsubq_s32(e, e1),
+	                                                             vdupq_n_s32(127)), 23)));
+	y = vbslq_f32(vcgtq_f32(x, hi), vdupq_n_f32(INFINITY), y);
+	y = vbslq_f32(vcltq_f32(x, lo), vdupq_n_f32(0.0f), y);
+	return vbslq_f32(vceqq_f32(x, x), y, x);
+}
+
+/* 1 / (1 + e^-x), as the reference: e^x / (1 + e^x) below 0 */
+static inline float32x4_t ne_sigmoid(float32x4_t x)
+{
+	float32x4_t e = ne_exp(vnegq_f32(vabsq_f32(x)));
+	float32x4_t r = ne_div(vdupq_n_f32(1.0f), vaddq_f32(vdupq_n_f32(1.0f), e));
+	return vbslq_f32(vcgeq_f32(x, vdupq_n_f32(0.0f)), r, vmulq_f32(e, r));
+}
+
+/* tanh: an odd polynomial below 0.625 (where 1 - e^-2|x| would cancel), else
+ * (1 - e^-2|x|) / (1 + e^-2|x|) with x's sign */
+static inline float32x4_t ne_tanh(float32x4_t x)
+{
+	float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x), p, e, t;
+	p = vdupq_n_f32(-5.70498872745E-3f);
+	p = NE_FMA(vdupq_n_f32(2.06390887954E-2f), p, z);
+	p = NE_FMA(vdupq_n_f32(-5.37397155531E-2f), p, z);
+	p = NE_FMA(vdupq_n_f32(1.33314422036E-1f), p, z);
+	p = NE_FMA(vdupq_n_f32(-3.33332819422E-1f), p, z);
+	p = NE_FMA(x, vmulq_f32(p, z), x);
+	e = ne_exp(vmulq_f32(a, vdupq_n_f32(-2.0f)));
+	t = ne_div(vsubq_f32(vdupq_n_f32(1.0f), e), vaddq_f32(vdupq_n_f32(1.0f), e));
+	t = vbslq_f32(vdupq_n_u32(0x80000000u), x, t);          /* x's sign */
+	return vbslq_f32(vcltq_f32(a, vdupq_n_f32(0.625f)), p, t);
+}
+
+/* ---- unary ---- */
+
+static float ne_unary1(const ingot_neon_unary_params *p, float x)
+{
+	const float al = p->alpha, be = p->beta;
+	switch (p->op) {
+	case INGOT_NEON_EW_ABS: return fabsf(x);
+	case INGOT_NEON_EW_EXP: return expf(x);
+	case INGOT_NEON_EW_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
+	case INGOT_NEON_EW_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
+	case INGOT_NEON_EW_LEAKY_RELU: return x < 0 ? al * x : x;
+	case INGOT_NEON_EW_NEG: return -x;
+	case INGOT_NEON_EW_RELU: return x < 0 ? 0.0f : x;
+	case INGOT_NEON_EW_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+	default: return tanhf(x);
+	}
+}
+
+/* fmax(0, fmin(1, t)) as selects: fminf(1, NaN) is 1, so NaN gives 1 */
+static inline float32x4_t ne_unit(float32x4_t t)
+{
+	const float32x4_t one = vdupq_n_f32(1.0f), zero = vdupq_n_f32(0.0f);
+	t = vbslq_f32(vcltq_f32(t, one), t, one);
+	return vbslq_f32(vcgtq_f32(t, zero), t, zero);
+}
+
+INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks)
+{
+	const ingot_neon_unary_params *p = (const ingot_neon_unary_params *)params;
+	const float *x = (const float *)in[0];
+	float *y = (float *)out[0];
+	const float32x4_t zero = vdupq_n_f32(0.0f), al = vdupq_n_f32(p->alpha);
+	const float32x4_t be = vdupq_n_f32(p->beta);
+	int64_t lo, hi, i;
+	(void)scratch;
+	if (!x || !y || p->dtype != INGOT_DT_F32)
+		return INGOT_EINVAL;
+	switch (p->op) {
+	case INGOT_NEON_EW_ABS: case INGOT_NEON_EW_EXP: case INGOT_NEON_EW_HARD_SIGMOID:
+	case INGOT_NEON_EW_HARD_SWISH: case INGOT_NEON_EW_LEAKY_RELU: case INGOT_NEON_EW_NEG:
+	case INGOT_NEON_EW_RELU: case INGOT_NEON_EW_SIGMOID: case INGOT_NEON_EW_TANH:
+		break;
+	default:
+		return INGOT_EINVAL;
+	}
+	ne_split(p->n, task, n_tasks, &lo, &hi);
+	for (i = lo; i + 4 <= hi; i += 4) {
+		float32x4_t v = vld1q_f32(x + i);
+		switch (p->op) {
+		case INGOT_NEON_EW_ABS: v = vabsq_f32(v); break;
+		case INGOT_NEON_EW_EXP: v = ne_exp(v); break;
+		case INGOT_NEON_EW_HARD_SIGMOID: v = ne_unit(NE_FMA(be, al, v)); break;
+		case INGOT_NEON_EW_HARD_SWISH: v = vmulq_f32(v, ne_unit(NE_FMA(be, al, v))); break;
+		case INGOT_NEON_EW_LEAKY_RELU: v = vbslq_f32(vcltq_f32(v, zero), vmulq_f32(al, v), v); break;
+		case INGOT_NEON_EW_NEG: v = vnegq_f32(v); break;
+		case INGOT_NEON_EW_RELU: v = vbslq_f32(vcltq_f32(v, zero), zero, v); break;
+		case INGOT_NEON_EW_SIGMOID: v = ne_sigmoid(v); break;
+		default: v = ne_tanh(v); break;
+		}
+		vst1q_f32(y + i, v);
+	}
+	for (; i < hi; i++)
+		y[i] = ne_unary1(p, x[i]);
+	return INGOT_OK;
+}
+
+/* ---- binary ---- */
+
+static inline float32x4_t ne_op(int64_t op, float32x4_t a, float32x4_t b)
+{
+	switch (op) {
+	case INGOT_NEON_EW_ADD: return vaddq_f32(a, b);
+	case INGOT_NEON_EW_SUB: return vsubq_f32(a, b);
+	case INGOT_NEON_EW_MUL: return vmulq_f32(a, b);
+	default: {
+#if defined(__aarch64__)
+		return vdivq_f32(a, b);
+#else
+		/* exact division, one lane at a time (no vector divide on armv7) */
+		float ta[4], tb[4];
+		int q;
+		vst1q_f32(ta, a);
+		vst1q_f32(tb, b);
+		for (q = 0; q < 4; q++)
+			ta[q] /= tb[q];
+		return vld1q_f32(ta);
+#endif
+	}
+	}
+}
+
+static inline float ne_op1(int64_t op, float a, float b)
+{
+	switch (op) {
+	case INGOT_NEON_EW_ADD: return a + b;
+	case INGOT_NEON_EW_SUB: return a - b;
+	case INGOT_NEON_EW_MUL: return a * b;
+	default: return a / b;
+	}
+}
+
+/* One inner run of len outputs; sa/sb are 0 (broadcast) or 1 for the vector path. */
+static void ne_run(int64_t op, const float *a, int64_t sa, const float *b, int64_t sb, float *y,
+                   int64_t len)
+{
+	int64_t j = 0;
+	if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
+		const float32x4_t va = vdupq_n_f32(a[0]), vb = vdupq_n_f32(b[0]);
+		for (; j + 4 <= len; j += 4)
+			vst1q_f32(y + j, ne_op(op, sa ? vld1q_f32(a + j) : va, sb ? vld1q_f32(b + j) : vb));
+	}
+	for (; j < len; j++)
+		y[j] = ne_op1(op, a[j * sa], b[j * sb]);
+}
+
+INGOT_KERNEL int ingot_neon_binary(const void *params, const void *const *in,
+                                   void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_neon_binary_params *p = (const ingot_neon_binary_params *)params;
+	const float *a = (const float *)in[0], *b = (const float *)in[1];
+	float *y = (float *)out[0];
+	const int rank = (int)p->rank;
+	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
+	int d;
+	(void)scratch;
+	if (!a || !b || !y || rank < 1 || rank > INGOT_MAX_RANK || p->dtype_a != INGOT_DT_F32 ||
+	    p->dtype_b != INGOT_DT_F32 || p->dtype_out != INGOT_DT_F32 ||
+	    (p->op != INGOT_NEON_EW_ADD && p->op != INGOT_NEON_EW_SUB && p->op != INGOT_NEON_EW_MUL &&
+	     p->op != INGOT_NEON_EW_DIV))
+		return INGOT_EINVAL;
+	ne_split(p->n, task, n_tasks, &lo, &hi);
+	if (lo >= hi)
+		return INGOT_OK;
+	for (d = rank - 1, i = lo; d >= 0; d--) {   /* the multi-index of element lo */
+		idx[d] = i % p->dims[d];
+		i /= p->dims[d];
+	}
+	for (i = lo; i < hi;) {
+		int64_t len = p->dims[rank - 1] - idx[rank - 1], oa = 0, ob = 0;
+		if (len > hi - i)
+			len = hi - i;
+		for (d = 0; d < rank; d++) {
+			oa += idx[d] * p->sa[d];
+			ob += idx[d] * p->sb[d];
+		}
+		ne_run(p->op, a + oa, p->sa[rank - 1], b + ob, p->sb[rank - 1], y + i, len);
+		idx[rank - 1] += len;
+		for (d = rank - 1; d > 0 && idx[d] >= p->dims[d]; d--) {
+			idx[d] = 0;
+			idx[d - 1]++;
+		}
+		i += len;
+	}
+	return INGOT_OK;
+}
+
+/* ---- Softmax ---- */
+
+static inline float ne_hsum(float32x4_t v)
+{
+#if defined(__aarch64__)
+	return vaddvq_f32(v);
+#else
+	float32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));
+	return vget_lane_f32(vpadd_f32(s, s), 0);
+#endif
+}
+
+static inline float ne_hmax(float32x4_t v)
+{
+#if defined(__aarch64__)
+	return vmaxvq_f32(v);
+#else
+	float32x2_t s = vmax_f32(vget_low_f32(v), vget_high_f32(v));
+	return vget_lane_f32(vpmax_f32(s, s), 0);
+#endif
+}
+
+/* One contiguous row of n (inner = 1). FMAX propagates NaN, as the reference's
+ * max does. */
+static void ne_softmax_row(const float *x, float *y, int64_t n)
+{
+	float mx, sum;
+	float32x4_t vm = vdupq_n_f32(-INFINITY), vs = vdupq_n_f32(0.0f), vmx, vsum;
+	int64_t j;
+	for (j = 0; j + 4 <= n; j += 4)
+		vm = vmaxq_f32(vm, vld1q_f32(x + j));
+	mx = ne_hmax(vm);
+	for (; j < n; j++)
+		if (x[j] > mx || x[j] != x[j])
+			mx = x[j];
+	vmx = vdupq_n_f32(mx);
+	for (j = 0; j + 4 <= n; j += 4) {
+		float32x4_t e = ne_exp(vsubq_f32(vld1q_f32(x + j), vmx));
+		vs = vaddq_f32(vs, e);
+		vst1q_f32(y + j, e);
+	}
+	sum = ne_hsum(vs);
+	for (; j < n; j++) {
+		y[j] = expf(x[j] - mx);
+		sum += y[j];
+	}
+	vsum = vdupq_n_f32(sum);
+	for (j = 0; j + 4 <= n; j += 4)
+		vst1q_f32(y + j, ne_div(vld1q_f32(y + j), vsum));
+	for (; j < n; j++)
+		y[j] /= sum;
+}
+
+/* Four adjacent rows of a strided view (inner > 1): lanes are the rows. */
+static void ne_softmax_4rows(const float *x, float *y, int64_t n, int64_t s)
+{
+	float32x4_t vm = vdupq_n_f32(-INFINITY), vs = vdupq_n_f32(0.0f);
+	int64_t j;
+	for (j = 0; j < n; j++) {
+		float32x4_t v = vld1q_f32(x + j * s);
+		/* keep a NaN once seen, as the reference's max does */
+		vm = vbslq_f32(vorrq_u32(vcgtq_f32(v, vm), vmvnq_u32(vceqq_f32(v, v))), v, vm);
+	}
+	for (j = 0; j < n; j++) {
+		float32x4_t e = ne_exp(vsubq_f32(vld1q_f32(x + j * s), vm));
+		vs = vaddq_f32(vs, e);
+		vst1q_f32(y + j * s, e);
+	}
+	for (j = 0; j < n; j++)
+		vst1q_f32(y + j * s, ne_div(vld1q_f32(y + j * s), vs));
+}
+
+/* One strided row, scalar, exactly the reference loop. LogSoftmax always runs it:
+ * x - max - log(sum) cancels, so a sum a few ulp off would show. */
+static void ne_softmax_strided(const float *x, float *y, int64_t n, int64_t s, int64_t log)
+{
+	float mx = -INFINITY, sum = 0.0f;
+	int64_t j;
+	for (j = 0; j < n; j++)
+		if (x[j * s] > mx || x[j * s] != x[j * s])
+			mx = x[j * s];
+	for (j = 0; j < n; j++)
+		sum += expf(x[j * s] - mx);
+	if (log) {
+		float ls = logf(sum);
+		for (j = 0; j < n; j++)
+			y[j * s] = x[j * s] - mx - ls;
+	} else {
+		for (j = 0; j < n; j++)
+			y[j * s] = expf(x[j * s] - mx) / sum;
+	}
+}
+
+INGOT_KERNEL int ingot_neon_softmax(const void *params, const void *const *in,
+                                    void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_neon_softmax_params *p = (const ingot_neon_softmax_params *)params;
+	const float *x = (const float *)in[0];
+	float *y = (float *)out[0];
+	const int64_t s = p->inner, n = p->n;
+	int64_t r0, r1, r;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || s < 0 || p->outer < 0 || n < 0)
+		return INGOT_EINVAL;
+	ne_split(p->outer * s, task, n_tasks, &r0, &r1);
+	if (r0 >= r1 || n == 0)
+		return INGOT_OK;
+	if (!x || !y)
+		return INGOT_EINVAL;
+	for (r = r0; r < r1;) {
+		const int64_t off = r / s * n * s + r % s;
+		if (p->log) {
+			ne_softmax_strided(x + off, y + off, n, s, 1);
+			r++;
+		} else if (s == 1) {
+			ne_softmax_row(x + off, y + off, n);
+			r++;
+		} else if (r % s + 4 <= s && r + 4 <= r1) {
+			ne_softmax_4rows(x + off, y + off, n, s);
+			r += 4;
+		} else {
+			ne_softmax_strided(x + off, y + off, n, s, p->log);
+			r++;
+		}
+	}
+	return INGOT_OK;
+}

@@ -1,0 +1,714 @@
+/* neon/gemm.c — NEON f32 Conv, MatMul and Gemm for the neon (aarch64) and neon32
+ * (armv7 + neon-vfpv4) targets: one register-blocked GEMM core. B is packed per
+ * k-block into NR-column panels (from a strided matrix or, for Conv, straight from
+ * the input as an implicit im2col, so no scratch is needed), A into MR-row panels,
+ * and an MR x NR microkernel (8x8 on aarch64, 4x8 on armv7) accumulates with
+ * vector FMA. Depthwise Conv runs directly, vectorized over output columns; fewer
+ * than MR rows skip packing. The epilogue (alpha, bias, beta * C, residual,
+ * activation) runs once per output after the last k-block, in the reference
+ * kernels' order; sums are reordered, so results differ only by rounding. */
+#include "gemm.h"
+
+#include <arm_neon.h>
+#include <math.h>
+#include <string.h>
+
+#if defined(__aarch64__)
+#define NG_MR 8
+#else
+#define NG_MR 4
+#endif
+#define NG_NR 8
+#define NG_KC 256          /* k-block: a B panel of KC x NR floats stays in L1 */
+#define NG_NC 48           /* columns of B packed per k-block (stack: KC * NC floats) */
+#define NG_CHUNK 64        /* columns per row chunk of the unpacked paths */
+
+/* armv7 without VFPv4 has no fused multiply-add: multiply-accumulate instead */
+#if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+#define NG_FMA(acc, a, b) vfmaq_f32(acc, a, b)
+#else
+#define NG_FMA(acc, a, b) vmlaq_f32(acc, a, b)
+#endif
+
+/* The epilogue: y = act(alpha * acc + rbias[i] + beta * C[i, j] + res[i, j]). */
+typedef struct ng_epi {
+	float alpha;
+	int scale;                   /* alpha != 1 */
+	const float *rbias;          /* per row (Conv bias), or NULL */
+	const float *c;              /* Gemm's C at row 0, or NULL */
+	int64_t c_rs, c_cs;
+	float beta;
+	const float *res;            /* the residual, laid out like y, or NULL */
+	int64_t act;
+	float al, be;                /* the activation's parameters */
+} ng_epi;
+
+/* Conv input of one image and group seen as B[K = Cg * KH * KW][P = OH * OW]. */
+typedef struct ng_col {
+	const float *x;              /* the group's first input channel */
+	int64_t H, W, OW, KH, KW, sh, sw, ph, pw, dh, dw;
+} ng_col;
+
+/* Y (m x n, row stride ldy) = A (m x k) @ B (k x n) through the epilogue. */
+typedef struct ng_job {
+	int64_t m, n, k;
+	const float *a;
+	int64_t a_rs, a_cs;
+	const float *b;              /* B when col is NULL */
+	int64_t b_rs, b_cs;
+	const ng_col *col;
+	float *y;
+	int64_t ldy;
+	ng_epi e;
+} ng_job;
+
+/* ---- the epilogue ---- */
+
+/* The activations with the reference kernels' exact expressions. */
+static float ng_act(int64_t act, float x, float al, float be)
+{
+	switch (act) {
+	case INGOT_NEON_ACT_RELU: return x < 0 ? 0.0f : x;
+	case INGOT_NEON_ACT_CLIP: x = x < al ? al : x; return x > be ? be : x;
+	case INGOT_NEON_ACT_LEAKY_RELU: return x < 0 ? al * x : x;
+	case INGOT_NEON_ACT_SIGMOID:
+		return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+	case INGOT_NEON_ACT_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
+	case INGOT_NEON_ACT_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
+	case INGOT_NEON_ACT_TANH: return tanhf(x);
+	case INGOT_NEON_ACT_GELU: return 0.5f * x * (1 + erff(x * 0.70710678118654752440f));
+	case INGOT_NEON_ACT_GELU_TANH:
+		return 0.5f * x * (1 + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+	default: return x;
+	}
+}
+
+/* Activations with a vector form here; the others run ng_act per element. */
+static int ng_act_simple(int64_t act)
+{
+	return act == INGOT_NEON_ACT_NONE || act == INGOT_NEON_ACT_RELU ||
+	       act == INGOT_NEON_ACT_CLIP || act == INGOT_NEON_ACT_LEAKY_RELU;
+}
+
+static inline float32x4_t ng_act_v(const ng_epi *e, float32x4_t v)
+{
+	const float32x4_t zero = vdupq_n_f32(0.0f);
+	switch (e->act) {
+	case INGOT_NEON_ACT_RELU: return vbslq_f32(vcltq_f32(v, zero), zero, v);
+	case INGOT_NEON_ACT_CLIP: {
+		float32x4_t lo = vdupq_n_f32(e->al), hi = vdupq_n_f32(e->be);
+		v = vbslq_f32(vcltq_f32(v, lo), lo, v);
+		return vbslq_f32(vcgtq_f32(v, hi), hi, v);
+	}
+	case INGOT_NEON_ACT_LEAKY_RELU:
+		return vbslq_f32(vcltq_f32(v, zero), vmulq_f32(v, vdupq_n_f32(e->al)), v);
+	default: return v;
+	}
+}
+
+/* One row segment: y[j] from the accumulators acc[j] (acc may be y); c and res
+ * point at the segment's first column, rb is the row's bias. */
+static void ng_finish(const ng_epi *e, const float *acc, float *y, const float *c,
+                      const float *res, const float *rb, int64_t len)
+{
+	const float32x4_t va = vdupq_n_f32(e->alpha), vbeta = vdupq_n_f32(e->beta);
+	const float32x4_t vrb = vdupq_n_f32(rb ? *rb : 0.0f);
+	const int simple = ng_act_simple(e->act);
+	int64_t j = 0;
+	for (; j + 4 <= len; j += 4) {
+		float32x4_t v = vld1q_f32(acc + j);
+		if (e->scale)
+			v = vmulq_f32(v, va);
+		if (rb)
+			v = vaddq_f32(v, vrb);
+		if (c) {
+			float32x4_t cv;
+			if (e->c_cs == 1) {
+				cv = vld1q_f32(c + j);
+			} else if (e->c_cs == 0) {
+				cv = vdupq_n_f32(c[0]);
+			} else {
+				float t[4];
+				int q;
+				for (q = 0; q < 4; q++)
+					t[q] = c[(j + q) * e->c_cs];
+				cv = vld1q_f32(t);
+			}
+			v = vaddq_f32(v, vmulq_f32(vbeta, cv));
+		}
+		if (res)
+			v = vaddq_f32(v, vld1q_f32(res + j));
+		vst1q_f32(y + j, simple ? ng_act_v(e, v) : v);
+	}
+	for (; j < len; j++) {
+		float v = acc[j];
+		if (e->scale)
+			v *= e->alpha;
+		if (rb)
+			v += *rb;
+		if (c)
+			v += e->beta * c[j * e->c_cs];
+		if (res)
+			v += res[j];
+		y[j] = simple ? ng_act(e->act, v, e->al, e->be) : v;
+	}
+	if (!simple)
+		for (j = 0; j < len; j++)
+			y[j] = ng_act(e->act, y[j], e->al, e->be);
+}
+
+/* Row i, columns j0..j0 + len of a job from its accumulators. */
+static void ng_finish_row(const ng_job *jb, const float *acc, int64_t i, int64_t j0, int64_t len)
+{
+	const ng_epi *e = &jb->e;
+	ng_finish(e, acc, jb->y + i * jb->ldy + j0, e->c ? e->c + i * e->c_rs + j0 * e->c_cs : NULL,
+	          e->res ? e->res + i * jb->ldy + j0 : NULL, e->rbias ? e->rbias + i : NULL, len);
+}
+
+/* ---- packing ---- */
+
+/* 4x4 transpose: o[q] gets lane q of r0..r3. */
+static inline void ng_tr4(float32x4_t r0, float32x4_t r1, float32x4_t r2, float32x4_t r3,
+                          float32x4_t *o)
+{
+	float32x4x2_t t01 = vtrnq_f32(r0, r1), t23 = vtrnq_f32(r2, r3);
+	o[0] = vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0]));
+	o[1] = vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1]));
+	o[2] = vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0]));
+	o[3] = vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1]));
+}
+
+/* A rows i0..i0 + mr, k p0..p0 + kc into dst[k][MR] (missing rows zero). */
+static void ng_pack_a(const ng_job *jb, int64_t i0, int64_t mr, int64_t p0, int64_t kc, float *dst)
+{
+	int64_t r, k;
+	if (mr < NG_MR)
+		memset(dst, 0, sizeof(float) * (size_t)(kc * NG_MR));
+	if (jb->a_rs == 1 && mr == NG_MR) {           /* transposed A: rows contiguous per k */
+		for (k = 0; k < kc; k++) {
+			const float *s = jb->a + i0 + (p0 + k) * jb->a_cs;
+			for (r = 0; r < NG_MR; r += 4)
+				vst1q_f32(dst + k * NG_MR + r, vld1q_f32(s + r));
+		}
+		return;
+	}
+	for (r = 0; r < mr; r++) {
+		const float *s = jb->a + (i0 + r) * jb->a_rs + p0 * jb->a_cs;
+		for (k = 0; k < kc; k++)
+			dst[k * NG_MR + r] = s[k * jb->a_cs];
+	}
+}
+
+/* Conv: the im2col panel of k p0..p0 + kc and output positions j0..j0 + nr. */
+static void ng_pack_col(const ng_col *g, int64_t p0, int64_t kc, int64_t j0, int64_t nr, float *dst)
+{
+	int64_t iy0[NG_NR], ix0[NG_NR], q, k, kx = p0 % g->KW, ky = p0 / g->KW % g->KH;
+	const float *xc = g->x + p0 / (g->KW * g->KH) * g->H * g->W;
+	int row;
+	for (q = 0; q < nr; q++) {
+		iy0[q] = (j0 + q) / g->OW * g->sh - g->ph;
+		ix0[q] = (j0 + q) % g->OW * g->sw - g->pw;
+	}
+	/* all NR positions in one output row: one input row per k, strided columns */
+	row = nr == NG_NR && iy0[0] == iy0[NG_NR - 1];
+	for (k = 0; k < kc; k++) {
+		float *d = dst + k * NG_NR;
+		int64_t dy = ky * g->dh, dx = kx * g->dw;
+		if (row) {
+			int64_t iy = iy0[0] + dy, ix = ix0[0] + dx;
+			if (iy < 0 || iy >= g->H) {
+				vst1q_f32(d, vdupq_n_f32(0.0f));
+				vst1q_f32(d + 4, vdupq_n_f32(0.0f));
+			} else if (g->sw == 1 && ix >= 0 && ix + NG_NR <= g->W) {
+				const float *s = xc + iy * g->W + ix;
+				vst1q_f32(d, vld1q_f32(s));
+				vst1q_f32(d + 4, vld1q_f32(s + 4));
+			} else if (g->sw == 2 && ix >= 0 && ix + 2 * NG_NR <= g->W) {
+				const float *s = xc + iy * g->W + ix;
+				vst1q_f32(d, vld2q_f32(s).val[0]);
+				vst1q_f32(d + 4, vld2q_f32(s + 8).val[0]);
+			} else {
+				for (q = 0; q < NG_NR; q++, ix += g->sw)
+					d[q] = ix >= 0 && ix < g->W ? xc[iy * g->W + ix] : 0.0f;
+			}
+		} else {
+			for (q = 0; q < NG_NR; q++) {
+				int64_t iy = q < nr ? iy0[q] + dy : -1, ix = q < nr ? ix0[q] + dx : -1;
+				d[q] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? xc[iy * g->W + ix] : 0.0f;
+			}
+		}
+		if (++kx == g->KW) {
+			kx = 0;
+			if (++ky == g->KH) {
+				ky = 0;
+				xc += g->H * g->W;
+			}
+		}
+	}
+}
+
+/* B rows p0..p0 + kc, columns j0..j0 + nr into dst[k][NR] (missing columns zero). */
+static void ng_pack_b(const ng_job *jb, int64_t p0, int64_t kc, int64_t j0, int64_t nr, float *dst)
+{
+	int64_t k, q;
+	if (jb->col) {
+		ng_pack_col(jb->col, p0, kc, j0, nr, dst);
+		return;
+	}
+	if (jb->b_cs == 1 && nr == NG_NR) {
+		for (k = 0; k < kc; k++) {
+			const float *s = jb->b + (p0 + k) * jb->b_rs + j0;
+			vst1q_f32(dst + k * NG_NR, vld1q_f32(s));
+			vst1q_f32(dst + k * NG_NR + 4, vld1q_f32(s + 4));
+		}
+		return;
+	}
+	if (nr < NG_NR)
+		memset(dst, 0, sizeof(float) * (size_t)(kc * NG_NR));
+	if (jb->b_rs == 1) {                          /* transposed B: columns contiguous in k */
+		const float *s = jb->b + j0 * jb->b_cs + p0;
+		k = 0;
+		if (nr == NG_NR) {
+			for (; k + 4 <= kc; k += 4) {
+				float32x4_t o[4];
+				for (q = 0; q < NG_NR; q += 4) {
+					const float *c0 = s + q * jb->b_cs + k;
+					ng_tr4(vld1q_f32(c0), vld1q_f32(c0 + jb->b_cs), vld1q_f32(c0 + 2 * jb->b_cs),
+					       vld1q_f32(c0 + 3 * jb->b_cs), o);
+					vst1q_f32(dst + k * NG_NR + q, o[0]);
+					vst1q_f32(dst + (k + 1) * NG_NR + q, o[1]);
+					vst1q_f32(dst + (k + 2) * NG_NR + q, o[2]);
+					vst1q_f32(dst + (k + 3) * NG_NR + q, o[3]);
+				}
+			}
+		}
+		for (q = 0; q < nr; q++)
+			for (int64_t kk = k; kk < kc; kk++)
+				dst[kk * NG_NR + q] = s[q * jb->b_cs + kk];
+		return;
+	}
+	for (k = 0; k < kc; k++)
+		for (q = 0; q < nr; q++)
+			dst[k * NG_NR + q] = jb->b[(p0 + k) * jb->b_rs + (j0 + q) * jb->b_cs];
+}
+
+/* ---- the microkernel: tile (MR x NR, row stride NR) = A panel @ B panel ---- */
+
+#if defined(__aarch64__)
+#define NG_ROW(r, av, lane) \
+	c##r##0 = vfmaq_laneq_f32(c##r##0, b0, av, lane); \
+	c##r##1 = vfmaq_laneq_f32(c##r##1, b1, av, lane);
+#define NG_ZERO(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0;
+#define NG_STORE(r) vst1q_f32(t + r * NG_NR, c##r##0); vst1q_f32(t + r * NG_NR + 4, c##r##1);
+
+static void ng_micro(int64_t kc, const float *a, const float *b, float *t)
+{
+	NG_ZERO(0) NG_ZERO(1) NG_ZERO(2) NG_ZERO(3) NG_ZERO(4) NG_ZERO(5) NG_ZERO(6) NG_ZERO(7)
+	int64_t k;
+	for (k = 0; k < kc; k++, a += NG_MR, b += NG_NR) {
+		float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+		float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+		NG_ROW(0, a0, 0) NG_ROW(1, a0, 1) NG_ROW(2, a0, 2) NG_ROW(3, a0, 3)
+		NG_ROW(4, a1, 0) NG_ROW(5, a1, 1) NG_ROW(6, a1, 2) NG_ROW(7, a1, 3)
+	}
+	NG_STORE(0) NG_STORE(1) NG_STORE(2) NG_STORE(3) NG_STORE(4) NG_STORE(5) NG_STORE(6)
+	NG_STORE(7)
+}
+#else
+/* armv7 has 16 q registers and no by-lane FMA: 4 x 8, each A value broadcast once */
+#define NG_ROW(r, half, lane) { \
+	float32x4_t s = vdupq_lane_f32(half, lane); \
+	c##r##0 = NG_FMA(c##r##0, b0, s); \
+	c##r##1 = NG_FMA(c##r##1, b1, s); }
+#define NG_ZERO(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0;
+#define NG_STORE(r) vst1q_f32(t + r * NG_NR, c##r##0); vst1q_f32(t + r * NG_NR + 4, c##r##1);
+
+static void ng_micro(int64_t kc, const float *a, const float *b, float *t)
+{
+	NG_ZERO(0) NG_ZERO(1) NG_ZERO(2) NG_ZERO(3)
+	int64_t k;
+	for (k = 0; k < kc; k++, a += NG_MR, b += NG_NR) {
+		float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), av = vld1q_f32(a);
+		float32x2_t lo = vget_low_f32(av), hi = vget_high_f32(av);
+		NG_ROW(0, lo, 0) NG_ROW(1, lo, 1) NG_ROW(2, hi, 0) NG_ROW(3, hi, 1)
+	}
+	NG_STORE(0) NG_STORE(1) NG_STORE(2) NG_STORE(3)
+}
+#endif
+
+/* A finished tile into Y: adds what earlier k-blocks left there, and runs the
+ * epilogue after the last one. */
+static void ng_store(const ng_job *jb, float *t, int64_t i0, int64_t mr, int64_t j0, int64_t nr,
+                     int first, int last)
+{
+	int64_t r, q;
+	for (r = 0; r < mr; r++, t += NG_NR) {
+		float *y = jb->y + (i0 + r) * jb->ldy + j0;
+		if (!first) {
+			if (nr == NG_NR) {
+				vst1q_f32(t, vaddq_f32(vld1q_f32(t), vld1q_f32(y)));
+				vst1q_f32(t + 4, vaddq_f32(vld1q_f32(t + 4), vld1q_f32(y + 4)));
+			} else {
+				for (q = 0; q < nr; q++)
+					t[q] += y[q];
+			}
+		}
+		if (last)
+			ng_finish_row(jb, t, i0 + r, j0, nr);
+		else
+			memcpy(y, t, sizeof(float) * (size_t)nr);
+	}
+}
+
+static inline float ng_hsum(float32x4_t v)
+{
+#if defined(__aarch64__)
+	return vaddvq_f32(v);
+#else
+	float32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));
+	return vget_lane_f32(vpadd_f32(s, s), 0);
+#endif
+}
+
+/* Fewer than MR rows (or k = 0): no packing. Rows of B contiguous: axpy over a
+ * chunk of columns; columns of B contiguous (transposed): dot products along k. */
+static void ng_small(const ng_job *jb)
+{
+	float acc[NG_CHUNK];
+	int64_t i, j0, j, k, len;
+	for (i = 0; i < jb->m; i++) {
+		const float *ar = jb->a + i * jb->a_rs;
+		for (j0 = 0; j0 < jb->n; j0 += NG_CHUNK) {
+			len = jb->n - j0 < NG_CHUNK ? jb->n - j0 : NG_CHUNK;
+			memset(acc, 0, sizeof acc);
+			if (jb->k <= 0) {
+				/* nothing to multiply: the epilogue alone */
+			} else if (jb->b_cs == 1) {
+				/* 16 columns in registers over all of k, then 4, then one */
+				for (j = 0; j + 16 <= len; j += 16) {
+					float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0, s2 = s0, s3 = s0;
+					const float *br = jb->b + j0 + j;
+					for (k = 0; k < jb->k; k++, br += jb->b_rs) {
+						const float32x4_t va = vdupq_n_f32(ar[k * jb->a_cs]);
+						s0 = NG_FMA(s0, va, vld1q_f32(br));
+						s1 = NG_FMA(s1, va, vld1q_f32(br + 4));
+						s2 = NG_FMA(s2, va, vld1q_f32(br + 8));
+						s3 = NG_FMA(s3, va, vld1q_f32(br + 12));
+					}
+					vst1q_f32(acc + j, s0);
+					vst1q_f32(acc + j + 4, s1);
+					vst1q_f32(acc + j + 8, s2);
+					vst1q_f32(acc + j + 12, s3);
+				}
+				for (; j + 4 <= len; j += 4) {
+					float32x4_t s0 = vdupq_n_f32(0.0f);
+					for (k = 0; k < jb->k; k++)
+						s0 = NG_FMA(s0, vdupq_n_f32(ar[k * jb->a_cs]),
+						            vld1q_f32(jb->b + k * jb->b_rs + j0 + j));
+					vst1q_f32(acc + j, s0);
+				}
+				for (; j < len; j++)
+					for (k = 0; k < jb->k; k++)
+						acc[j] += ar[k * jb->a_cs] * jb->b[k * jb->b_rs + j0 + j];
+			} else if (jb->b_rs == 1 && jb->a_cs == 1) {
+				for (j = 0; j < len; j++) {
+					const float *bc = jb->b + (j0 + j) * jb->b_cs;
+					float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0;
+					float s;
+					for (k = 0; k + 8 <= jb->k; k += 8) {
+						s0 = NG_FMA(s0, vld1q_f32(ar + k), vld1q_f32(bc + k));
+						s1 = NG_FMA(s1, vld1q_f32(ar + k + 4), vld1q_f32(bc + k + 4));
+					}
+					s = ng_hsum(vaddq_f32(s0, s1));
+					for (; k < jb->k; k++)
+						s += ar[k] * bc[k];
+					acc[j] = s;
+				}
+			} else {
+				for (k = 0; k < jb->k; k++)
+					for (j = 0; j < len; j++)
+						acc[j] += ar[k * jb->a_cs] * jb->b[k * jb->b_rs + (j0 + j) * jb->b_cs];
+			}
+			ng_finish_row(jb, acc, i, j0, len);
+		}
+	}
+}
+
+static void ng_run(const ng_job *jb)
+{
+	float bpack[NG_KC * NG_NC], apack[NG_KC * NG_MR], tile[NG_MR * NG_NR];
+	int64_t pc, jc, jr, ic, kc, nc;
+	if (jb->m <= 0 || jb->n <= 0)
+		return;
+	if (jb->k <= 0 || (!jb->col && jb->m < NG_MR &&
+	                   (jb->b_cs == 1 || (jb->b_rs == 1 && jb->a_cs == 1)))) {
+		ng_small(jb);
+		return;
+	}
+	for (pc = 0; pc < jb->k; pc += NG_KC) {
+		kc = jb->k - pc < NG_KC ? jb->k - pc : NG_KC;
+		for (jc = 0; jc < jb->n; jc += NG_NC) {
+			nc = jb->n - jc < NG_NC ? jb->n - jc : NG_NC;
+			for (jr = 0; jr < nc; jr += NG_NR)
+				ng_pack_b(jb, pc, kc, jc + jr, nc - jr < NG_NR ? nc - jr : NG_NR, bpack + jr * kc);
+			for (ic = 0; ic < jb->m; ic += NG_MR) {
+				int64_t mr = jb->m - ic < NG_MR ? jb->m - ic : NG_MR;
+				ng_pack_a(jb, ic, mr, pc, kc, apack);
+				for (jr = 0; jr < nc; jr += NG_NR) {
+					ng_micro(kc, apack, bpack + jr * kc, tile);
+					ng_store(jb, tile, ic, mr, jc + jr, nc - jr < NG_NR ? nc - jr : NG_NR, pc == 0,
+					         pc + kc >= jb->k);
+				}
+			}
+		}
+	}
+}
+
+static void ng_epi_init(ng_epi *e, int64_t act, float al, float be)
+{
+	memset(e, 0, sizeof *e);
+	e->alpha = 1.0f;
+	e->act = act;
+	e->al = al;
+	e->be = be;
+}
+
+static void ng_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*lo = n * task / n_tasks;
+	*hi = n * (task + 1) / n_tasks;
+}
+
+/* ---- Conv ---- */
+
+/* Depthwise (one input channel per group): one output plane directly, vectorized
+ * over output columns whose window row lies inside the input. acc = y. */
+static void ng_depthwise(const ng_col *g, int64_t OH, const float *w, float *y, const float *res,
+                         const float *bias, const ng_epi *e)
+{
+	/* columns [lo, hi) read only inside the row (stride 2 loads one float more) */
+	const int64_t span = (g->KW - 1) * g->dw + (g->sw == 2 ? 1 : 0);
+	const int64_t lo = (g->pw + g->sw - 1) / g->sw;
+	const int64_t hi = g->W - 1 - span + g->pw >= 0 ? (g->W - 1 - span + g->pw) / g->sw + 1 : 0;
+	int64_t oy, ox, ky, kx;
+	for (oy = 0; oy < OH; oy++) {
+		float *yr = y + oy * g->OW;
+		const int64_t iy0 = oy * g->sh - g->ph;
+		for (ox = 0; ox < g->OW; ) {
+			if (ox >= lo && ox + 4 <= hi) {
+				const int64_t ix = ox * g->sw - g->pw;
+				float32x4_t acc = vdupq_n_f32(0.0f);
+				for (ky = 0; ky < g->KH; ky++) {
+					const int64_t iy = iy0 + ky * g->dh;
+					const float *xr, *wr = w + ky * g->KW;
+					if (iy < 0 || iy >= g->H)
+						continue;
+					xr = g->x + iy * g->W + ix;
+					for (kx = 0; kx < g->KW; kx++) {
+						const float *s = xr + kx * g->dw;
+						float32x4_t xv;
+						if (g->sw == 1) {
+							xv = vld1q_f32(s);
+						} else if (g->sw == 2) {
+							xv = vld2q_f32(s).val[0];
+						} else {
+							float t[4];
+							int q;
+							for (q = 0; q < 4; q++)
+								t[q] = s[q * g->sw];
+							xv = vld1q_f32(t);
+						}
+						acc = NG_FMA(acc, xv, vdupq_n_f32(wr[kx]));
+					}
+				}
+				vst1q_f32(yr + ox, acc);
+				ox += 4;
+			} else {
+				float acc = 0.0f;
+				for (ky = 0; ky < g->KH; ky++) {
+					const int64_t iy = iy0 + ky * g->dh;
+					if (iy < 0 || iy >= g->H)
+						continue;
+					for (kx = 0; kx < g->KW; kx++) {
+						const int64_t ix = ox * g->sw - g->pw + kx * g->dw;
+						if (ix >= 0 && ix < g->W)
+							acc += w[ky * g->KW + kx] * g->x[iy * g->W + ix];
+					}
+				}
+				yr[ox++] = acc;
+			}
+		}
+		ng_finish(e, yr, yr, NULL, res ? res + oy * g->OW : NULL, bias, g->OW);
+	}
+}
+
+INGOT_KERNEL int ingot_neon_conv(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_neon_conv_params *p = (const ingot_neon_conv_params *)params;
+	const float *x = (const float *)in[0], *w = (const float *)in[1];
+	const float *bias = p->has_bias ? (const float *)in[2] : NULL;
+	const float *res = p->has_residual ? (const float *)in[3] : NULL;
+	float *y = (float *)out[0];
+	const int two = p->nsp == 2;
+	ng_col g;
+	ng_job jb;
+	int64_t C, M, Cg, Mg, K, P, OH, u, u0, u1;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || p->transposed || (p->nsp != 1 && p->nsp != 2) ||
+	    p->group < 1 || !x || !w || !y || (p->has_bias && !bias) || (p->has_residual && !res))
+		return INGOT_EINVAL;
+	memset(&g, 0, sizeof g);
+	g.H = two ? p->x_dims[2] : 1;
+	g.W = p->x_dims[1 + p->nsp];
+	OH = two ? p->y_dims[2] : 1;
+	g.OW = p->y_dims[1 + p->nsp];
+	g.KH = two ? p->w_dims[2] : 1;
+	g.KW = p->w_dims[1 + p->nsp];
+	g.sh = two ? p->strides[0] : 1;
+	g.sw = p->strides[p->nsp - 1];
+	g.dh = two ? p->dilations[0] : 1;
+	g.dw = p->dilations[p->nsp - 1];
+	g.ph = two ? p->pads[0] : 0;
+	g.pw = p->pads[p->nsp - 1];
+	if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1)
+		return INGOT_EINVAL;
+	C = p->x_dims[1];
+	M = p->y_dims[1];
+	Cg = C / p->group;
+	Mg = M / p->group;
+	K = Cg * g.KH * g.KW;
+	P = OH * g.OW;
+	ng_split(p->y_dims[0] * M, task, n_tasks, &u0, &u1);
+	if (P <= 0 || Mg <= 0)
+		return INGOT_OK;
+	memset(&jb, 0, sizeof jb);
+	ng_epi_init(&jb.e, p->act, p->act_alpha, p->act_beta);
+	if (Cg == 1 && K > 0) {
+		for (u = u0; u < u1; u++) {
+			int64_t n = u / M, oc = u % M;
+			g.x = x + (n * C + oc / Mg) * g.H * g.W;
+			ng_depthwise(&g, OH, w + oc * K, y + u * P, res ? res + u * P : NULL,
+			             bias ? bias + oc : NULL, &jb.e);
+		}
+		return INGOT_OK;
+	}
+	jb.n = P;
+	jb.k = K;
+	jb.a_rs = K;
+	jb.a_cs = 1;
+	jb.ldy = P;
+	/* 1x1, stride 1, no padding: B is the input itself */
+	if (g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+	    OH == g.H && g.OW == g.W) {
+		jb.b_rs = g.H * g.W;
+		jb.b_cs = 1;
+	} else {
+		jb.col = &g;
+	}
+	for (u = u0; u < u1;) {
+		int64_t n = u / M, oc = u % M, grp = oc / Mg;
+		int64_t end = (grp + 1) * Mg < oc + (u1 - u) ? (grp + 1) * Mg : oc + (u1 - u);
+		const float *xg = x + (n * C + grp * Cg) * g.H * g.W;
+		g.x = xg;
+		jb.b = xg;
+		jb.m = end - oc;
+		jb.a = w + oc * K;
+		jb.y = y + u * P;
+		jb.e.rbias = bias ? bias + oc : NULL;
+		jb.e.res = res ? res + u * P : NULL;
+		ng_run(&jb);
+		u += end - oc;
+	}
+	return INGOT_OK;
+}
+
+/* ---- MatMul and Gemm ---- */
+
+INGOT_KERNEL int ingot_neon_matmul(const void *params, const void *const *in,
+                                   void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_neon_matmul_params *p = (const ingot_neon_matmul_params *)params;
+	const float *a = (const float *)in[0], *b = (const float *)in[1];
+	const float *res = p->has_residual ? (const float *)in[2] : NULL;
+	float *y = (float *)out[0];
+	ng_job jb;
+	int64_t nbatch = 1, r0, r1, r, d;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || p->nb < 0 || p->nb > INGOT_MAX_RANK ||
+	    (p->has_residual && !res))
+		return INGOT_EINVAL;
+	for (d = 0; d < p->nb; d++)
+		nbatch *= p->bdims[d];
+	memset(&jb, 0, sizeof jb);
+	ng_epi_init(&jb.e, p->act, p->act_alpha, p->act_beta);
+	jb.n = p->n;
+	jb.k = p->k;
+	jb.a_rs = p->k;
+	jb.a_cs = 1;
+	jb.b_rs = p->n;
+	jb.b_cs = 1;
+	jb.ldy = p->n;
+	ng_split(nbatch * p->m, task, n_tasks, &r0, &r1);
+	for (r = r0; r < r1;) {
+		int64_t bi = r / p->m, i0 = r - bi * p->m;
+		int64_t i1 = r1 - bi * p->m < p->m ? r1 - bi * p->m : p->m;
+		int64_t aoff = 0, boff = 0, rem = bi, yoff = (bi * p->m + i0) * p->n;
+		for (d = p->nb - 1; d >= 0; d--) {   /* batch index -> element offsets */
+			int64_t idx = rem % p->bdims[d];
+			rem /= p->bdims[d];
+			aoff += idx * p->a_bstr[d];
+			boff += idx * p->b_bstr[d];
+		}
+		jb.m = i1 - i0;
+		jb.a = a + aoff + i0 * p->k;
+		jb.b = b + boff;
+		jb.y = y + yoff;
+		jb.e.res = res ? res + yoff : NULL;
+		ng_run(&jb);
+		r += i1 - i0;
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_neon_gemm(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_neon_gemm_params *p = (const ingot_neon_gemm_params *)params;
+	const float *a = (const float *)in[0], *b = (const float *)in[1];
+	const float *c = p->has_c && p->beta != 0.0f ? (const float *)in[2] : NULL;
+	const float *res = p->has_residual ? (const float *)in[3] : NULL;
+	float *y = (float *)out[0];
+	ng_job jb;
+	int64_t r0, r1;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || (p->has_residual && !res))
+		return INGOT_EINVAL;
+	ng_split(p->m, task, n_tasks, &r0, &r1);
+	memset(&jb, 0, sizeof jb);
+	ng_epi_init(&jb.e, p->act, p->act_alpha, p->act_beta);
+	jb.e.alpha = p->alpha;
+	jb.e.scale = p->alpha != 1.0f;
+	jb.e.beta = p->beta;
+	jb.e.c = c ? c + r0 * p->c_rs : NULL;     /* beta = 0 ignores C, even NaN in it */
+	jb.e.c_rs = p->c_rs;
+	jb.e.c_cs = p->c_cs;
+	jb.e.res = res ? res + r0 * p->n : NULL;
+	jb.m = r1 - r0;
+	jb.n = p->n;
+	jb.k = p->k;
+	jb.a_rs = p->trans_a ? 1 : p->k;
+	jb.a_cs = p->trans_a ? p->m : 1;
+	jb.a = a + r0 * jb.a_rs;
+	jb.b = b;
+	jb.b_rs = p->trans_b ? 1 : p->n;
+	jb.b_cs = p->trans_b ? p->k : 1;
+	jb.y = y + r0 * p->n;
+	jb.ldy = p->n;
+	ng_run(&jb);
+	return INGOT_OK;
+}
