@@ -599,7 +599,7 @@ static void scan_out_ptr(Ctx *c, const Scope *s, const Node *n, const CtrlTemp *
 	snprintf(buf, cap, "(unsigned char *)(%s) + %s * %" PRId64, ref, pos, elem);
 }
 
-static void emit_carried_init(Ctx *c, Emitter *e, const Node *n, const CtrlTemp *t)
+static void emit_carried_init(Emitter *e, const Node *n, const CtrlTemp *t)
 {
 	const CtrlAttrs *a = n->attrs;
 	for (int j = 0; j < t->n_carried; j++)
@@ -652,7 +652,7 @@ static int emit_loop(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTe
 		value_ref(c, s, n->in[1], ref, sizeof ref);
 		em_line(e, "\t\tcond = *(const unsigned char *)(%s) != 0;", ref);
 	}
-	emit_carried_init(c, e, n, t);
+	emit_carried_init(e, n, t);
 	for (int j = 0; j < nc; j++) {
 		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
 		if (bytes == 0)

@@ -401,26 +401,27 @@ static int loop_infer(InferCtx *c)
 		a->trip = 0;
 	else if (m_known && (!has_cond || (cond_known == 1 && loop_cond_stays(g, b))))
 		a->trip = m > 0 ? m : 0;
-	if (ctrl_can_unroll(g, c->node)) {
-		/* a body that needs the iteration number (or loop-carried values) at compile
-		 * time compiles as one copy per iteration */
-		DiagSink tmp;
-		int rc;
-		diag_sink_init(&tmp, NULL);
-		rc = ops_infer_region(g, b, &tmp);
-		if (rc && diag_has_code(&tmp, DC_CONST_INPUT)) {
-			diag_sink_free(&tmp);
-			return ctrl_loop_unroll(g, c->node, c->diags);
-		}
-		for (int i = 0; i < tmp.n_items; i++)
-			diag_report(c->diags, tmp.items[i].sev, tmp.items[i].code, NULL, "%s",
-			            tmp.items[i].text);
+	/* a body that needs the iteration number (or loop-carried values) at compile
+	 * time compiles as one copy per iteration, when the trip count is known */
+	DiagSink tmp;
+	int rc;
+	diag_sink_init(&tmp, NULL);
+	rc = ops_infer_region(g, b, &tmp);
+	if (rc && diag_has_code(&tmp, DC_CONST_INPUT) && ctrl_can_unroll(g, c->node)) {
 		diag_sink_free(&tmp);
-		if (rc)
-			return -1;
-	} else if (ops_infer_region(g, b, c->diags)) {
-		return -1;
+		return ctrl_loop_unroll(g, c->node, c->diags);
 	}
+	for (int i = 0; i < tmp.n_items; i++)
+		diag_report(c->diags, tmp.items[i].sev, tmp.items[i].code, NULL, "%s", tmp.items[i].text);
+	if (rc && diag_has_code(&tmp, DC_CONST_INPUT)) {
+		DiagLoc l = ir_node_loc(g, c->node);
+		diag_report(c->diags, DIAG_NOTE, DC_CONST_INPUT, &l, "the body above needs values "
+		            "known at compile time: the Loop is unrolled when its trip count M and "
+		            "condition are (--bind them), up to %d iterations", CTRL_UNROLL_MAX_TRIP);
+	}
+	diag_sink_free(&tmp);
+	if (rc)
+		return -1;
 
 	const Region *br = &g->regions[b];
 	for (int k = 0; k < br->n_outputs; k++)

@@ -42,6 +42,9 @@ typedef struct CtrlTemp {
 /* Fills t for a control node (arrays in the graph arena). */
 void ctrl_temp_layout(Graph *g, NodeId n, CtrlTemp *t);
 
+/* Loops with more iterations than this are never unrolled. */
+#define CTRL_UNROLL_MAX_TRIP 1024
+
 /* control_unroll.c: whether a Loop (its trip count inferred) is small enough to
  * unroll, and unrolling it into its region (the copies inferred and folded; the
  * Loop and its body die). 0 or -1 with diagnostics. */

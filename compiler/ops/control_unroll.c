@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Beyond these the loop stays a loop (and its body must compile as one function). */
-#define UNROLL_MAX_TRIP 1024
+/* Beyond this many node copies the loop stays a loop (its body must then compile
+ * as one function). */
 #define UNROLL_MAX_NODES 20000
 
 typedef struct Unroll {
@@ -108,7 +108,7 @@ bool ctrl_can_unroll(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
 	const CtrlAttrs *a = n->attrs;
-	if (n->op != OP_LOOP || a->trip < 1 || a->trip > UNROLL_MAX_TRIP)
+	if (n->op != OP_LOOP || a->trip < 1 || a->trip > CTRL_UNROLL_MAX_TRIP)
 		return false;
 	return a->trip * (live_nodes(g, n->bodies[0]) + 2) <= UNROLL_MAX_NODES;
 }

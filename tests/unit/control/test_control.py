@@ -328,6 +328,39 @@ def nested(ingot, work):
         c.expect([np.array(cond), x, np.array(n, np.int64)], [a], " (c=%s n=%d)" % (cond, n))
 
 
+def omitted(ingot, work):
+    """Omitted outputs: a Loop's final carried value and one of its scan outputs, an
+    If's first output; the bodies still compute them (into the node's buffers).
+    Also compiled at -O0, which must agree."""
+    body = oh.make_graph(
+        [oh.make_node("Identity", ["cond_in"], ["cond_out"]),
+         oh.make_node("Add", ["y_in", "x"], ["y_out"]),
+         oh.make_node("Mul", ["y_out", "y_out"], ["sq"]),
+         oh.make_node("Neg", ["y_out"], ["ng"])],
+        "body", [vi("i", TP.INT64, []), vi("cond_in", TP.BOOL, []), vi("y_in", TP.FLOAT, [2])],
+        [vi("cond_out", TP.BOOL, []), vi("y_out", TP.FLOAT, [2]), vi("sq", TP.FLOAT, [2]),
+         vi("ng", TP.FLOAT, [2])])
+    then_g = oh.make_graph([oh.make_node("Abs", ["x"], ["t0"]), oh.make_node("Neg", ["x"], ["t1"])],
+                           "then", [], [vi("t0", TP.FLOAT, [2]), vi("t1", TP.FLOAT, [2])])
+    else_g = oh.make_graph([oh.make_node("Relu", ["x"], ["e0"]), oh.make_node("Sqrt", ["x"], ["e1"])],
+                           "else", [], [vi("e0", TP.FLOAT, [2]), vi("e1", TP.FLOAT, [2])])
+    m = model([oh.make_node("Loop", ["M", "", "y0"], ["", "", "ng_all"], body=body),
+               oh.make_node("If", ["c"], ["", "z"], then_branch=then_g, else_branch=else_g)],
+              [vi("y0", TP.FLOAT, [2]), vi("x", TP.FLOAT, [2]), vi("c", TP.BOOL, [])],
+              [vi("ng_all", TP.FLOAT, [3, 2]), vi("z", TP.FLOAT, [2])],
+              [nh.from_array(np.array(3, np.int64), "M")], opset=13)
+    x = np.array([4, 0.25], np.float32)
+    y0 = np.array([1, 2], np.float32)
+    ys = [y0 + x * (k + 1) for k in range(3)]
+    for opt in ("-O2", "-O0"):
+        c = Case(ingot, work, "omitted" + opt, m, [opt])
+        if not c.ok():
+            return
+        for cond in (True, False):
+            c.expect([y0, x, np.array(cond)], [-np.array(ys), -x if cond else np.sqrt(x)],
+                     " (%s c=%s)" % (opt, cond))
+
+
 # ---- Scan ----
 
 def scan9(ingot, work):
@@ -448,6 +481,33 @@ def errors(ingot, work):
               [vi("c", TP.BOOL, []), vi("x", TP.FLOAT, [2])], [vi("y", TP.FLOAT, [2])])
     expect_error("err_undefined_in_body", m, 1, "undefined_name")
 
+    lb = oh.make_graph([oh.make_node("Identity", ["c_in"], ["c_out"]),
+                        const("extra", np.zeros(2, np.float32))], "body",
+                       [vi("i", TP.INT64, []), vi("c_in", TP.BOOL, [])],
+                       [vi("c_out", TP.BOOL, []), vi("extra", TP.FLOAT, [2])])
+    m = model([oh.make_node("Loop", ["M", "", "y0"], ["y"], body=lb)],
+              [vi("M", TP.INT64, []), vi("y0", TP.FLOAT, [2])], [vi("y", TP.FLOAT, [2])])
+    expect_error("err_loop_body_arity", m, 1, "the body has 2 inputs, expected 3")
+
+    sb = oh.make_graph([oh.make_node("Identity", ["a"], ["b"])], "body",
+                       [vi("a", TP.FLOAT, [2])], [vi("b", TP.FLOAT, [2])])
+    m = model([oh.make_node("Scan", ["x"], ["y"], body=sb, num_scan_inputs=3)],
+              [vi("x", TP.FLOAT, [3, 2])], [vi("y", TP.FLOAT, [3, 2])])
+    expect_error("err_scan_num_inputs", m, 1, "num_scan_inputs is 3")
+    m = model([oh.make_node("Scan", ["x"], ["y"], body=sb, num_scan_inputs=1,
+                            scan_input_axes=[2])],
+              [vi("x", TP.FLOAT, [3, 2])], [vi("y", TP.FLOAT, [3, 2])])
+    expect_error("err_scan_axis", m, 1, "axis 2 out of range")
+
+    ib = oh.make_graph([oh.make_node("Identity", ["a"], ["b"])], "then", [vi("a", TP.FLOAT, [2])],
+                       [vi("b", TP.FLOAT, [2])])
+    m = model([oh.make_node("If", ["c"], ["y"], then_branch=ib, else_branch=ib)],
+              [vi("c", TP.BOOL, [])], [vi("y", TP.FLOAT, [2])])
+    expect_error("err_if_branch_inputs", m, 1, "a branch takes no inputs")
+    m = model([oh.make_node("If", ["c"], ["y"], then_branch=bad)],
+              [vi("c", TP.BOOL, []), vi("x", TP.FLOAT, [2])], [vi("y", TP.FLOAT, [2])])
+    expect_error("err_if_no_else", m, 1, "else_branch")
+
     seq = oh.make_graph([oh.make_node("SequenceEmpty", [], ["t"])], "then", [],
                         [vi("t", TP.FLOAT, [2])])
     m = model([oh.make_node("If", ["c"], ["y"], then_branch=seq, else_branch=bad)],
@@ -490,7 +550,7 @@ def main():
     cases = [if_runtime, if_dynamic, if_const, loop_runtime,
              lambda i, w: loop_scan(i, w, "loop_scan", False),
              lambda i, w: loop_scan(i, w, "loop_dynamic", True),
-             loop_unroll, nested, scan9, scan8, errors, check_suite]
+             loop_unroll, nested, omitted, scan9, scan8, errors, check_suite]
     for case in cases:
         try:
             case(ingot, work)
