@@ -6,6 +6,18 @@
 
 static const Pass passes[] = {
 	{ "fold_constants", "evaluate nodes whose inputs are all constant", pass_fold_constants, "types" },
+	{ "remove_identity", "remove copies: Identity, inference Dropout, shape-keeping reshapes, "
+	  "identity Transpose, Cast to the same type", pass_remove_identity, "types" },
+	{ "cse", "merge identical constants and nodes with the same op, inputs and attributes",
+	  pass_cse, "types" },
+	{ "fold_chains", "collapse Reshape/Squeeze/Unsqueeze/Flatten chains into one Reshape and "
+	  "compose Transpose pairs", pass_fold_chains, "types" },
+	{ "matmul_add_to_gemm", "turn a 2-D MatMul with constant B plus a constant bias Add into "
+	  "Gemm", pass_matmul_add_to_gemm, "types" },
+	{ "fold_batchnorm", "fold inference BatchNormalization into the Conv/ConvTranspose/Gemm/"
+	  "MatMul before it", pass_fold_batchnorm, "types, constant weights; after matmul_add_to_gemm" },
+	{ "fuse_epilogue", "fuse residual Add and activation after Conv/Gemm/MatMul into its "
+	  "kernel", pass_fuse_epilogue, "types; after fold_batchnorm and matmul_add_to_gemm" },
 	{ "dce", "remove nodes whose results are never used", pass_dce, "" },
 	{ "plan_memory", "assign every intermediate an offset in one arena by liveness", pass_plan_memory,
 	  "types, final schedule" },
@@ -25,16 +37,27 @@ const Pass *pass_lookup(const char *name)
 	return NULL;
 }
 
-/* The pipeline of each optimization level. Memory planning always runs last. */
+/* The pipeline of each optimization level. -O0 runs nothing; the driver always
+ * appends plan_memory. MatMul+Add becomes Gemm first, so a BatchNormalization after
+ * a Linear layer folds into it; then the epilogue fusion sees Conv/Gemm directly
+ * followed by the residual Add and the activation. */
 int pass_pipeline(int opt_level, const char **names, int cap)
 {
 	int n = 0;
 #define ADD(p) do { if (n < cap) names[n++] = (p); } while (0)
 	if (opt_level >= 1) {
 		ADD("fold_constants");
+		ADD("remove_identity");
 		ADD("dce");
 	}
-	ADD("plan_memory");
+	if (opt_level >= 2) {               /* -O3: the same, for now */
+		ADD("cse");
+		ADD("fold_chains");
+		ADD("matmul_add_to_gemm");
+		ADD("fold_batchnorm");
+		ADD("fuse_epilogue");
+		ADD("dce");
+	}
 #undef ADD
 	return n;
 }

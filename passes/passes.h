@@ -1,7 +1,9 @@
 /* passes.h — the pass manager: one uniform signature, one registry, and the
  * pipeline per -O level as one readable function (pass_manager.c).
  *
- * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c.
+ * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c, and the
+ * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c,
+ * matmul_add_to_gemm.c, fuse_epilogue.c (their shared helpers: rewrite.h).
  */
 #ifndef INGOT_PASSES_H
 #define INGOT_PASSES_H
@@ -31,7 +33,8 @@ typedef struct Pass {
 /* pass_manager.c */
 const Pass *pass_lookup(const char *name);
 const Pass *pass_list(int *n);
-/* Fills names with the pipeline of an -O level; returns the count. */
+/* Fills names with the pipeline of an -O level (without plan_memory, which the
+ * driver always appends); returns the count. */
 int pass_pipeline(int opt_level, const char **names, int cap);
 /* Runs passes by name in order; verifies and prints as ctx says. 0 or -1. */
 int pass_run(Graph *g, PassCtx *ctx, const char *const *names, int n);
@@ -40,6 +43,12 @@ int pass_run(Graph *g, PassCtx *ctx, const char *const *names, int n);
 int pass_dce(Graph *g, PassCtx *ctx);
 int pass_fold_constants(Graph *g, PassCtx *ctx);
 int pass_plan_memory(Graph *g, PassCtx *ctx);
+int pass_remove_identity(Graph *g, PassCtx *ctx);
+int pass_cse(Graph *g, PassCtx *ctx);
+int pass_fold_chains(Graph *g, PassCtx *ctx);
+int pass_fold_batchnorm(Graph *g, PassCtx *ctx);
+int pass_matmul_add_to_gemm(Graph *g, PassCtx *ctx);
+int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
 
 /* plan_memory.c: bytes a node's kernel needs as scratch (via lowering) */
 int64_t plan_node_scratch(Graph *g, NodeId n);

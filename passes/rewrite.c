@@ -1,0 +1,296 @@
+/* rewrite.c — helpers of the rewriting passes (remove_identity, cse, fold_chains,
+ * fold_batchnorm, matmul_add_to_gemm, fuse_epilogue): use counts, redirecting
+ * uses, attribute access through the op tables, constants and in-place node edits.
+ * Graph output names are the model's API, so a value that is a region output is
+ * never renamed away: its data is re-routed to it instead (rw_redirect). */
+#include "rewrite.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rw_uses_compute(const Graph *g, Uses *u)
+{
+	free(u->count);
+	free(u->user);
+	u->n = g->n_values;
+	u->count = calloc((size_t)u->n + 1, sizeof *u->count);
+	u->user = malloc(((size_t)u->n + 1) * sizeof *u->user);
+	if (!u->count || !u->user)
+		die("out of memory");
+	for (int i = 0; i < u->n; i++)
+		u->user[i] = IR_NONE;
+	for (RegionId r = 0; r < g->n_regions; r++) {
+		const Region *reg = &g->regions[r];
+		for (int i = 0; i < reg->n_nodes; i++) {
+			const Node *n = &g->nodes[reg->nodes[i]];
+			if (n->dead)
+				continue;
+			for (int k = 0; k < n->n_in; k++)
+				if (n->in[k] != IR_NONE) {
+					u->count[n->in[k]]++;
+					u->user[n->in[k]] = reg->nodes[i];
+				}
+		}
+		for (int i = 0; i < reg->n_outputs; i++)
+			u->count[reg->outputs[i]]++;
+	}
+}
+
+void rw_uses_free(Uses *u)
+{
+	free(u->count);
+	free(u->user);
+	memset(u, 0, sizeof *u);
+}
+
+NodeId rw_sole_user(const Graph *g, const Uses *u, ValueId v)
+{
+	if (v < 0 || v >= u->n || u->count[v] != 1 || g->values[v].is_output)
+		return IR_NONE;
+	return u->user[v];
+}
+
+int ir_replace_uses(Graph *g, ValueId old, ValueId new_v)
+{
+	int changed = 0;
+	for (NodeId id = 0; id < g->n_nodes; id++) {
+		Node *n = &g->nodes[id];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_in; k++)
+			if (n->in[k] == old) {
+				n->in[k] = new_v;
+				changed++;
+			}
+	}
+	return changed;
+}
+
+bool rw_redirect(Graph *g, ValueId from, ValueId to)
+{
+	Value *f = &g->values[from], *t = &g->values[to];
+	if (!f->is_output) {
+		ir_replace_uses(g, from, to);
+		return true;
+	}
+	/* `from` names a region output: `to`'s producer writes it under that name */
+	if (t->producer == IR_NONE || t->is_output || t->is_input || t->is_const || t->dynamic ||
+	    f->dynamic || t->region != f->region || !type_equal(&t->type, &f->type))
+		return false;
+	Node *p = &g->nodes[t->producer];
+	if (p->dead || p->region != f->region)
+		return false;
+	p->out[t->producer_slot] = from;
+	f->producer = t->producer;
+	f->producer_slot = t->producer_slot;
+	t->producer = IR_NONE;
+	ir_replace_uses(g, to, from);
+	return true;
+}
+
+static void join_origins(Graph *g, NodeId dst, NodeId src, bool first)
+{
+	Node *d = &g->nodes[dst];
+	const Node *s = &g->nodes[src];
+	if (!s->n_origins)
+		return;
+	const char **o = arena_array(&g->arena, (size_t)(d->n_origins + s->n_origins), sizeof *o);
+	int at_d = first ? s->n_origins : 0, at_s = first ? 0 : d->n_origins;
+	if (d->n_origins)
+		memcpy(o + at_d, d->origins, (size_t)d->n_origins * sizeof *o);
+	memcpy(o + at_s, s->origins, (size_t)s->n_origins * sizeof *o);
+	d->origins = o;
+	d->n_origins += s->n_origins;
+}
+
+void rw_origins_append(Graph *g, NodeId dst, NodeId src)
+{
+	join_origins(g, dst, src, false);
+}
+
+void rw_origins_prepend(Graph *g, NodeId dst, NodeId src)
+{
+	join_origins(g, dst, src, true);
+}
+
+const AttrField *rw_attr_field(Op op, const char *name, AttrKind kind)
+{
+	const OpImpl *impl = op_info(op)->impl;
+	for (int i = 0; i < impl->n_fields; i++)
+		if (impl->fields[i].kind == kind && strcmp(impl->fields[i].name, name) == 0)
+			return &impl->fields[i];
+	return NULL;
+}
+
+void *rw_attr(Graph *g, NodeId id, const char *name, AttrKind kind)
+{
+	const Node *n = &g->nodes[id];
+	const AttrField *af = rw_attr_field(n->op, name, kind);
+	return af && n->attrs ? (char *)n->attrs + af->off : NULL;
+}
+
+int rw_enum_index(const AttrField *af, const char *value)
+{
+	for (int i = 0; af->enums && af->enums[i]; i++)
+		if (strcmp(af->enums[i], value) == 0)
+			return i;
+	return -1;
+}
+
+bool rw_attrs_equal(Op op, const void *a, const void *b)
+{
+	const OpImpl *impl = op_info(op)->impl;
+	if (!impl->attr_size)
+		return true;
+	for (int i = 0; i < impl->n_fields; i++) {
+		const AttrField *af = &impl->fields[i];
+		const char *pa = (const char *)a + af->off, *pb = (const char *)b + af->off;
+		switch (af->kind) {
+		case AK_INT:
+			if (memcmp(pa, pb, sizeof(int64_t)))
+				return false;
+			break;
+		case AK_FLOAT:
+			if (memcmp(pa, pb, sizeof(float)))
+				return false;
+			break;
+		case AK_ENUM:
+			if (memcmp(pa, pb, sizeof(int)))
+				return false;
+			break;
+		case AK_INTS: {
+			const IntList *la = (const IntList *)(const void *)pa;
+			const IntList *lb = (const IntList *)(const void *)pb;
+			if (la->n != lb->n || (la->n > 0 && memcmp(la->v, lb->v, (size_t)la->n * sizeof *la->v)))
+				return false;
+			break;
+		}
+		case AK_FLOATS: {
+			const FloatList *la = (const FloatList *)(const void *)pa;
+			const FloatList *lb = (const FloatList *)(const void *)pb;
+			if (la->n != lb->n || (la->n > 0 && memcmp(la->v, lb->v, (size_t)la->n * sizeof *la->v)))
+				return false;
+			break;
+		}
+		case AK_SCALAR: {
+			const Scalar *sa = (const Scalar *)(const void *)pa;
+			const Scalar *sb = (const Scalar *)(const void *)pb;
+			if (sa->dtype != sb->dtype || memcmp(sa->bytes, sb->bytes, dtype_size(sa->dtype)))
+				return false;
+			break;
+		}
+		}
+	}
+	return true;
+}
+
+static bool name_taken(const Graph *g, const char *name)
+{
+	for (int i = 0; i < g->n_values; i++)
+		if (strcmp(g->values[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+ValueId rw_const_new(Graph *g, RegionId r, const char *base, const Type *t, const void *data)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s", base);
+	for (int k = 1; name_taken(g, name); k++)
+		snprintf(name, sizeof name, "%.200s_%d", base, k);
+	return ir_value_new_const(g, r, name, t, data);
+}
+
+double rw_const_f64(const Graph *g, ValueId v, int64_t i)
+{
+	const void *p = ir_const_data(g, v);
+	IR_ASSERT(p != NULL);
+	switch (g->values[v].type.dtype) {
+	case DT_F32: return (double)((const float *)p)[i];
+	case DT_F64: return ((const double *)p)[i];
+	case DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
+	case DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
+	case DT_I8: return ((const int8_t *)p)[i];
+	case DT_I16: return ((const int16_t *)p)[i];
+	case DT_I32: return ((const int32_t *)p)[i];
+	case DT_I64: return (double)((const int64_t *)p)[i];
+	case DT_U8: return ((const uint8_t *)p)[i];
+	case DT_U16: return ((const uint16_t *)p)[i];
+	case DT_U32: return ((const uint32_t *)p)[i];
+	case DT_U64: return (double)((const uint64_t *)p)[i];
+	case DT_BOOL: return ((const uint8_t *)p)[i] != 0;
+	default: die("rw_const_f64: dtype %s", dtype_name(g->values[v].type.dtype));
+	}
+	return 0;
+}
+
+void rw_store_f64(DType dt, void *buf, int64_t i, double v)
+{
+	switch (dt) {
+	case DT_F32: ((float *)buf)[i] = (float)v; break;
+	case DT_F64: ((double *)buf)[i] = v; break;
+	case DT_F16: ((uint16_t *)buf)[i] = ingot_f32_to_f16((float)v); break;
+	case DT_BF16: ((uint16_t *)buf)[i] = ingot_f32_to_bf16((float)v); break;
+	default: die("rw_store_f64: dtype %s", dtype_name(dt));
+	}
+}
+
+void rw_node_set_inputs(Graph *g, NodeId id, const ValueId *in, int n_in)
+{
+	ValueId *a = arena_array(&g->arena, (size_t)(n_in ? n_in : 1), sizeof *a);
+	if (n_in)
+		memcpy(a, in, (size_t)n_in * sizeof *a);
+	g->nodes[id].in = a;
+	g->nodes[id].n_in = n_in;
+}
+
+int rw_node_reset(Graph *g, NodeId id, Op op, const ValueId *in, int n_in, const RawAttr *raw,
+                  int n_raw, DiagSink *d)
+{
+	const OpImpl *impl = op_info(op)->impl;
+	rw_node_set_inputs(g, id, in, n_in);
+	g->nodes[id].op = op;
+	g->nodes[id].attrs = impl->attr_size ? arena_alloc(&g->arena, impl->attr_size) : NULL;
+	return ops_import_attrs(g, id, raw, n_raw, d);
+}
+
+void rw_reinfer(Graph *g, NodeId id)
+{
+	Node *n = &g->nodes[id];
+	Type before[8];
+	DiagSink quiet;
+	int n_out = n->n_out < 8 ? n->n_out : 8, rc;
+	for (int i = 0; i < n_out; i++)
+		if (n->out[i] != IR_NONE)
+			before[i] = g->values[n->out[i]].type;
+	diag_sink_init(&quiet, NULL);
+	rc = ops_infer_node(g, id, &quiet);
+	diag_sink_free(&quiet);
+	if (rc)
+		die("rewritten %s node '%s' no longer infers", ir_op_name(n->op), ir_node_name(g, id));
+	for (int i = 0; i < n_out; i++) {
+		const Type *t;
+		if (n->out[i] == IR_NONE)
+			continue;
+		t = &g->values[n->out[i]].type;
+		if (t->dtype != before[i].dtype || !type_same_shape(t, &before[i]))
+			die("rewritten %s node '%s' changed the type of output %d", ir_op_name(n->op),
+			    ir_node_name(g, id), i);
+	}
+}
+
+void rw_node_move_to(Graph *g, NodeId id, NodeId at)
+{
+	Region *reg = &g->regions[g->nodes[id].region];
+	int from = -1, to = -1;
+	IR_ASSERT(g->nodes[at].region == g->nodes[id].region);
+	for (int i = 0; i < reg->n_nodes; i++) {
+		if (reg->nodes[i] == id)
+			from = i;
+		if (reg->nodes[i] == at)
+			to = i;
+	}
+	IR_ASSERT(from >= 0 && to >= from);
+	memmove(reg->nodes + from, reg->nodes + from + 1, (size_t)(to - from) * sizeof *reg->nodes);
+	reg->nodes[to] = id;
+}
