@@ -185,7 +185,8 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx)
 		NodeId *order = malloc((size_t)(n_nodes ? n_nodes : 1) * sizeof *order);
 		if (!order)
 			die("out of memory");
-		memcpy(order, g->regions[r].nodes, (size_t)n_nodes * sizeof *order);
+		if (n_nodes)
+			memcpy(order, g->regions[r].nodes, (size_t)n_nodes * sizeof *order);
 		for (int i = 0; i < n_nodes; i++) {
 			NodeId id = order[i], m;
 			Epi e;
