@@ -199,43 +199,58 @@ static void ng_pack_a(const ng_job *jb, int64_t i0, int64_t mr, int64_t p0, int6
 	}
 }
 
-/* Conv: the im2col panel of k p0..p0 + kc and output positions j0..j0 + nr. */
+/* Conv: the im2col panel of k p0..p0 + kc and output positions j0..j0 + nr. The
+ * positions form runs along output rows (one run, or two where the panel wraps to
+ * the next row); per k, a run reads one input row at strided columns. */
 static void ng_pack_col(const ng_col *g, int64_t p0, int64_t kc, int64_t j0, int64_t nr, float *dst)
 {
-	int64_t iy0[NG_NR], ix0[NG_NR], q, k, kx = p0 % g->KW, ky = p0 / g->KW % g->KH;
+	int64_t r_iy[NG_NR], r_ix[NG_NR], r_q[NG_NR + 1], q, k;
+	int64_t kx = p0 % g->KW, ky = p0 / g->KW % g->KH;
 	const float *xc = g->x + p0 / (g->KW * g->KH) * g->H * g->W;
-	int row;
+	int nrun = 0, r;
 	for (q = 0; q < nr; q++) {
-		iy0[q] = (j0 + q) / g->OW * g->sh - g->ph;
-		ix0[q] = (j0 + q) % g->OW * g->sw - g->pw;
+		int64_t ox = (j0 + q) % g->OW;
+		if (q == 0 || ox == 0) {
+			r_iy[nrun] = (j0 + q) / g->OW * g->sh - g->ph;
+			r_ix[nrun] = ox * g->sw - g->pw;
+			r_q[nrun++] = q;
+		}
 	}
-	/* all NR positions in one output row: one input row per k, strided columns */
-	row = nr == NG_NR && iy0[0] == iy0[NG_NR - 1];
+	r_q[nrun] = nr;
 	for (k = 0; k < kc; k++) {
 		float *d = dst + k * NG_NR;
-		int64_t dy = ky * g->dh, dx = kx * g->dw;
-		if (row) {
-			int64_t iy = iy0[0] + dy, ix = ix0[0] + dx;
-			if (iy < 0 || iy >= g->H) {
-				vst1q_f32(d, vdupq_n_f32(0.0f));
-				vst1q_f32(d + 4, vdupq_n_f32(0.0f));
-			} else if (g->sw == 1 && ix >= 0 && ix + NG_NR <= g->W) {
-				const float *s = xc + iy * g->W + ix;
+		const int64_t dy = ky * g->dh, dx = kx * g->dw;
+		const int64_t iy = r_iy[0] + dy, ix = r_ix[0] + dx;
+		if (nrun == 1 && nr == NG_NR && iy >= 0 && iy < g->H && ix >= 0 &&
+		    ix + (g->sw == 2 ? 2 * NG_NR : (NG_NR - 1) * g->sw + 1) <= g->W && g->sw <= 2) {
+			const float *s = xc + iy * g->W + ix;
+			if (g->sw == 1) {
 				vst1q_f32(d, vld1q_f32(s));
 				vst1q_f32(d + 4, vld1q_f32(s + 4));
-			} else if (g->sw == 2 && ix >= 0 && ix + 2 * NG_NR <= g->W) {
-				const float *s = xc + iy * g->W + ix;
+			} else {
 				vst1q_f32(d, vld2q_f32(s).val[0]);
 				vst1q_f32(d + 4, vld2q_f32(s + 8).val[0]);
-			} else {
-				for (q = 0; q < NG_NR; q++, ix += g->sw)
-					d[q] = ix >= 0 && ix < g->W ? xc[iy * g->W + ix] : 0.0f;
 			}
 		} else {
-			for (q = 0; q < NG_NR; q++) {
-				int64_t iy = q < nr ? iy0[q] + dy : -1, ix = q < nr ? ix0[q] + dx : -1;
-				d[q] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? xc[iy * g->W + ix] : 0.0f;
+			for (r = 0; r < nrun; r++) {
+				const int64_t q0 = r_q[r], len = r_q[r + 1] - q0;
+				const int64_t ry = r_iy[r] + dy, rx = r_ix[r] + dx;
+				if (ry < 0 || ry >= g->H) {
+					for (q = 0; q < len; q++)
+						d[q0 + q] = 0.0f;
+				} else if (rx >= 0 && rx + (len - 1) * g->sw < g->W) {
+					const float *s = xc + ry * g->W + rx;
+					for (q = 0; q < len; q++)
+						d[q0 + q] = s[q * g->sw];
+				} else {
+					for (q = 0; q < len; q++) {
+						const int64_t c = rx + q * g->sw;
+						d[q0 + q] = c >= 0 && c < g->W ? xc[ry * g->W + c] : 0.0f;
+					}
+				}
 			}
+			for (q = nr; q < NG_NR; q++)
+				d[q] = 0.0f;
 		}
 		if (++kx == g->KW) {
 			kx = 0;
