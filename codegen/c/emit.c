@@ -309,6 +309,8 @@ static void emit_io_table(Emitter *e, Ctx *c, const char *which, const ValueId *
 		em_printf(e, "\t{ ");
 		emit_c_string(e, c->g->values[vals[i]].name);
 		em_printf(e, ", %d, %d, {", (int)t->dtype, t->rank);
+		if (t->rank == 0)
+			em_printf(e, "0");   /* a scalar: C99 has no empty initializer */
 		for (int k = 0; k < t->rank; k++)
 			em_printf(e, k ? ", %" PRId64 : "%" PRId64, t->dims[k]);
 		em_printf(e, "}, %" PRId64 " },\n", type_bytes(t));

@@ -82,7 +82,8 @@ int cg_write_bytes(const char *dir, const char *name, const void *data, size_t n
 	f = fopen(path, "wb");
 	if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0) {
 		DiagLoc l = diag_loc_file(path);
-		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+		if (d)     /* d may be NULL: the caller reports on its own */
+			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -107,7 +108,8 @@ int cg_mkdir_p(const char *path, DiagSink *d)
 		buf[i] = 0;
 		if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
 			DiagLoc l = diag_loc_file(buf);
-			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot create directory: %s", strerror(errno));
+			if (d)
+				diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot create directory: %s", strerror(errno));
 			return -1;
 		}
 		buf[i] = c;
