@@ -1,6 +1,8 @@
 /* plan_memory.c — static memory planning. Every intermediate tensor of the main
  * graph gets an offset in one arena; tensors whose lifetimes do not overlap share
- * memory (first fit over the live set, in execution order). Kernel scratch is
+ * memory. Offsets are assigned offline once all lifetimes are known: each tensor at
+ * the lowest offset free of every tensor alive at the same time, taking them in
+ * execution order and again largest first, keeping the smaller arena. Kernel scratch is
  * planned separately after the arena: the largest any single node needs.
  * NAME_WORKSPACE_SIZE = arena_bytes + scratch_bytes.
  *
@@ -16,16 +18,12 @@
 
 #define ALIGN 64
 
-typedef struct Block {
-	int64_t off, size, bytes;    /* size: padded */
-	int die;                     /* index of the node after which it is free */
-} Block;
-
 /* State of one planning run; per value, the index of its last reader in its region. */
 typedef struct Plan {
 	Graph *g;
 	int *last_use;
 	int64_t scratch, naive;
+	bool verify;                 /* check the no-overlap invariant of every plan */
 } Plan;
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) & ~(int64_t)(ALIGN - 1); }
@@ -85,38 +83,86 @@ static void shift_region(Graph *g, RegionId r, int64_t delta)
 	}
 }
 
-/* First fit of `size` bytes among the live blocks (sorted by offset); inserts it. */
-static int64_t place(Block **live, int *n_live, int *cap_live, int64_t size, int64_t bytes, int die)
+/* One allocation of a region: a value, or a control node's block. Lifetimes are
+ * node indices, both ends inclusive: a node's outputs start where its inputs end,
+ * so the two never share memory (no in-place execution yet). */
+typedef struct Interval {
+	int start, end;
+	int64_t size, bytes;         /* size: padded to ALIGN */
+	ValueId v;                   /* the value, or IR_NONE for a control block */
+	NodeId ctrl;                 /* the control node whose block this is */
+	int64_t off;
+} Interval;
+
+static bool lifetimes_overlap(const Interval *a, const Interval *b)
 {
-	int64_t off = 0;
-	int pos;
-	for (pos = 0; pos < *n_live; pos++) {
-		if ((*live)[pos].off - off >= size)
-			break;
-		if ((*live)[pos].off + (*live)[pos].size > off)
-			off = (*live)[pos].off + (*live)[pos].size;
+	return a->start <= b->end && b->start <= a->end;
+}
+
+static int by_size_desc(const void *x, const void *y)
+{
+	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return a->start != b->start ? a->start - b->start : (a->v > b->v) - (a->v < b->v);
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
+	return a->start != b->start ? a->start - b->start : (a->v > b->v) - (a->v < b->v);
+}
+
+static int by_off(const void *x, const void *y)
+{
+	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
+	return (a->off > b->off) - (a->off < b->off);
+}
+
+/* Places the intervals in the given order, each at the lowest offset that overlaps
+ * no placed interval alive at the same time. Returns the arena size. */
+static int64_t assign(Interval **order, int n)
+{
+	Interval **busy = malloc(((size_t)n + 1) * sizeof *busy);
+	int64_t arena = 0;
+	if (!busy)
+		die("out of memory");
+	for (int i = 0; i < n; i++) {
+		Interval *it = order[i];
+		int n_busy = 0;
+		for (int k = 0; k < i; k++)
+			if (lifetimes_overlap(order[k], it))
+				busy[n_busy++] = order[k];
+		qsort(busy, (size_t)n_busy, sizeof *busy, by_off);
+		int64_t off = 0;
+		for (int k = 0; k < n_busy; k++) {
+			if (busy[k]->off - off >= it->size)
+				break;
+			if (busy[k]->off + busy[k]->size > off)
+				off = busy[k]->off + busy[k]->size;
+		}
+		it->off = off;
+		if (off + it->size > arena)
+			arena = off + it->size;
 	}
-	vec_reserve((void **)live, cap_live, *n_live + 1, sizeof **live);
-	memmove(&(*live)[pos + 1], &(*live)[pos], (size_t)(*n_live - pos) * sizeof **live);
-	(*live)[pos].off = off;
-	(*live)[pos].size = size;
-	(*live)[pos].bytes = bytes;
-	(*live)[pos].die = die;
-	(*n_live)++;
-	return off;
+	free(busy);
+	return arena;
 }
 
 /* Plans region r's intermediates from offset 0 (a body's frame is shifted into its
- * node's block afterwards). Returns the bytes the frame needs; *peak gets the
- * largest sum of simultaneously live bytes. */
+ * node's block afterwards). Two offline orders are tried, execution order and
+ * largest first, and the smaller arena wins. Returns the bytes the frame needs;
+ * *peak gets the largest sum of simultaneously live bytes. */
 static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 {
 	Graph *g = P->g;
 	const Region *reg = &g->regions[r];
-	Block *live = NULL;
-	int n_live = 0, cap_live = 0;
-	int64_t arena = 0, live_bytes = 0;
+	Interval *iv = NULL;
+	int n_iv = 0, cap_iv = 0;
+	int64_t *own = calloc((size_t)reg->n_nodes + 1, sizeof *own);   /* control nodes' own bytes */
 
+	if (!own)
+		die("out of memory");
 	*peak = 0;
 	for (int i = 0; i < reg->n_nodes; i++) {
 		const Node *n = &g->nodes[reg->nodes[i]];
@@ -136,7 +182,6 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 		int64_t s = plan_node_scratch(g, id);
 		if (s > P->scratch)
 			P->scratch = s;
-		/* allocate outputs first fit; inputs are still live, so nothing overlaps them */
 		for (int k = 0; k < n->n_out; k++) {
 			ValueId v = n->out[k];
 			if (v == IR_NONE || !needs_arena(g, v, r))
@@ -144,16 +189,12 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 			int64_t bytes = type_bytes(&g->values[v].type);
 			if (P->last_use[v] < i)
 				P->last_use[v] = i;   /* an unused output dies right after its node */
-			int64_t off = place(&live, &n_live, &cap_live, align_up(bytes), bytes, P->last_use[v]);
+			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
+			*it = (Interval){ i, P->last_use[v], align_up(bytes), bytes, v, IR_NONE, 0 };
 			P->naive += bytes;
-			live_bytes += bytes;
-			g->values[v].arena_off = off;
-			if (off + align_up(bytes) > arena)
-				arena = off + align_up(bytes);
 		}
 		/* a control node's block: its own buffers, then its bodies' frames */
 		if (n->n_bodies) {
-			CtrlAttrs *a = n->attrs;
 			CtrlTemp t;
 			int64_t body = 0, body_peak = 0;
 			ctrl_temp_layout(g, id, &t);
@@ -161,29 +202,63 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 				int64_t x = plan_region(P, n->bodies[b], &body_peak);
 				body = x > body ? x : body;
 			}
-			a->ws_bytes = align_up(t.own_bytes + body);
-			a->ws_off = place(&live, &n_live, &cap_live, a->ws_bytes, t.own_bytes + body, i);
-			for (int b = 0; b < n->n_bodies; b++)
-				shift_region(g, n->bodies[b], a->ws_off + t.own_bytes);
+			own[i] = t.own_bytes;
+			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
+			*it = (Interval){ i, i, align_up(t.own_bytes + body), t.own_bytes + body, IR_NONE, id, 0 };
 			P->naive += t.own_bytes;
-			live_bytes += t.own_bytes + body;
-			if (a->ws_off + a->ws_bytes > arena)
-				arena = a->ws_off + a->ws_bytes;
-		}
-		if (live_bytes > *peak)
-			*peak = live_bytes;
-		/* free what dies here */
-		for (int q = 0; q < n_live;) {
-			if (live[q].die <= i) {
-				live_bytes -= live[q].bytes;
-				memmove(&live[q], &live[q + 1], (size_t)(n_live - q - 1) * sizeof *live);
-				n_live--;
-			} else {
-				q++;
-			}
 		}
 	}
-	free(live);
+	/* the largest sum of bytes alive at once, over the schedule */
+	for (int i = 0; i < reg->n_nodes; i++) {
+		int64_t alive = 0;
+		for (int k = 0; k < n_iv; k++)
+			if (iv[k].start <= i && i <= iv[k].end)
+				alive += iv[k].bytes;
+		if (alive > *peak)
+			*peak = alive;
+	}
+	Interval **order = malloc(((size_t)n_iv + 1) * sizeof *order);
+	int64_t *first = malloc(((size_t)n_iv + 1) * sizeof *first);
+	if (!order || !first)
+		die("out of memory");
+	for (int k = 0; k < n_iv; k++)
+		order[k] = &iv[k];
+	qsort(order, (size_t)n_iv, sizeof *order, by_start);
+	int64_t arena = assign(order, n_iv);
+	for (int k = 0; k < n_iv; k++)
+		first[k] = iv[k].off;
+	qsort(order, (size_t)n_iv, sizeof *order, by_size_desc);
+	int64_t arena2 = assign(order, n_iv);
+	if (arena2 < arena)
+		arena = arena2;
+	else
+		for (int k = 0; k < n_iv; k++)
+			iv[k].off = first[k];
+	/* the plan's invariant, checked on every plan in debug and test builds: no two
+	 * tensors alive at the same time share a byte */
+	if (P->verify)
+		for (int a = 0; a < n_iv; a++)
+			for (int b = a + 1; b < n_iv; b++)
+				if (lifetimes_overlap(&iv[a], &iv[b]) && iv[a].off < iv[b].off + iv[b].size &&
+				    iv[b].off < iv[a].off + iv[a].size)
+					die("memory plan overlaps live tensors in region %d", r);
+	for (int k = 0; k < n_iv; k++) {
+		if (iv[k].v != IR_NONE) {
+			g->values[iv[k].v].arena_off = iv[k].off;
+			continue;
+		}
+		Node *n = &g->nodes[iv[k].ctrl];
+		CtrlAttrs *a = n->attrs;
+		int i = iv[k].start;
+		a->ws_bytes = iv[k].size;
+		a->ws_off = iv[k].off;
+		for (int b = 0; b < n->n_bodies; b++)
+			shift_region(g, n->bodies[b], a->ws_off + own[i]);
+	}
+	free(order);
+	free(first);
+	free(iv);
+	free(own);
 	return arena;
 }
 
@@ -193,6 +268,7 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 	int64_t arena, peak = 0;
 	memset(&P, 0, sizeof P);
 	P.g = g;
+	P.verify = ctx->verify;
 	P.last_use = malloc(((size_t)g->n_values + 1) * sizeof *P.last_use);
 	if (!P.last_use)
 		die("out of memory");

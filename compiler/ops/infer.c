@@ -59,6 +59,7 @@ int ops_infer_node(Graph *g, NodeId id, DiagSink *d)
 		return -1;
 	if (op_info(n->op)->impl->infer(&c))
 		return -1;
+	n = &g->nodes[id];   /* infer may add nodes (Loop unrolling): the array can move */
 	for (int i = 0; i < n->n_out; i++) {
 		if (n->out[i] == IR_NONE)
 			continue;
