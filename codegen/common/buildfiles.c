@@ -34,7 +34,7 @@ static int emit_makefile(const CodegenOptions *o, const BuildFiles *b, DiagSink 
 		em_printf(&e, " %.*s.o", (int)(n - 2), b->sources[i]);
 	}
 	em_blank(&e);
-	em_line(&e, "HEADERS = $(wildcard *.h kernels/*.h kernels/*.c)");
+	em_line(&e, "HEADERS = $(wildcard *.h kernels/*.h kernels/*.c kernels/*/*.h kernels/*/*.c)");
 	em_blank(&e);
 	em_line(&e, "all: lib%s.a%s%s", o->name, b->exe ? " " : "", b->exe ? o->name : "");
 	em_blank(&e);
