@@ -91,46 +91,8 @@ typedef struct ConvGeom {
 
 /* Shape arithmetic stays far from int64 overflow: inputs are bounded like any
  * planned tensor, attribute values (strides, pads, kernel...) by ATTR_MAX. */
-#define SIZE_MAX_BYTES ((int64_t)1 << 40)
-#define ATTR_MAX ((int64_t)1 << 24)
-
-static int check_size(InferCtx *c, int slot)
-{
-	const Type *t = infer_in(c, slot);
-	if (!t)
-		return 0;
-	int64_t bytes = type_bytes(t);
-	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
-	for (int i = 0; i < t->rank; i++)
-		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
-	if (bad) {
-		char buf[128];
-		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
-	}
-	return 0;
-}
-
-/* Reads an optional list of n values (per spatial dim), defaulting to `def`, each >= lo. */
-static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
-                        int64_t lo, int64_t *v)
-{
-	if (l->n <= 0) {                     /* absent (or written as an empty list) */
-		for (int i = 0; i < n; i++)
-			v[i] = def;
-		return 0;
-	}
-	if (l->n != n)
-		return infer_fail_attr(c, name, "expected %d values, got %d", n, l->n);
-	for (int i = 0; i < n; i++) {
-		if (l->v[i] < lo)
-			return infer_fail_attr(c, name, "value %lld is below %lld", (long long)l->v[i],
-			                       (long long)lo);
-		if (l->v[i] > ATTR_MAX)
-			return infer_fail_attr(c, name, "value %lld is too large", (long long)l->v[i]);
-		v[i] = l->v[i];
-	}
-	return 0;
-}
+#define SIZE_MAX_BYTES OPS_MAX_TENSOR_BYTES
+#define ATTR_MAX OPS_MAX_ATTR
 
 static int conv_geom(InferCtx *c, ConvGeom *g)
 {
@@ -139,7 +101,7 @@ static int conv_geom(InferCtx *c, ConvGeom *g)
 	const Type *x = infer_in(c, 0), *w = infer_in(c, 1);
 	int64_t pads[2 * CONV_MAX_SP], opad[CONV_MAX_SP];
 	memset(g, 0, sizeof *g);
-	if (check_size(c, 0) || check_size(c, 1) || check_size(c, 2))
+	if (infer_check_size(c, 0) || infer_check_size(c, 1) || infer_check_size(c, 2))
 		return -1;
 	if (x->rank < 3 || x->rank > CONV_MAX_SP + 2)
 		return infer_fail(c, 0, "expected rank 3 to %d (N, C, spatial...), got %d",
@@ -181,10 +143,10 @@ static int conv_geom(InferCtx *c, ConvGeom *g)
 				return infer_fail_attr(c, "kernel_shape", "value %lld differs from W's dim %lld",
 				                       (long long)a->kernel_shape.v[i], (long long)g->k[i]);
 	}
-	if (spatial_list(c, "strides", &a->strides, g->nsp, 1, 1, g->s) ||
-	    spatial_list(c, "dilations", &a->dilations, g->nsp, 1, 1, g->d) ||
-	    spatial_list(c, "pads", &a->pads, 2 * g->nsp, 0, 0, pads) ||
-	    spatial_list(c, "output_padding", &a->output_padding, g->nsp, 0, 0, opad))
+	if (infer_spatial_list(c, "strides", &a->strides, g->nsp, 1, 1, g->s) ||
+	    infer_spatial_list(c, "dilations", &a->dilations, g->nsp, 1, 1, g->d) ||
+	    infer_spatial_list(c, "pads", &a->pads, 2 * g->nsp, 0, 0, pads) ||
+	    infer_spatial_list(c, "output_padding", &a->output_padding, g->nsp, 0, 0, opad))
 		return -1;
 	if (tr && a->output_shape.n >= 0 && a->output_shape.n != g->nsp &&
 	    a->output_shape.n != g->nsp + 2)

@@ -19,7 +19,7 @@
 #include "image.h"
 
 /* Shapes stay far from int64 overflow (as pool.c). */
-#define SIZE_MAX_BYTES ((int64_t)1 << 40)
+#define SIZE_MAX_BYTES OPS_MAX_TENSOR_BYTES
 #define MAX_TAPS 4096
 
 static const char *const interp_names[] = { "nearest", "linear", "cubic", NULL };
@@ -57,22 +57,6 @@ static int interp_attr(ImportCtx *c, const char *name, int def, int *out)
 				return 0;
 			}
 	return enum_attr(c, name, interp_names, def, out);
-}
-
-static int check_size(InferCtx *c, int slot)
-{
-	const Type *t = infer_in(c, slot);
-	if (!t)
-		return 0;
-	int64_t bytes = type_bytes(t);
-	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
-	for (int i = 0; i < t->rank; i++)
-		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
-	if (bad) {
-		char buf[128];
-		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
-	}
-	return 0;
 }
 
 /* An optional input that is present and not empty (exporters write empty roi /
@@ -201,7 +185,7 @@ static int resize_plan(InferCtx *c, ResizePlan *pl)
 	int64_t *sz = NULL;
 	int n_sc = 0, n_sz = 0, n_roi = 0;
 	memset(pl, 0, sizeof *pl);
-	if (infer_check_dtype(c, 0, dtl_all) || check_size(c, 0))
+	if (infer_check_dtype(c, 0, dtl_all) || infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 1)
 		return infer_fail(c, 0, "expected rank >= 1, got a scalar");
@@ -425,7 +409,7 @@ static int grid_sample_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0), *g = infer_in(c, 1);
 	char b1[96], b2[96];
 	if (infer_check_dtype(c, 0, dtl_numeric) || infer_check_dtype(c, 1, dtl_float) ||
-	    check_size(c, 0) || check_size(c, 1))
+	    infer_check_size(c, 0) || infer_check_size(c, 1))
 		return -1;
 	if (x->rank < 3)
 		return infer_fail(c, 0, "expected rank >= 3 (N, C, spatial...), got %d", x->rank);
@@ -525,7 +509,7 @@ static int roi_align_infer(InferCtx *c)
 	static const DType i64only[] = { DT_I64, DT_UNDEF };
 	char buf[96];
 	if (infer_check_dtype(c, 0, dtl_float) || infer_same_dtype(c, 0, 1) ||
-	    infer_check_dtype(c, 2, i64only) || check_size(c, 0) || check_size(c, 1))
+	    infer_check_dtype(c, 2, i64only) || infer_check_size(c, 0) || infer_check_size(c, 1))
 		return -1;
 	if (x->rank != 4)
 		return infer_fail(c, 0, "expected rank 4 (N, C, H, W), got %d", x->rank);
@@ -624,7 +608,7 @@ static int nms_infer(InferCtx *c)
 	char buf[96];
 	if (infer_check_dtype(c, 0, f32only) || infer_check_dtype(c, 1, f32only) ||
 	    infer_check_dtype(c, 2, i64only) || infer_check_dtype(c, 3, f32only) ||
-	    infer_check_dtype(c, 4, f32only) || check_size(c, 0) || check_size(c, 1))
+	    infer_check_dtype(c, 4, f32only) || infer_check_size(c, 0) || infer_check_size(c, 1))
 		return -1;
 	if (bx->rank != 3 || bx->dims[2] != 4)
 		return infer_fail(c, 0, "expected boxes [batch, boxes, 4], got %s", type_format(bx, buf, sizeof buf));

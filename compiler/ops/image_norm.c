@@ -12,25 +12,9 @@
 
 #include "image_norm.h"
 
-#define SIZE_MAX_BYTES ((int64_t)1 << 40)
-#define ATTR_MAX ((int64_t)1 << 24)
+#define SIZE_MAX_BYTES OPS_MAX_TENSOR_BYTES
+#define ATTR_MAX OPS_MAX_ATTR
 #define MAX_SP (IR_MAX_RANK - 2)
-
-static int check_size(InferCtx *c, int slot)
-{
-	const Type *t = infer_in(c, slot);
-	if (!t)
-		return 0;
-	int64_t bytes = type_bytes(t);
-	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
-	for (int i = 0; i < t->rank; i++)
-		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
-	if (bad) {
-		char buf[128];
-		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
-	}
-	return 0;
-}
 
 static const Type *in_type(Graph *g, const Node *n, int slot)
 {
@@ -86,7 +70,7 @@ static int lrn_import(ImportCtx *c)
 static int lrn_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0);
-	if (infer_check_dtype(c, 0, dtl_float) || check_size(c, 0))
+	if (infer_check_dtype(c, 0, dtl_float) || infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 2)
 		return infer_fail(c, 0, "expected rank >= 2 (N, C, ...), got %d", x->rank);
@@ -191,7 +175,7 @@ static int lp_pool_geom(InferCtx *c, LpGeom *g)
 	const Type *x = infer_in(c, 0);
 	int64_t pads[2 * MAX_SP];
 	memset(g, 0, sizeof *g);
-	if (infer_check_dtype(c, 0, dtl_float) || check_size(c, 0))
+	if (infer_check_dtype(c, 0, dtl_float) || infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 3)
 		return infer_fail(c, 0, "expected rank >= 3 (N, C, spatial...), got %d", x->rank);
@@ -306,7 +290,7 @@ static int lp_norm_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0);
 	int64_t ax;
-	if (infer_check_dtype(c, 0, dtl_float) || check_size(c, 0) ||
+	if (infer_check_dtype(c, 0, dtl_float) || infer_check_size(c, 0) ||
 	    infer_normalize_axis(c, ((const LpNormAttrs *)infer_node(c)->attrs)->axis, x->rank, &ax))
 		return -1;
 	*infer_out(c, 0) = *x;
@@ -383,7 +367,7 @@ static int mvn_mask(InferCtx *c, int64_t *mask)
 static int mvn_infer(InferCtx *c)
 {
 	int64_t mask;
-	if (infer_check_dtype(c, 0, dtl_float) || check_size(c, 0) || mvn_mask(c, &mask))
+	if (infer_check_dtype(c, 0, dtl_float) || infer_check_size(c, 0) || mvn_mask(c, &mask))
 		return -1;
 	*infer_out(c, 0) = *infer_in(c, 0);
 	return 0;
@@ -460,7 +444,7 @@ static int group_norm_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0);
 	char buf[96];
 	if (infer_check_dtype(c, 0, dtl_float) || infer_same_dtype(c, 0, 1) ||
-	    infer_same_dtype(c, 0, 2) || check_size(c, 0))
+	    infer_same_dtype(c, 0, 2) || infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 2)
 		return infer_fail(c, 0, "expected rank >= 2 (N, C, ...), got %d", x->rank);
@@ -542,7 +526,7 @@ static int max_unpool_dims(InferCtx *c, int64_t *full, int64_t *y)
 	static const DType i64only[] = { DT_I64, DT_UNDEF };
 	int64_t k[MAX_SP], s[MAX_SP], pads[2 * MAX_SP];
 	char buf[96];
-	if (infer_check_dtype(c, 0, dtl_all) || infer_check_dtype(c, 1, i64only) || check_size(c, 0))
+	if (infer_check_dtype(c, 0, dtl_all) || infer_check_dtype(c, 1, i64only) || infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 3)
 		return infer_fail(c, 0, "expected rank >= 3 (N, C, spatial...), got %d", x->rank);
@@ -648,7 +632,7 @@ static int col2im_plan(InferCtx *c, ingot_col2im_params *p)
 	int64_t *img, *blk, bsz = 1, lsz = 1;
 	int n_img, n_blk;
 	memset(p, 0, sizeof *p);
-	if (infer_check_dtype(c, 0, dtl_numeric) || check_size(c, 0) ||
+	if (infer_check_dtype(c, 0, dtl_numeric) || infer_check_size(c, 0) ||
 	    infer_const_ints(c, 1, &img, &n_img) || infer_const_ints(c, 2, &blk, &n_blk))
 		return -1;
 	if (x->rank != 3)

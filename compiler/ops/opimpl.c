@@ -229,3 +229,42 @@ int ops_import_attrs(Graph *g, NodeId node, const RawAttr *raw, int n_raw, DiagS
 	ImportCtx c = { g, node, g->nodes[node].attrs, raw, n_raw, d };
 	return impl->import ? impl->import(&c) : 0;
 }
+
+/* A tensor input whose shape is invalid or too large to plan gets a diagnostic. */
+int infer_check_size(InferCtx *c, int slot)
+{
+	const Type *t = infer_in(c, slot);
+	if (!t)
+		return 0;
+	int64_t bytes = type_bytes(t);
+	bool bad = bytes < 0 || bytes > OPS_MAX_TENSOR_BYTES;
+	for (int i = 0; i < t->rank; i++)
+		bad |= t->dims[i] < 0 || t->dims[i] > OPS_MAX_TENSOR_BYTES;
+	if (bad) {
+		char buf[128];
+		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
+	}
+	return 0;
+}
+
+/* Reads an optional list of n values (per spatial dim), defaulting to `def`, each >= lo. */
+int infer_spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
+                        int64_t lo, int64_t *v)
+{
+	if (l->n <= 0) {                     /* absent (or written as an empty list) */
+		for (int i = 0; i < n; i++)
+			v[i] = def;
+		return 0;
+	}
+	if (l->n != n)
+		return infer_fail_attr(c, name, "expected %d values, got %d", n, l->n);
+	for (int i = 0; i < n; i++) {
+		if (l->v[i] < lo)
+			return infer_fail_attr(c, name, "value %lld is below %lld", (long long)l->v[i],
+			                       (long long)lo);
+		if (l->v[i] > OPS_MAX_ATTR)
+			return infer_fail_attr(c, name, "value %lld is too large", (long long)l->v[i]);
+		v[i] = l->v[i];
+	}
+	return 0;
+}

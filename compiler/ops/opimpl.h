@@ -99,6 +99,16 @@ int infer_fail_attr(InferCtx *c, const char *attr, const char *fmt, ...);
 int infer_check_dtype(InferCtx *c, int slot, const DType *allowed);
 int infer_same_dtype(InferCtx *c, int slot_a, int slot_b);
 int infer_normalize_axis(InferCtx *c, int64_t axis, int rank, int64_t *out); /* handles negatives */
+/* Shape arithmetic stays far from int64 overflow: tensors are bounded like any planned
+ * tensor, attribute values (strides, pads, kernel sizes...) by OPS_MAX_ATTR. */
+#define OPS_MAX_TENSOR_BYTES ((int64_t)1 << 40)
+#define OPS_MAX_ATTR ((int64_t)1 << 24)
+/* Fails (located) when input `slot` has a negative dim or more than OPS_MAX_TENSOR_BYTES. */
+int infer_check_size(InferCtx *c, int slot);
+/* Reads an optional per-spatial-dim list of n values into v: absent (or empty) means
+ * `def` everywhere; each value must be in [lo, OPS_MAX_ATTR]. */
+int infer_spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
+                       int64_t lo, int64_t *v);
 
 /* Lower helper: zeroed params from the graph arena, and setting the call. */
 void *lower_params(LowerCtx *c, const ParamDesc *d);

@@ -68,46 +68,8 @@ typedef struct PoolGeom {
 
 /* Shape arithmetic stays far from int64 overflow: inputs are bounded like any
  * planned tensor, attribute values (strides, pads, kernel...) by ATTR_MAX. */
-#define SIZE_MAX_BYTES ((int64_t)1 << 40)
-#define ATTR_MAX ((int64_t)1 << 24)
-
-static int check_size(InferCtx *c, int slot)
-{
-	const Type *t = infer_in(c, slot);
-	if (!t)
-		return 0;
-	int64_t bytes = type_bytes(t);
-	bool bad = bytes < 0 || bytes > SIZE_MAX_BYTES;
-	for (int i = 0; i < t->rank; i++)
-		bad |= t->dims[i] < 0 || t->dims[i] > SIZE_MAX_BYTES;
-	if (bad) {
-		char buf[128];
-		return infer_fail(c, slot, "invalid or too large shape %s", type_format(t, buf, sizeof buf));
-	}
-	return 0;
-}
-
-/* Reads an optional list of n values (per spatial dim), defaulting to `def`, each >= lo. */
-static int spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
-                        int64_t lo, int64_t *v)
-{
-	if (l->n <= 0) {                     /* absent (or written as an empty list) */
-		for (int i = 0; i < n; i++)
-			v[i] = def;
-		return 0;
-	}
-	if (l->n != n)
-		return infer_fail_attr(c, name, "expected %d values, got %d", n, l->n);
-	for (int i = 0; i < n; i++) {
-		if (l->v[i] < lo)
-			return infer_fail_attr(c, name, "value %lld is below %lld", (long long)l->v[i],
-			                       (long long)lo);
-		if (l->v[i] > ATTR_MAX)
-			return infer_fail_attr(c, name, "value %lld is too large", (long long)l->v[i]);
-		v[i] = l->v[i];
-	}
-	return 0;
-}
+#define SIZE_MAX_BYTES OPS_MAX_TENSOR_BYTES
+#define ATTR_MAX OPS_MAX_ATTR
 
 static int pool_geom(InferCtx *c, PoolGeom *g)
 {
@@ -115,16 +77,16 @@ static int pool_geom(InferCtx *c, PoolGeom *g)
 	const Type *x = infer_in(c, 0);
 	int64_t pads[2 * POOL_MAX_SP];
 	memset(g, 0, sizeof *g);
-	if (check_size(c, 0))
+	if (infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 3 || x->rank > POOL_MAX_SP + 2)
 		return infer_fail(c, 0, "expected rank 3 to %d (N, C, spatial...), got %d",
 		                  POOL_MAX_SP + 2, x->rank);
 	g->nsp = x->rank - 2;
-	if (spatial_list(c, "kernel_shape", &a->kernel_shape, g->nsp, 1, 1, g->k) ||
-	    spatial_list(c, "strides", &a->strides, g->nsp, 1, 1, g->s) ||
-	    spatial_list(c, "dilations", &a->dilations, g->nsp, 1, 1, g->d) ||
-	    spatial_list(c, "pads", &a->pads, 2 * g->nsp, 0, 0, pads))
+	if (infer_spatial_list(c, "kernel_shape", &a->kernel_shape, g->nsp, 1, 1, g->k) ||
+	    infer_spatial_list(c, "strides", &a->strides, g->nsp, 1, 1, g->s) ||
+	    infer_spatial_list(c, "dilations", &a->dilations, g->nsp, 1, 1, g->d) ||
+	    infer_spatial_list(c, "pads", &a->pads, 2 * g->nsp, 0, 0, pads))
 		return -1;
 	for (int i = 0; i < g->nsp; i++) {
 		int64_t in = x->dims[2 + i], ek = (g->k[i] - 1) * g->d[i] + 1, total, num;
@@ -230,7 +192,7 @@ static int global_pool_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0);
 	Type *y = infer_out(c, 0);
-	if (infer_check_dtype(c, 0, avg_dtypes) || check_size(c, 0))
+	if (infer_check_dtype(c, 0, avg_dtypes) || infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 2)
 		return infer_fail(c, 0, "expected rank >= 2 (N, C, spatial...), got %d", x->rank);
