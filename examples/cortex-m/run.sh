@@ -32,5 +32,5 @@ echo "cortex-m: weights $weights bytes in .rodata.model, workspace $workspace by
 model=$(arm-none-eabi-size -A "$work/digits.elf" | awk '/^\.model/ { print $2 }')
 [ "${model:-0}" -ge "$weights" ] || { echo "cortex-m: the weights are not in .rodata.model"; exit 1; }
 timeout 60 qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=native \
-	-kernel "$work/digits.elf" | tee "$work/qemu.out"
+	-kernel "$work/digits.elf" 2>&1 | tee "$work/qemu.out"   # semihosting writes to stderr
 grep -q "outputs match numpy" "$work/qemu.out"
