@@ -171,9 +171,9 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 		for (int k = 0; k < n_scan; k++)
 			elems[k * trip + t] = mapped(&u, br->outputs[1 + n_carried + k]);
 	}
-	n = &g->nodes[id];
+	/* g->nodes moves as nodes are added: index it afresh each time */
 	for (int j = 0; j < n_carried; j++)
-		if (n->out[j] != IR_NONE)
+		if (g->nodes[id].out[j] != IR_NONE)
 			new_node(g, r, OP_IDENTITY, &cur[j], 1, g->nodes[id].out[j], origin, NULL, 0, d);
 	for (int k = 0; k < n_scan; k++) {
 		ValueId out = g->nodes[id].out[n_carried + k];
