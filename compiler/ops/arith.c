@@ -19,20 +19,6 @@
 
 /* ---- shared helpers ---- */
 
-static int unsupported(InferCtx *c, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-static int unsupported(InferCtx *c, const char *fmt, ...)
-{
-	DiagLoc l = ir_node_loc(c->g, c->node);
-	va_list ap;
-	va_start(ap, fmt);
-	diag_vreport(c->diags, DIAG_ERROR, DC_UNSUPPORTED, &l, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static Type plain_like(DType dt, const Type *shape)
 {
@@ -681,7 +667,7 @@ static int eye_like_infer(InferCtx *c)
 	if (x->rank != 2)
 		return infer_fail(c, 0, "expected a 2-D tensor, got rank %d", x->rank);
 	if (!in_list(dtl_all, dt))
-		return unsupported(c, "EyeLike to %s is not supported", dtype_name(dt));
+		return infer_unsupported(c, "EyeLike to %s is not supported", dtype_name(dt));
 	*infer_out(c, 0) = plain_like(dt, x);
 	return 0;
 }
@@ -752,7 +738,7 @@ static int one_hot_infer(InferCtx *c)
 	if (type_numel(vals) != 2 || vals->rank != 1)
 		return infer_fail(c, 2, "expected [off_value, on_value] (2 elements, 1-D)");
 	if (ind->rank + 1 > IR_MAX_RANK)
-		return unsupported(c, "output rank %d exceeds %d", ind->rank + 1, IR_MAX_RANK);
+		return infer_unsupported(c, "output rank %d exceeds %d", ind->rank + 1, IR_MAX_RANK);
 	if (axis < 0)
 		axis += ind->rank + 1;
 	if (axis < 0 || axis > ind->rank)
@@ -802,7 +788,7 @@ static int cast_like_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0), *like = infer_in(c, 1);
 	if (x->dtype == DT_STRING || like->dtype == DT_STRING)
-		return unsupported(c, "CastLike from %s to %s: string tensors are not supported",
+		return infer_unsupported(c, "CastLike from %s to %s: string tensors are not supported",
 		                   dtype_name(x->dtype), dtype_name(like->dtype));
 	if (infer_check_dtype(c, 0, dtl_all) || infer_check_dtype(c, 1, dtl_all))
 		return -1;

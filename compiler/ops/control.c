@@ -134,15 +134,6 @@ static int body_fail(InferCtx *c, int k, const char *fmt, ...)
 	return -1;
 }
 
-static int unsupported(InferCtx *c, const char *fmt, ...)
-{
-	DiagLoc l = ir_node_loc(c->g, c->node);
-	va_list ap;
-	va_start(ap, fmt);
-	diag_vreport(c->diags, DIAG_ERROR, DC_UNSUPPORTED, &l, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static Type plain(const Type *t)
 {
@@ -178,7 +169,7 @@ static int check_body_output(InferCtx *c, int body, int k)
 	const Region *br = &g->regions[infer_node(c)->bodies[body]];
 	const Value *v = &g->values[br->outputs[k]];
 	if (v->dynamic)
-		return unsupported(c, "body output %d '%s' has a data-dependent size: not supported "
+		return infer_unsupported(c, "body output %d '%s' has a data-dependent size: not supported "
 		                   "inside control flow", k, v->name);
 	return 0;
 }
@@ -308,7 +299,7 @@ static int if_infer(InferCtx *c)
 		if (type_same_shape(t, e))
 			continue;
 		if (t->rank != e->rank)
-			return unsupported(c, "output %d has shape %s in the then branch and %s in the "
+			return infer_unsupported(c, "output %d has shape %s in the then branch and %s in the "
 			                   "else branch: different ranks are not supported", k,
 			                   type_format(t, tb, sizeof tb), type_format(e, eb, sizeof eb));
 		/* the branch taken decides at run time: bound by the larger of the two */
@@ -438,7 +429,7 @@ static int loop_infer(InferCtx *c)
 		if (!type_same_shape(in, out) && ctrl_can_unroll(g, c->node))
 			return ctrl_loop_unroll(g, c->node, c->diags);   /* each copy has its shapes */
 		if (!type_same_shape(in, out))
-			return unsupported(c, "loop-carried value %d changes shape across iterations "
+			return infer_unsupported(c, "loop-carried value %d changes shape across iterations "
 			                   "(%s to %s): not supported", j, type_format(in, ib, sizeof ib),
 			                   type_format(out, ob, sizeof ob));
 	}
@@ -448,7 +439,7 @@ static int loop_infer(InferCtx *c)
 		int nv;
 		if (infer_has(c, 0))   /* reports the --bind hint */
 			return infer_const_ints(c, 0, &v, &nv);
-		return unsupported(c, "a Loop without a trip count M cannot have scan outputs (their "
+		return infer_unsupported(c, "a Loop without a trip count M cannot have scan outputs (their "
 		                   "size is unbounded)");
 	}
 	for (int j = 0; j < n_carried; j++)
@@ -460,7 +451,7 @@ static int loop_infer(InferCtx *c)
 		if (!o)
 			continue;
 		if (e->rank + 1 > IR_MAX_RANK)
-			return unsupported(c, "scan output %d would have rank %d, above %d", j, e->rank + 1,
+			return infer_unsupported(c, "scan output %d would have rank %d, above %d", j, e->rank + 1,
 			                   IR_MAX_RANK);
 		*o = type_make(e->dtype, e->rank + 1, NULL);
 		o->dims[0] = a->trip >= 0 ? a->trip : (m > 0 ? m : 0);
@@ -568,7 +559,7 @@ static int scan_infer(InferCtx *c)
 			return -1;
 		for (int i = 0; i < ns; i++)
 			if (sl[i] != len || ns != batch)
-				return unsupported(c, "sequence_lens other than the full length %lld are not "
+				return infer_unsupported(c, "sequence_lens other than the full length %lld are not "
 				                   "supported", (long long)len);
 	}
 	if (ops_infer_region(g, b, c->diags))
@@ -582,7 +573,7 @@ static int scan_infer(InferCtx *c)
 		const Type *in = &g->values[br->inputs[j]].type, *out = &g->values[br->outputs[j]].type;
 		char ib[128], ob[128];
 		if (in->dtype != out->dtype || !type_same_shape(in, out))
-			return unsupported(c, "state %d enters the body as %s and leaves it as %s: a state "
+			return infer_unsupported(c, "state %d enters the body as %s and leaves it as %s: a state "
 			                   "must keep its type", j, type_format(in, ib, sizeof ib),
 			                   type_format(out, ob, sizeof ob));
 		if (infer_out(c, j))
@@ -593,7 +584,7 @@ static int scan_infer(InferCtx *c)
 		Type t = plain(e);
 		int64_t axis;
 		if (e->rank + 1 + base > IR_MAX_RANK)
-			return unsupported(c, "scan output %d would have rank %d, above %d", j,
+			return infer_unsupported(c, "scan output %d would have rank %d, above %d", j,
 			                   e->rank + 1 + base, IR_MAX_RANK);
 		if (a->scan_output_directions.v[j] != 0 && a->scan_output_directions.v[j] != 1)
 			return infer_fail_attr(c, "scan_output_directions", "expected 0 or 1, got %lld",

@@ -15,20 +15,6 @@
 
 /* ---- shared helpers ---- */
 
-static int unsupported(InferCtx *c, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-static int unsupported(InferCtx *c, const char *fmt, ...)
-{
-	DiagLoc l = ir_node_loc(c->g, c->node);
-	va_list ap;
-	va_start(ap, fmt);
-	diag_vreport(c->diags, DIAG_ERROR, DC_UNSUPPORTED, &l, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int type_fail(InferCtx *c, int slot, const char *what)
 {
@@ -443,7 +429,7 @@ static int variadic_infer(InferCtx *c)
 	const Type *ins[INGOT_VARIADIC_MAX_IN];
 	const DType *allowed = n->op == OP_MAX || n->op == OP_MIN ? dtl_numeric : dtl_float;
 	if (n->n_in > INGOT_VARIADIC_MAX_IN)
-		return unsupported(c, "%d inputs; at most %d are supported", n->n_in,
+		return infer_unsupported(c, "%d inputs; at most %d are supported", n->n_in,
 		                   INGOT_VARIADIC_MAX_IN);
 	for (int i = 0; i < n->n_in; i++) {
 		if (!infer_has(c, i))
@@ -538,7 +524,7 @@ static int cast_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0);
 	DType to = (DType)a->to;
 	if (x->dtype == DT_STRING || to == DT_STRING)
-		return unsupported(c, "Cast from %s to %s: string tensors are not supported",
+		return infer_unsupported(c, "Cast from %s to %s: string tensors are not supported",
 		                   dtype_name(x->dtype), dtype_name(to));
 	if (infer_check_dtype(c, 0, dtl_all))
 		return -1;
@@ -546,7 +532,7 @@ static int cast_infer(InferCtx *c)
 	for (int i = 0; dtl_all[i] != DT_UNDEF; i++)
 		ok |= dtl_all[i] == to;
 	if (!ok)
-		return unsupported(c, "Cast to %s is not supported", dtype_name(to));
+		return infer_unsupported(c, "Cast to %s is not supported", dtype_name(to));
 	*infer_out(c, 0) = plain_like(to, x);
 	return 0;
 }
@@ -723,7 +709,7 @@ static int dropout_infer(InferCtx *c)
 	else if (infer_has(c, 1) && !const_scalar(c, 1, &ratio))
 		ratio = 0;                       /* decided at run time */
 	if (training != 0 && ratio > 0)
-		return unsupported(c, "Dropout in training mode with ratio %g is random; only "
+		return infer_unsupported(c, "Dropout in training mode with ratio %g is random; only "
 		                   "inference (or ratio 0) is supported", ratio);
 	*infer_out(c, 0) = plain_like(x->dtype, x);
 	if (infer_out(c, 1))

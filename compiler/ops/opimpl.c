@@ -268,3 +268,13 @@ int infer_spatial_list(InferCtx *c, const char *name, const IntList *l, int n, i
 	}
 	return 0;
 }
+
+int infer_unsupported(InferCtx *c, const char *fmt, ...)
+{
+	DiagLoc l = ir_node_loc(c->g, c->node);
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(c->diags, DIAG_ERROR, DC_UNSUPPORTED, &l, fmt, ap);
+	va_end(ap);
+	return -1;
+}

@@ -95,6 +95,13 @@ int infer_const_ints(InferCtx *c, int slot, int64_t **v, int *n);
 int infer_const_f64s(InferCtx *c, int slot, double **v, int *n);
 int infer_fail(InferCtx *c, int slot, const char *fmt, ...);   /* slot -1: the node; returns -1 */
 int infer_fail_attr(InferCtx *c, const char *attr, const char *fmt, ...);
+/* Reports that this node (an op, dtype or attribute value) is not supported: a
+ * DC_UNSUPPORTED diagnostic, so `compile` exits 3. Returns -1. */
+int infer_unsupported(InferCtx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 /* Checks: input dtype among a list (DT_UNDEF-terminated), rank in range. */
 int infer_check_dtype(InferCtx *c, int slot, const DType *allowed);
 int infer_same_dtype(InferCtx *c, int slot_a, int slot_b);
