@@ -15,9 +15,9 @@
 #define INGOT_TARGETS(X) \
 	X(C, "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "") \
 	X(X86_AVX2, "x86-avx2", "x86-64 with AVX2 and FMA", 256, 16, 32, 1024, "cc", \
-	  INGOT_TARGET_CFLAGS " -mavx2 -mfma", "", "") \
-	X(X86_AVX512, "x86-avx512", "x86-64 with AVX-512 F/BW/DQ/VL and FMA", 512, 32, 48, 2048, "cc", \
-	  INGOT_TARGET_CFLAGS " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma", "", "") \
+	  INGOT_TARGET_CFLAGS " -mavx2 -mfma", "", "x86") \
+	X(X86_AVX512, "x86-avx512", "x86-64 with AVX-512 F/BW/DQ/VL and FMA", 512, 32, 32, 1024, "cc", \
+	  INGOT_TARGET_CFLAGS " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma", "", "x86") \
 	X(NEON, "neon", "aarch64 (ARMv8-A, Advanced SIMD)", 128, 32, 32, 512, "aarch64-linux-gnu-gcc", \
 	  INGOT_TARGET_CFLAGS " -march=armv8-a", "qemu-aarch64 -L /usr/aarch64-linux-gnu", "neon") \
 	X(NEON32, "neon32", "armv7-a hard-float with NEON (vfpv4); NEON flushes denormals to zero", \

@@ -9,6 +9,7 @@
  * caller's buffers; the node becomes a branch or a loop around its calls. */
 #include "c_target.h"
 #include "control.h"
+#include "ukgen.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -1019,6 +1020,8 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	cg_upper(o->name, c.NAME, sizeof c.NAME);
 	if (cg_mkdir_p(o->out_dir, d))
 		return -1;
+	if (t->prepare && t->prepare(t, g))
+		return -1;
 	cg_weights_layout(g, &c.w);
 	wm = cg_weights_mode(&c.w, o);
 	make_param_names(&c);
@@ -1031,6 +1034,8 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 		rc = emit_header(&c, c.dims_off + 64 * (int64_t)c.n_dynamic, d);
 	if (!rc)
 		rc = cg_c_copy_kernels(&ks, o->out_dir, d);
+	if (!rc && t->simd[0])
+		rc = ukgen_write(t, o->out_dir, d);
 	if (!rc)
 		rc = cg_weights_emit(&c.w, o, wm, d);
 	if (!rc && (o->emit & EMIT_EXE))

@@ -3,6 +3,7 @@
  * SIMD targets add generated microkernels on top (see the performance work). */
 #include "c_target.h"
 #include "neon_target.h"
+#include "x86_target.h"
 #include "targets.h"
 
 #include <string.h>
@@ -10,7 +11,8 @@
 static const Target targets[] = {
 #define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd) \
 	{ name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, \
-	  simd[0] == 'n' ? cg_neon_lower : cg_c_lower, cg_c_emit },
+	  simd[0] == 'n' ? cg_neon_lower : simd[0] == 'x' ? cg_x86_lower : cg_c_lower, \
+	  simd[0] == 'x' ? cg_x86_prepare : NULL, cg_c_emit },
 	INGOT_TARGETS(X)
 #undef X
 };
@@ -22,7 +24,7 @@ static const struct { const char *target, *cpu, *flags; } cpus[] = {
 };
 
 const Target cg_target_c = { "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "",
-	                     cg_c_lower, cg_c_emit };
+	                     cg_c_lower, NULL, cg_c_emit };
 
 const Target *cg_target_lookup(const char *name)
 {

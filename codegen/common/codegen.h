@@ -119,6 +119,9 @@ typedef struct Target {
 	const char *simd;            /* runtime-stubs/kernels/<simd>/: its SIMD kernels, "" = none */
 	/* lowers one node; every target falls back to the reference kernels */
 	int (*lower)(const struct Target *t, Graph *g, NodeId n, KernelCall *kc);
+	/* rewrites the final graph for the target before the weights are laid out
+	 * (pre-packed weights), or NULL */
+	int (*prepare)(const struct Target *t, Graph *g);
 	/* writes the model directory */
 	int (*emit)(const struct Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
 } Target;

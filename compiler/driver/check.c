@@ -12,6 +12,7 @@
  * values with --bind. */
 #include "driver.h"
 #include "ingot_tensor_io.h"
+#include "ukgen.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -436,6 +437,8 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 			return NULL;
 		}
 	}
+	if (ukgen_write(t, work, NULL))
+		return NULL;
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
 		size_t len = strlen(s->path);
 		const char *sub = strchr(s->path + 8, '/');

@@ -125,6 +125,8 @@ typedef struct Value {
 	                            kernel reports the actual dims at run time (NonZero, NMS) */
 	int64_t arena_off;       /* planned offset in the workspace, -1 if none */
 	ValueId alias_of;        /* shares storage with this value (in-place / view), or IR_NONE */
+	bool packed;             /* constant data permuted by codegen into a SIMD target's kernel
+	                            layout (codegen/x86/prepack.c); only that kernel reads it */
 } Value;
 
 typedef struct Node {

@@ -1,0 +1,333 @@
+/* ukgen.c — the microkernel generator (see ukgen.h). The generated header holds:
+ * the target's vector vocabulary as inline functions (uk_load, uk_fma, ...), the
+ * fused epilogue of a tile, and the GEMM microkernels: for each row count 1..MR a
+ * full-width kernel (NR columns, B panel row stride NR) and edge kernels for 1..NV
+ * vectors whose last vector is masked (any column count, any B row stride). A
+ * microkernel computes C[mr x nr] = A panel (a[k * mr + i]) @ B panel (b[k * ldb + j]),
+ * adds C's old values when `acc`, runs the epilogue when `e` (the last k-block), and
+ * stores the tile. */
+#include "ukgen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define AVX2_PRELUDE \
+	"/* the sum of a vector's lanes */\n" \
+	"static inline float uk_hsum_avx2(__m256 v)\n" \
+	"{\n" \
+	"\t__m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));\n" \
+	"\ts = _mm_add_ps(s, _mm_movehl_ps(s, s));\n" \
+	"\ts = _mm_add_ss(s, _mm_movehdup_ps(s));\n" \
+	"\treturn _mm_cvtss_f32(s);\n" \
+	"}\n\n"
+
+typedef struct IsaEntry {
+	SimdIsa isa;
+	const char *prelude;         /* helper functions the templates call */
+} IsaEntry;
+
+static const IsaEntry isas[] = {
+	{ { "x86-avx512", "immintrin.h", 16, 32, "__m512", "__mmask16",
+	    "_mm512_setzero_ps()",
+	    "_mm512_loadu_ps($1)", "_mm512_storeu_ps($1, $2)",
+	    "_mm512_maskz_loadu_ps($2, $1)", "_mm512_mask_storeu_ps($1, $2, $3)",
+	    "_mm512_set1_ps($1)", "_mm512_fmadd_ps($1, $2, $3)",
+	    "_mm512_add_ps($1, $2)", "_mm512_mul_ps($1, $2)",
+	    "_mm512_max_ps($1, $2)", "_mm512_min_ps($1, $2)",
+	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $2, _CMP_LT_OQ), $1, $3)",
+	    "(__mmask16)((1u << (unsigned)($1)) - 1u)",
+	    "_mm512_reduce_add_ps($1)" }, "" },
+	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
+	    "_mm256_setzero_ps()",
+	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
+	    "_mm256_maskload_ps($1, $2)", "_mm256_maskstore_ps($1, $2, $3)",
+	    "_mm256_set1_ps($1)", "_mm256_fmadd_ps($1, $2, $3)",
+	    "_mm256_add_ps($1, $2)", "_mm256_mul_ps($1, $2)",
+	    "_mm256_max_ps($1, $2)", "_mm256_min_ps($1, $2)",
+	    "_mm256_blendv_ps($1, $3, _mm256_cmp_ps($1, $2, _CMP_LT_OQ))",
+	    "_mm256_cmpgt_epi32(_mm256_set1_epi32((int)($1)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))",
+	    "uk_hsum_avx2($1)" }, AVX2_PRELUDE },
+};
+
+const SimdIsa *ukgen_isa(const Target *t)
+{
+	for (int i = 0; i < COUNTOF(isas); i++)
+		if (strcmp(isas[i].isa.target, t->name) == 0)
+			return &isas[i].isa;
+	return NULL;
+}
+
+static const char *prelude_of(const SimdIsa *isa)
+{
+	for (int i = 0; i < COUNTOF(isas); i++)
+		if (&isas[i].isa == isa)
+			return isas[i].prelude;
+	return "";
+}
+
+/* Register blocking: mr x nv accumulators, nv B vectors and one broadcast must fit
+ * the register file; among those, the most multiply-adds per value loaded
+ * (mr * nv / (mr + nv)), with mr a multiple of 4 (channel counts are: no ragged
+ * last panel); ties go to more rows. */
+void ukgen_blocking(const SimdIsa *isa, int *mr, int *nv)
+{
+	double best = 0;
+	*mr = 1;
+	*nv = 1;
+	for (int v = 1; v <= 4; v++)
+		for (int m = 4; m <= 16; m += 4) {
+			double score = (double)(m * v) / (m + v);
+			if (m * v + v + 1 > isa->regs || score < best - 1e-9 || (score < best + 1e-9 && m <= *mr))
+				continue;
+			best = score;
+			*mr = m;
+			*nv = v;
+		}
+}
+
+/* Template substitution: $1, $2, $3 become a, b, c. */
+static const char *tpl(char *buf, size_t cap, const char *t, const char *a, const char *b,
+                       const char *c)
+{
+	size_t n = 0;
+	for (; *t && n + 1 < cap; t++) {
+		const char *arg = NULL;
+		if (t[0] == '$' && t[1] >= '1' && t[1] <= '3')
+			arg = t[1] == '1' ? a : t[1] == '2' ? b : c;
+		if (arg) {
+			size_t len = strlen(arg);
+			if (n + len >= cap)
+				break;
+			memcpy(buf + n, arg, len);
+			n += len;
+			t++;
+		} else {
+			buf[n++] = *t;
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+#define T1(f, a) tpl(t1, sizeof t1, isa->f, a, "", "")
+#define T2(f, a, b) tpl(t1, sizeof t1, isa->f, a, b, "")
+#define T3(f, a, b, c) tpl(t1, sizeof t1, isa->f, a, b, c)
+
+static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
+{
+	char t1[512];
+	em_printf(e, "typedef %s uk_vec;\ntypedef %s uk_mask;\n\n", isa->vec, isa->mask);
+	em_printf(e, "%s", prelude_of(isa));
+	em_printf(e, "static inline uk_vec uk_zero(void) { return %s; }\n", isa->zero);
+	em_printf(e, "static inline uk_vec uk_load(const float *p) { return %s; }\n", T1(load, "p"));
+	em_printf(e, "static inline void uk_store(float *p, uk_vec v) { %s; }\n", T2(store, "p", "v"));
+	em_printf(e, "/* masked: lanes outside m read as 0 and are not written */\n");
+	em_printf(e, "static inline uk_vec uk_loadm(const float *p, uk_mask m) { return %s; }\n",
+	          T2(loadm, "p", "m"));
+	em_printf(e, "static inline void uk_storem(float *p, uk_mask m, uk_vec v) { %s; }\n",
+	          T3(storem, "p", "m", "v"));
+	em_printf(e, "static inline uk_vec uk_bcast(float x) { return %s; }\n", T1(bcast, "x"));
+	em_printf(e, "/* a * b + c, one rounding */\n");
+	em_printf(e, "static inline uk_vec uk_fma(uk_vec a, uk_vec b, uk_vec c) { return %s; }\n",
+	          T3(fma, "a", "b", "c"));
+	em_printf(e, "static inline uk_vec uk_add(uk_vec a, uk_vec b) { return %s; }\n", T2(add, "a", "b"));
+	em_printf(e, "static inline uk_vec uk_mul(uk_vec a, uk_vec b) { return %s; }\n", T2(mul, "a", "b"));
+	em_printf(e, "/* max and min return b where either is NaN */\n");
+	em_printf(e, "static inline uk_vec uk_max(uk_vec a, uk_vec b) { return %s; }\n", T2(max, "a", "b"));
+	em_printf(e, "static inline uk_vec uk_min(uk_vec a, uk_vec b) { return %s; }\n", T2(min, "a", "b"));
+	em_printf(e, "/* lanes where v < t take u, the others v */\n");
+	em_printf(e, "static inline uk_vec uk_select_lt(uk_vec v, uk_vec t, uk_vec u) { return %s; }\n",
+	          T3(select_lt, "v", "t", "u"));
+	em_printf(e, "/* the first n lanes, 0 <= n <= UK_VF */\n");
+	em_printf(e, "static inline uk_mask uk_mask_n(int64_t n) { return %s; }\n", T1(mask_n, "n"));
+	em_printf(e, "static inline float uk_hsum(uk_vec v) { return %s; }\n\n", T1(hsum, "v"));
+}
+
+static const char epilogue_text[] =
+	"/* The fused epilogue of a tile, run on the accumulators after the last k-block,\n"
+	" * in the reference kernels' order (each step rounds to float):\n"
+	" *     y = act(alpha * acc + rbias[r] + beta * cm[r * ldcm + j] + res[r * ldres + j])\n"
+	" * Pointers are at the tile's (0, 0); NULL leaves a term out. The activations\n"
+	" * with a vector form are here; the kernel drivers run the others afterwards. */\n"
+	"enum { UK_ACT_NONE, UK_ACT_RELU, UK_ACT_CLIP, UK_ACT_LEAKY_RELU };\n"
+	"typedef struct uk_epi {\n"
+	"\tint scale;                   /* multiply by alpha */\n"
+	"\tfloat alpha;\n"
+	"\tconst float *rbias;          /* one value per row */\n"
+	"\tconst float *cm;             /* Gemm's C; ldcm 0 repeats one row */\n"
+	"\tint64_t ldcm;\n"
+	"\tfloat beta;\n"
+	"\tconst float *res;            /* the residual */\n"
+	"\tint64_t ldres;\n"
+	"\tint act;                     /* UK_ACT_* */\n"
+	"\tfloat lo, hi;                /* Clip's bounds; LeakyRelu's alpha in lo */\n"
+	"} uk_epi;\n\n"
+	"static inline UK_INLINE uk_vec uk_epi_apply(const uk_epi *e, int64_t r, int64_t j, uk_vec v,\n"
+	"                                            uk_mask m, int masked)\n"
+	"{\n"
+	"\tif (e->scale)\n"
+	"\t\tv = uk_mul(v, uk_bcast(e->alpha));\n"
+	"\tif (e->rbias)\n"
+	"\t\tv = uk_add(v, uk_bcast(e->rbias[r]));\n"
+	"\tif (e->cm) {\n"
+	"\t\tconst float *p = e->cm + r * e->ldcm + j;\n"
+	"\t\tv = uk_add(v, uk_mul(uk_bcast(e->beta), masked ? uk_loadm(p, m) : uk_load(p)));\n"
+	"\t}\n"
+	"\tif (e->res) {\n"
+	"\t\tconst float *p = e->res + r * e->ldres + j;\n"
+	"\t\tv = uk_add(v, masked ? uk_loadm(p, m) : uk_load(p));\n"
+	"\t}\n"
+	"\tswitch (e->act) {\n"
+	"\tcase UK_ACT_RELU: return uk_max(uk_zero(), v);\n"
+	"\tcase UK_ACT_CLIP: return uk_min(uk_bcast(e->hi), uk_max(uk_bcast(e->lo), v));\n"
+	"\tcase UK_ACT_LEAKY_RELU: return uk_select_lt(v, uk_zero(), uk_mul(v, uk_bcast(e->lo)));\n"
+	"\tdefault: return v;\n"
+	"\t}\n"
+	"}\n\n";
+
+/* One microkernel: mr rows, nv vectors; edge: the last vector masked to the
+ * columns left, B rows ldb apart; full: NR columns, B rows NR apart. */
+static void emit_kernel(const SimdIsa *isa, Emitter *e, int mr, int nv, bool edge, int NR)
+{
+	char t1[512], a[64], b[64], c[64], name[64];
+	const int L = isa->lanes;
+	if (edge)
+		snprintf(name, sizeof name, "uk_edge_%dx%d", mr, nv);
+	else
+		snprintf(name, sizeof name, "uk_full_%d", mr);
+	if (edge)
+		em_printf(e, "/* %d rows x up to %d columns (the last vector masked), B rows ldb apart */\n",
+		          mr, nv * L);
+	else
+		em_printf(e, "/* %d rows x %d columns */\n", mr, NR);
+	em_printf(e, "static void %s(int64_t kc, const float *a, const float *b, int64_t ldb, float *c,\n",
+	          name);
+	em_printf(e, "%*sint64_t ldc, int64_t nr, int acc, const uk_epi *e)\n{\n", (int)strlen(name) + 6, "");
+	for (int i = 0; i < mr; i++) {
+		em_printf(e, "\t%s", isa->vec);
+		for (int v = 0; v < nv; v++)
+			em_printf(e, "%s c%d_%d = %s", v ? "," : "", i, v, isa->zero);
+		em_printf(e, ";\n");
+	}
+	if (edge) {
+		snprintf(a, sizeof a, "nr - %d", (nv - 1) * L);
+		em_printf(e, "\tconst %s m = %s;\n", isa->mask, T1(mask_n, a));
+	} else {
+		em_printf(e, "\t(void)ldb;\n\t(void)nr;\n");
+	}
+	snprintf(b, sizeof b, "%d", NR);
+	em_printf(e, "\tfor (int64_t k = 0; k < kc; k++, a += %d, b += %s) {\n", mr, edge ? "ldb" : b);
+	for (int v = 0; v < nv; v++) {
+		snprintf(b, sizeof b, v ? "b + %d" : "b", v * L);
+		em_printf(e, "\t\tconst %s b%d = %s;\n", isa->vec, v,
+		          edge && v == nv - 1 ? T2(loadm, b, "m") : T1(load, b));
+	}
+	for (int i = 0; i < mr; i++) {
+		snprintf(a, sizeof a, "a[%d]", i);
+		em_printf(e, "\t\tconst %s a%d = %s;\n", isa->vec, i, T1(bcast, a));
+		for (int v = 0; v < nv; v++) {
+			snprintf(a, sizeof a, "a%d", i);
+			snprintf(b, sizeof b, "b%d", v);
+			snprintf(c, sizeof c, "c%d_%d", i, v);
+			em_printf(e, "\t\tc%d_%d = %s;\n", i, v, T3(fma, a, b, c));
+		}
+	}
+	em_printf(e, "\t}\n\tif (acc) {\n");
+	for (int i = 0; i < mr; i++)
+		for (int v = 0; v < nv; v++) {
+			char p[64];
+			snprintf(p, sizeof p, "c + %d * ldc + %d", i, v * L);
+			snprintf(c, sizeof c, "c%d_%d", i, v);
+			char ld[256];
+			snprintf(ld, sizeof ld, "%s", edge && v == nv - 1 ? T2(loadm, p, "m") : T1(load, p));
+			em_printf(e, "\t\tc%d_%d = %s;\n", i, v, T2(add, c, ld));
+		}
+	em_printf(e, "\t}\n\tif (e) {\n");
+	for (int i = 0; i < mr; i++)
+		for (int v = 0; v < nv; v++) {
+			bool masked = edge && v == nv - 1;
+			em_printf(e, "\t\tc%d_%d = uk_epi_apply(e, %d, %d, c%d_%d, %s, %d);\n", i, v, i, v * L, i, v,
+			          masked ? "m" : "uk_mask_n(0)", masked);
+		}
+	em_printf(e, "\t}\n");
+	for (int i = 0; i < mr; i++)
+		for (int v = 0; v < nv; v++) {
+			char p[64];
+			snprintf(p, sizeof p, "c + %d * ldc + %d", i, v * L);
+			snprintf(c, sizeof c, "c%d_%d", i, v);
+			em_printf(e, "\t%s;\n", edge && v == nv - 1 ? T3(storem, p, "m", c) : T2(store, p, c));
+		}
+	em_printf(e, "}\n\n");
+}
+
+int ukgen_kc(const Target *t, const SimdIsa *isa)
+{
+	int mr, nv, kc;
+	ukgen_blocking(isa, &mr, &nv);
+	kc = t->l1d_kib * 1024 / 2 / (nv * isa->lanes * 4) / 16 * 16;
+	return kc < 64 ? 64 : kc > 512 ? 512 : kc;
+}
+
+void ukgen_emit(const Target *t, const SimdIsa *isa, Emitter *e)
+{
+	int mr, nv;
+	ukgen_blocking(isa, &mr, &nv);
+	const int NR = nv * isa->lanes;
+	em_printf(e, "/* ukernel.h — generated by ingot (codegen/common/ukgen.c) for target %s; do not\n",
+	          isa->target);
+	em_printf(e, " * edit. %d floats per vector, %d vector registers: GEMM tiles of %d rows x %d\n",
+	          isa->lanes, isa->regs, mr, NR);
+	em_printf(e, " * columns (%d vectors) keep %d accumulators, %d B vectors and one broadcast in\n",
+	          nv, mr * nv, nv);
+	em_printf(e, " * registers. Used by the kernel drivers in kernels/x86/. */\n");
+	em_printf(e, "#ifndef INGOT_UKERNEL_H\n#define INGOT_UKERNEL_H\n\n");
+	em_printf(e, "#include <%s>\n#include <stdint.h>\n\n", isa->header);
+	em_printf(e, "#if defined(__GNUC__)\n#define UK_INLINE __attribute__((always_inline))\n#else\n"
+	             "#define UK_INLINE\n#endif\n\n");
+	em_printf(e, "#define UK_TARGET \"%s\"\n", isa->target);
+	em_printf(e, "#define UK_VF %d   /* floats per vector */\n", isa->lanes);
+	em_printf(e, "#define UK_MR %d   /* rows of a tile */\n", mr);
+	em_printf(e, "#define UK_NV %d   /* vectors per tile row */\n", nv);
+	em_printf(e, "#define UK_NR %d  /* columns of a tile */\n", NR);
+	em_printf(e, "#define UK_KC %d /* k-block: a B panel of UK_KC x UK_NR floats fills half of L1 (%d KiB) */\n\n",
+	          ukgen_kc(t, isa), t->l1d_kib);
+	emit_vocabulary(isa, e);
+	em_printf(e, "%s", epilogue_text);
+	em_printf(e, "typedef void (*uk_fn)(int64_t kc, const float *a, const float *b, int64_t ldb, "
+	             "float *c, int64_t ldc,\n                      int64_t nr, int acc, const uk_epi *e);\n\n");
+	for (int i = 1; i <= mr; i++) {
+		emit_kernel(isa, e, i, nv, false, NR);
+		for (int v = 1; v <= nv; v++)
+			emit_kernel(isa, e, i, v, true, NR);
+	}
+	em_printf(e, "/* uk_full[mr]: mr rows x UK_NR columns; uk_edge[mr][v]: mr rows x up to v vectors */\n");
+	em_printf(e, "static const uk_fn uk_full[UK_MR + 1] = { 0");
+	for (int i = 1; i <= mr; i++)
+		em_printf(e, ", uk_full_%d", i);
+	em_printf(e, " };\nstatic const uk_fn uk_edge[UK_MR + 1][UK_NV + 1] = {\n\t{ 0 },\n");
+	for (int i = 1; i <= mr; i++) {
+		em_printf(e, "\t{ 0");
+		for (int v = 1; v <= nv; v++)
+			em_printf(e, ", uk_edge_%dx%d", i, v);
+		em_printf(e, " },\n");
+	}
+	em_printf(e, "};\n\n#endif /* INGOT_UKERNEL_H */\n");
+}
+
+int ukgen_write(const Target *t, const char *out_dir, DiagSink *d)
+{
+	const SimdIsa *isa = ukgen_isa(t);
+	char dir[4096];
+	Emitter e;
+	int rc;
+	if (!isa)
+		return 0;
+	snprintf(dir, sizeof dir, "%s/kernels/%s", out_dir, t->simd);
+	if (cg_mkdir_p(dir, d))
+		return -1;
+	em_init(&e);
+	ukgen_emit(t, isa, &e);
+	rc = em_write_file(&e, dir, "ukernel.h", d);
+	em_free(&e);
+	return rc;
+}

@@ -1,0 +1,186 @@
+/* lower.c — lowering for the x86 targets: f32 Conv (1 or 2 spatial dims, not
+ * transposed), MatMul and Gemm (C absent or with unit column stride) call the
+ * kernels of runtime-stubs/kernels/x86/sgemm.c; every other node the reference
+ * kernel of the C target. An x86 kernel takes its reference kernel's parameters
+ * plus `packed`: the node is lowered the reference way, the struct is copied and
+ * the kernel name, family and descriptor change. The x86 header repeats the
+ * reference field lists (a model directory holds only the families it uses), so
+ * the asserts below keep both layouts identical. `fn` stays the reference kernel:
+ * folding never runs target kernels. */
+#include "x86_target.h"
+#include "c_target.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "conv.h"
+#include "linalg.h"
+#include "pool.h"
+#include "x86/pooling.h"
+#include "x86/sgemm.h"
+
+/* ---- the x86 parameter structs begin with the reference ones, field for field ---- */
+
+#define KIND_OF(e) _Generic((e), int64_t: 1, float: 2, double: 3, default: 4)
+#define SAME_FIELD(kind, name) \
+	_Static_assert(offsetof(REF, name) == offsetof(X86, name) && \
+	               sizeof(((REF *)0)->name) == sizeof(((X86 *)0)->name) && \
+	               KIND_OF(((REF *)0)->name) == KIND_OF(((X86 *)0)->name), \
+	               "x86 parameter field " #name " differs from the reference");
+#define SAME_PREFIX(REF_FIELDS) \
+	REF_FIELDS(SAME_FIELD) \
+	_Static_assert(offsetof(X86, packed) >= sizeof(REF), "x86 struct must extend the reference");
+
+#define REF ingot_conv_params
+#define X86 ingot_x86_conv_params
+SAME_PREFIX(INGOT_CONV_FIELDS)
+#undef REF
+#undef X86
+#define REF ingot_matmul_params
+#define X86 ingot_x86_matmul_params
+SAME_PREFIX(INGOT_MATMUL_FIELDS)
+#undef REF
+#undef X86
+#define REF ingot_gemm_params
+#define X86 ingot_x86_gemm_params
+SAME_PREFIX(INGOT_GEMM_FIELDS)
+#undef REF
+#undef X86
+
+#define REF ingot_pool_params
+#define X86 ingot_x86_pool_params
+INGOT_POOL_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(X86), "x86 pool struct size differs");
+#undef REF
+#undef X86
+
+#define EQ(a, b) ((int)(a) == (int)(b))
+_Static_assert(EQ(INGOT_X86_ACT_RELU, INGOT_CONV_ACT_RELU) &&
+               EQ(INGOT_X86_ACT_CLIP, INGOT_CONV_ACT_CLIP) &&
+               EQ(INGOT_X86_ACT_LEAKY_RELU, INGOT_CONV_ACT_LEAKY_RELU) &&
+               EQ(INGOT_X86_ACT_SIGMOID, INGOT_CONV_ACT_SIGMOID) &&
+               EQ(INGOT_X86_ACT_HARD_SIGMOID, INGOT_CONV_ACT_HARD_SIGMOID) &&
+               EQ(INGOT_X86_ACT_HARD_SWISH, INGOT_CONV_ACT_HARD_SWISH) &&
+               EQ(INGOT_X86_ACT_TANH, INGOT_CONV_ACT_TANH) &&
+               EQ(INGOT_X86_ACT_GELU, INGOT_CONV_ACT_GELU) &&
+               EQ(INGOT_X86_ACT_GELU_TANH, INGOT_CONV_ACT_GELU_TANH) &&
+               EQ(INGOT_CONV_ACT_GELU_TANH, INGOT_LINALG_ACT_GELU_TANH) &&
+               EQ(INGOT_CONV_ACT_CLIP, INGOT_LINALG_ACT_CLIP),
+               "x86 activation codes differ from the reference");
+_Static_assert(EQ(INGOT_X86_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_X86_POOL_AVG, INGOT_POOL_AVG),
+               "x86 pooling kinds differ from the reference");
+
+#define DESC(NAME, T, FIELDS) \
+	static const ParamField NAME##_fields[] = { FIELDS(PARAM_FIELD) }; \
+	static const ParamDesc NAME##_desc = PARAM_DESC(T, NAME##_fields);
+
+#define PARAM_STRUCT ingot_x86_conv_params
+DESC(conv, ingot_x86_conv_params, INGOT_X86_CONV_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_matmul_params
+DESC(matmul, ingot_x86_matmul_params, INGOT_X86_MATMUL_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_gemm_params
+DESC(gemm, ingot_x86_gemm_params, INGOT_X86_GEMM_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_pool_params
+DESC(pool, ingot_x86_pool_params, INGOT_X86_POOL_FIELDS)
+#undef PARAM_STRUCT
+
+static bool const_f32(const Graph *g, ValueId v)
+{
+	return v != IR_NONE && g->values[v].is_const && g->values[v].type.dtype == DT_F32;
+}
+
+int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable)
+{
+	const Node *node = &g->nodes[n];
+	*packable = false;
+	if (cg_c_lower(t, g, n, ref))
+		return -1;
+	switch (node->op) {
+	case OP_CONV: {
+		const ingot_conv_params *p = ref->params;
+		int64_t cg, mg;
+		if (ref->fn != ingot_conv || p->dtype != INGOT_DT_F32 || p->transposed ||
+		    (p->nsp != 1 && p->nsp != 2) || p->group < 1)
+			return X86_REF;
+		cg = p->x_dims[1] / p->group;
+		mg = p->y_dims[1] / p->group;
+		*packable = const_f32(g, node->in[1]) && !(cg == 1 && mg == 1);
+		return X86_CONV;
+	}
+	case OP_MATMUL: {
+		const ingot_matmul_params *p = ref->params;
+		bool shared_b = true;
+		if (ref->fn != ingot_matmul || p->dtype != INGOT_DT_F32)
+			return X86_REF;
+		for (int d = 0; d < p->nb; d++)
+			shared_b = shared_b && (p->b_bstr[d] == 0 || p->bdims[d] == 1);
+		*packable = const_f32(g, node->in[1]) && shared_b;
+		return X86_MATMUL;
+	}
+	case OP_GEMM: {
+		const ingot_gemm_params *p = ref->params;
+		if (ref->fn != ingot_gemm || p->dtype != INGOT_DT_F32 ||
+		    (p->has_c && p->beta != 0.0f && p->c_cs != 1))
+			return X86_REF;
+		*packable = const_f32(g, node->in[1]);
+		return X86_GEMM;
+	}
+	case OP_MAX_POOL:
+	case OP_AVERAGE_POOL: {
+		const ingot_pool_params *p = ref->params;
+		if (ref->fn != ingot_pool || p->dtype != INGOT_DT_F32 || p->has_indices ||
+		    (p->nsp != 1 && p->nsp != 2) || p->x_dims[1 + p->nsp] > INGOT_X86_POOL_MAX_W)
+			return X86_REF;
+		return X86_POOL;
+	}
+	default:
+		return X86_REF;
+	}
+}
+
+int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
+{
+	bool packable;
+	const Node *node = &g->nodes[n];
+	const int kind = cg_x86_kind(t, g, n, kc, &packable);
+	const int64_t packed = node->n_in > 1 && node->in[1] != IR_NONE && g->values[node->in[1]].packed;
+	void *p;
+	if (kind <= X86_REF)
+		return kind < 0 ? -1 : 0;
+	if (kind == X86_POOL) {         /* same struct as the reference */
+		kc->fn_name = "ingot_x86_pool";
+		kc->family = "x86/pooling";
+		kc->pdesc = &pool_desc;
+		return 0;
+	}
+	switch (kind) {
+	case X86_CONV:
+		p = arena_alloc(&g->arena, sizeof(ingot_x86_conv_params));
+		memcpy(p, kc->params, sizeof(ingot_conv_params));
+		((ingot_x86_conv_params *)p)->packed = packed;
+		kc->fn_name = "ingot_x86_conv";
+		kc->pdesc = &conv_desc;
+		break;
+	case X86_MATMUL:
+		p = arena_alloc(&g->arena, sizeof(ingot_x86_matmul_params));
+		memcpy(p, kc->params, sizeof(ingot_matmul_params));
+		((ingot_x86_matmul_params *)p)->packed = packed;
+		kc->fn_name = "ingot_x86_matmul";
+		kc->pdesc = &matmul_desc;
+		break;
+	default:
+		p = arena_alloc(&g->arena, sizeof(ingot_x86_gemm_params));
+		memcpy(p, kc->params, sizeof(ingot_gemm_params));
+		((ingot_x86_gemm_params *)p)->packed = packed;
+		kc->fn_name = "ingot_x86_gemm";
+		kc->pdesc = &gemm_desc;
+		break;
+	}
+	kc->params = p;
+	kc->family = "x86/sgemm";
+	return 0;
+}

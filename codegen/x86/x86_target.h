@@ -1,0 +1,23 @@
+/* x86_target.h — the x86 targets (x86-avx2, x86-avx512): f32 Conv, MatMul and Gemm
+ * lower to the kernels of runtime-stubs/kernels/x86/ over the generated
+ * microkernels (codegen/common/ukgen.c), with constant weights pre-packed at
+ * compile time into the microkernels' panel layout; all other nodes lower to the
+ * reference kernels. Sections: lower.c, prepack.c. */
+#ifndef INGOT_X86_TARGET_H
+#define INGOT_X86_TARGET_H
+
+#include "codegen.h"
+
+/* lower.c */
+int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc);
+
+/* prepack.c: before the weights are laid out, replaces each constant weight an x86
+ * kernel reads with a packed copy (same type and size, Value.packed set). */
+int cg_x86_prepare(const Target *t, Graph *g);
+
+/* How node n runs on target t: 0 reference kernel, else X86_* below. For Conv,
+ * MatMul and Gemm, *ref gets the reference lowering. */
+enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL };
+int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
+
+#endif

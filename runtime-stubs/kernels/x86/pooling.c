@@ -1,0 +1,113 @@
+/* x86/pooling.c — f32 MaxPool / AveragePool (1 or 2 spatial dims) for the x86
+ * targets, in two passes per output row: the window's input rows are reduced
+ * column by column with vectors (max or sum over contiguous columns), then each
+ * output reduces its window's columns of that row. MaxPool keeps the reference
+ * kernel's rule (a later value replaces the best only when greater, so the first
+ * NaN of a window wins only as its first value; an empty window gives 0). */
+#include "pooling.h"
+#include "ukernel.h"
+
+#include <string.h>
+
+/* Positions k = 0..n-1 of a window starting at `start` (step dil) inside [0, len):
+ * the first valid k in *k0, the count returned. */
+static int64_t xp_span(int64_t start, int64_t n, int64_t dil, int64_t len, int64_t *k0)
+{
+	int64_t lo = 0, hi = n;
+	while (lo < n && start + lo * dil < 0)
+		lo++;
+	while (hi > lo && start + (hi - 1) * dil >= len)
+		hi--;
+	*k0 = lo;
+	return hi - lo;
+}
+
+/* Window positions inside the padded input [-pad_begin, len + pad_end). */
+static int64_t xp_padded(int64_t start, int64_t n, int64_t dil, int64_t len, int64_t pb, int64_t pe)
+{
+	int64_t c = 0;
+	for (int64_t k = 0; k < n; k++)
+		c += start + k * dil >= -pb && start + k * dil < len + pe;
+	return c;
+}
+
+static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, float *row)
+{
+	const int two = p->nsp == 2, is_max = p->kind == INGOT_X86_POOL_MAX;
+	const int64_t H = two ? p->x_dims[2] : 1, W = p->x_dims[1 + p->nsp];
+	const int64_t OH = two ? p->y_dims[2] : 1, OW = p->y_dims[1 + p->nsp];
+	const int64_t KH = two ? p->kernel[0] : 1, KW = p->kernel[p->nsp - 1];
+	const int64_t sh = two ? p->strides[0] : 1, sw = p->strides[p->nsp - 1];
+	const int64_t dh = two ? p->dilations[0] : 1, dw = p->dilations[p->nsp - 1];
+	const int64_t ph = two ? p->pads[0] : 0, pw = p->pads[p->nsp - 1];
+	const int64_t phe = two ? p->pads[p->nsp] : 0, pwe = p->pads[2 * p->nsp - 1];
+	for (int64_t oy = 0; oy < OH; oy++) {
+		int64_t ky0, j;
+		const int64_t iy0 = oy * sh - ph, nky = xp_span(iy0, KH, dh, H, &ky0);
+		const int64_t rows_padded = p->count_include_pad ? xp_padded(iy0, KH, dh, H, ph, phe) : nky;
+		float *yr = y + oy * OW;
+		if (nky == 0) {
+			for (int64_t ox = 0; ox < OW; ox++)
+				yr[ox] = 0.0f;
+			continue;
+		}
+		/* pass 1: row[ix] = max / sum over the window's rows */
+		memcpy(row, x + (iy0 + ky0 * dh) * W, sizeof(float) * (size_t)W);
+		for (int64_t ky = ky0 + 1; ky < ky0 + nky; ky++) {
+			const float *xr = x + (iy0 + ky * dh) * W;
+			for (j = 0; j + UK_VF <= W; j += UK_VF)
+				uk_store(row + j, is_max ? uk_max(uk_load(xr + j), uk_load(row + j))
+				                         : uk_add(uk_load(row + j), uk_load(xr + j)));
+			for (; j < W; j++)
+				row[j] = is_max ? (xr[j] > row[j] ? xr[j] : row[j]) : row[j] + xr[j];
+		}
+		/* pass 2: each output over its window's columns */
+		for (int64_t ox = 0; ox < OW; ox++) {
+			int64_t kx0;
+			const int64_t ix0 = ox * sw - pw, nkx = xp_span(ix0, KW, dw, W, &kx0);
+			const float *r = row + ix0 + kx0 * dw;
+			float v;
+			if (nkx == 0) {
+				yr[ox] = 0.0f;
+				continue;
+			}
+			v = r[0];
+			for (int64_t k = 1; k < nkx; k++)
+				v = is_max ? (r[k * dw] > v ? r[k * dw] : v) : v + r[k * dw];
+			if (!is_max) {
+				const int64_t cols = p->count_include_pad ? xp_padded(ix0, KW, dw, W, pw, pwe) : nkx;
+				v = v / (float)(rows_padded * cols);
+			}
+			yr[ox] = v;
+		}
+	}
+}
+
+INGOT_KERNEL int ingot_x86_pool(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_pool_params *p = (const ingot_x86_pool_params *)params;
+	const float *x = (const float *)in[0];
+	float *y = (float *)out[0];
+	float row[INGOT_X86_POOL_MAX_W];
+	int64_t xs, ys, units, u0, u1;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || p->has_indices || (p->nsp != 1 && p->nsp != 2) || !x || !y ||
+	    p->x_dims[1 + p->nsp] > INGOT_X86_POOL_MAX_W)
+		return INGOT_EINVAL;
+	for (int d = 0; d < p->nsp; d++)
+		if (p->strides[d] < 1 || p->dilations[d] < 1)
+			return INGOT_EINVAL;
+	xs = p->x_dims[2] * (p->nsp == 2 ? p->x_dims[3] : 1);
+	ys = p->y_dims[2] * (p->nsp == 2 ? p->y_dims[3] : 1);
+	units = p->y_dims[0] * p->y_dims[1];
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	u0 = units * task / n_tasks;
+	u1 = units * (task + 1) / n_tasks;
+	for (int64_t u = u0; u < u1; u++)
+		xp_plane(p, x + u * xs, y + u * ys, row);
+	return INGOT_OK;
+}

@@ -1,0 +1,544 @@
+/* x86/sgemm.c — f32 Conv, MatMul and Gemm for the x86 targets: one blocked GEMM
+ * driver around the generated microkernels (ukernel.h). Y (m x n) = A (m x k) @
+ * B (k x n) runs over column blocks of SG_NC, k-blocks of UK_KC (a B panel of
+ * UK_KC x UK_NR floats stays in L1), B panels and A panels. A and B come pre-packed
+ * by the compiler (constant weights) or are packed here per block into stack
+ * buffers: A from a strided matrix, B from a strided matrix or, for Conv, straight
+ * from the input image (implicit im2col: no im2col buffer). The epilogue runs in
+ * the microkernel on the last k-block; activations without a vector form run
+ * afterwards on the tile. Depthwise Conv runs directly, vectorized over output
+ * columns. Sums are reordered against the reference kernels, so results differ
+ * only by rounding. Tasks split the output by rows or columns of tiles. */
+#include "sgemm.h"
+#include "ukernel.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SG_NC (8 * UK_NR)      /* columns of B packed per k-block */
+#define SG_MC 128              /* rows of A packed per k-block when not pre-packed */
+
+#if defined(__GNUC__)
+#define SG_ALIGN __attribute__((aligned(64)))
+#else
+#define SG_ALIGN
+#endif
+
+/* Conv input of one image and group seen as B[K = Cg * KH * KW][P = OH * OW]. */
+typedef struct sg_col {
+	const float *x;              /* the group's first input channel */
+	int64_t H, W, OW, KH, KW, sh, sw, ph, pw, dh, dw;
+} sg_col;
+
+/* Y (m x n, row stride ldy) = A @ B through the epilogue e (pointers at Y's (0, 0)). */
+typedef struct sg_job {
+	int64_t m, n, k;
+	const float *ap;             /* A pre-packed (panels of UK_MR rows), or NULL */
+	const float *a;              /* else A strided */
+	int64_t a_rs, a_cs;
+	const float *bp;             /* B pre-packed (panels of UK_NR columns), or NULL */
+	const float *b;              /* else B strided */
+	int64_t b_rs, b_cs;
+	const sg_col *col;           /* or B is a Conv input */
+	float *y;
+	int64_t ldy;
+	uk_epi e;
+	int64_t act;                 /* INGOT_X86_ACT_*, run after the tile when post */
+	float al, be;
+	int post;
+} sg_job;
+
+/* The activations without a vector form, with the reference kernels' expressions. */
+static float sg_act(int64_t act, float x, float al, float be)
+{
+	switch (act) {
+	case INGOT_X86_ACT_SIGMOID:
+		return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+	case INGOT_X86_ACT_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
+	case INGOT_X86_ACT_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
+	case INGOT_X86_ACT_TANH: return tanhf(x);
+	case INGOT_X86_ACT_GELU: return 0.5f * x * (1 + erff(x * 0.70710678118654752440f));
+	case INGOT_X86_ACT_GELU_TANH:
+		return 0.5f * x * (1 + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+	default: return x;
+	}
+}
+
+/* The epilogue of a job: alpha, the activation in the microkernel or after it. */
+static void sg_epi_init(sg_job *jb, int64_t act, float al, float be)
+{
+	memset(&jb->e, 0, sizeof jb->e);
+	jb->e.alpha = 1.0f;
+	jb->act = act;
+	jb->al = al;
+	jb->be = be;
+	jb->post = 0;
+	switch (act) {
+	case INGOT_X86_ACT_NONE: break;
+	case INGOT_X86_ACT_RELU: jb->e.act = UK_ACT_RELU; break;
+	case INGOT_X86_ACT_CLIP: jb->e.act = UK_ACT_CLIP; jb->e.lo = al; jb->e.hi = be; break;
+	case INGOT_X86_ACT_LEAKY_RELU: jb->e.act = UK_ACT_LEAKY_RELU; jb->e.lo = al; break;
+	default: jb->post = 1; break;
+	}
+}
+
+/* ---- packing ---- */
+
+/* A rows i0..i0 + mc, k p0..p0 + kc into panels of UK_MR rows (the last one
+ * narrower): panel at dst + (i / UK_MR) * UK_MR * kc, element [k][r]. */
+static void sg_pack_a(const sg_job *jb, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float *dst)
+{
+	for (int64_t ir = 0; ir < mc; ir += UK_MR) {
+		const int64_t mr = mc - ir < UK_MR ? mc - ir : UK_MR;
+		float *d = dst + ir * kc;
+		for (int64_t r = 0; r < mr; r++) {
+			const float *s = jb->a + (i0 + ir + r) * jb->a_rs + p0 * jb->a_cs;
+			if (jb->a_cs == 1)
+				for (int64_t k = 0; k < kc; k++)
+					d[k * mr + r] = s[k];
+			else
+				for (int64_t k = 0; k < kc; k++)
+					d[k * mr + r] = s[k * jb->a_cs];
+		}
+	}
+}
+
+/* One run of output columns inside one output row and one B panel. */
+typedef struct sg_seg {
+	int64_t iy, ix;              /* input position of the run's first column at k = 0 */
+	int64_t len;
+	int64_t dst;                 /* float offset of its first column in the block */
+} sg_seg;
+
+/* Conv: the im2col block of k p0..p0 + kc and output positions j0..j0 + nc into
+ * panels of UK_NR columns (zero-padded). Per k, a run reads one input row at
+ * strided columns. */
+static void sg_pack_col(const sg_col *g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float *dst)
+{
+	sg_seg segs[SG_NC + SG_NC / UK_NR + 2];
+	int nseg = 0;
+	int64_t kx = p0 % g->KW, ky = p0 / g->KW % g->KH;
+	const float *xc = g->x + p0 / (g->KW * g->KH) * g->H * g->W;
+	for (int64_t q = 0; q < nc;) {
+		const int64_t j = j0 + q, ox = j % g->OW, in_panel = q % UK_NR;
+		int64_t len = g->OW - ox;
+		if (len > UK_NR - in_panel)
+			len = UK_NR - in_panel;
+		if (len > nc - q)
+			len = nc - q;
+		segs[nseg].iy = j / g->OW * g->sh - g->ph;
+		segs[nseg].ix = ox * g->sw - g->pw;
+		segs[nseg].len = len;
+		segs[nseg].dst = q / UK_NR * kc * UK_NR + in_panel;
+		nseg++;
+		q += len;
+	}
+	if (nc % UK_NR)
+		memset(dst + nc / UK_NR * kc * UK_NR, 0, sizeof(float) * (size_t)(kc * UK_NR));
+	for (int64_t k = 0; k < kc; k++) {
+		const int64_t dy = ky * g->dh, dx = kx * g->dw;
+		for (int s = 0; s < nseg; s++) {
+			const sg_seg *sg = &segs[s];
+			float *d = dst + sg->dst + k * UK_NR;
+			const int64_t iy = sg->iy + dy, ix = sg->ix + dx;
+			if (iy < 0 || iy >= g->H) {
+				memset(d, 0, sizeof(float) * (size_t)sg->len);
+			} else if (ix >= 0 && ix + (sg->len - 1) * g->sw < g->W) {
+				const float *src = xc + iy * g->W + ix;
+				if (g->sw == 1)
+					memcpy(d, src, sizeof(float) * (size_t)sg->len);
+				else
+					for (int64_t q = 0; q < sg->len; q++)
+						d[q] = src[q * g->sw];
+			} else {
+				const float *row = xc + iy * g->W;
+				for (int64_t q = 0; q < sg->len; q++) {
+					const int64_t c = ix + q * g->sw;
+					d[q] = c >= 0 && c < g->W ? row[c] : 0.0f;
+				}
+			}
+		}
+		if (++kx == g->KW) {
+			kx = 0;
+			if (++ky == g->KH) {
+				ky = 0;
+				xc += g->H * g->W;
+			}
+		}
+	}
+}
+
+/* B rows p0..p0 + kc, columns j0..j0 + nc into panels of UK_NR columns
+ * (zero-padded): panel at dst + (q / UK_NR) * kc * UK_NR, element [k][c]. */
+static void sg_pack_b(const sg_job *jb, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float *dst)
+{
+	if (jb->col) {
+		sg_pack_col(jb->col, p0, kc, j0, nc, dst);
+		return;
+	}
+	for (int64_t jr = 0; jr < nc; jr += UK_NR) {
+		const int64_t nr = nc - jr < UK_NR ? nc - jr : UK_NR;
+		float *d = dst + jr * kc;
+		if (nr < UK_NR)
+			memset(d, 0, sizeof(float) * (size_t)(kc * UK_NR));
+		if (jb->b_cs == 1) {
+			for (int64_t k = 0; k < kc; k++)
+				memcpy(d + k * UK_NR, jb->b + (p0 + k) * jb->b_rs + j0 + jr, sizeof(float) * (size_t)nr);
+		} else {
+			for (int64_t c = 0; c < nr; c++) {
+				const float *s = jb->b + (j0 + jr + c) * jb->b_cs + p0 * jb->b_rs;
+				for (int64_t k = 0; k < kc; k++)
+					d[k * UK_NR + c] = s[k * jb->b_rs];
+			}
+		}
+	}
+}
+
+/* ---- the driver ---- */
+
+/* The epilogue pointers of the tile at (i, j). */
+static uk_epi sg_tile_epi(const sg_job *jb, int64_t i, int64_t j)
+{
+	uk_epi e = jb->e;
+	if (e.rbias)
+		e.rbias += i;
+	if (e.cm)
+		e.cm += i * e.ldcm + j;
+	if (e.res)
+		e.res += i * e.ldres + j;
+	return e;
+}
+
+/* The epilogue of one sum v at (r, j) of the tile e points at, in scalar form. */
+static float sg_epi1(const sg_job *jb, const uk_epi *e, float v, int64_t r, int64_t j)
+{
+	if (e->scale)
+		v *= e->alpha;
+	if (e->rbias)
+		v += e->rbias[r];
+	if (e->cm)
+		v += e->beta * e->cm[r * e->ldcm + j];
+	if (e->res)
+		v += e->res[r * e->ldres + j];
+	switch (e->act) {
+	case UK_ACT_RELU: return v < 0 ? 0.0f : v;
+	case UK_ACT_CLIP: v = v < e->lo ? e->lo : v; return v > e->hi ? e->hi : v;
+	case UK_ACT_LEAKY_RELU: return v < 0 ? e->lo * v : v;
+	default: return jb->post ? sg_act(jb->act, v, jb->al, jb->be) : v;
+	}
+}
+
+/* k = 0: the epilogue of zero sums. */
+static void sg_empty(const sg_job *jb, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
+{
+	for (int64_t i = i0; i < i1; i++)
+		for (int64_t j = j0; j < j1; j++)
+			jb->y[i * jb->ldy + j] = sg_epi1(jb, &jb->e, 0.0f, i, j);
+}
+
+static void sg_run(const sg_job *jb, int task, int n_tasks)
+{
+	float bbuf[UK_KC * SG_NC] SG_ALIGN, abuf[SG_MC * UK_KC] SG_ALIGN;
+	const int64_t mp = (jb->m + UK_MR - 1) / UK_MR, np = (jb->n + UK_NR - 1) / UK_NR;
+	int64_t i0 = 0, i1 = jb->m, j0 = 0, j1 = jb->n;
+	if (jb->m <= 0 || jb->n <= 0)
+		return;
+	if (n_tasks > 1) {           /* whole tiles per task, along the longer side */
+		if (mp >= np) {
+			i0 = mp * task / n_tasks * UK_MR;
+			i1 = mp * (task + 1) / n_tasks * UK_MR;
+			i1 = i1 < jb->m ? i1 : jb->m;
+		} else {
+			j0 = np * task / n_tasks * UK_NR;
+			j1 = np * (task + 1) / n_tasks * UK_NR;
+			j1 = j1 < jb->n ? j1 : jb->n;
+		}
+		if (i0 >= i1 || j0 >= j1)
+			return;
+	}
+	if (jb->k <= 0) {
+		sg_empty(jb, i0, i1, j0, j1);
+		return;
+	}
+	for (int64_t jc = j0; jc < j1; jc += SG_NC) {
+		const int64_t nc = j1 - jc < SG_NC ? j1 - jc : SG_NC;
+		for (int64_t pc = 0; pc < jb->k; pc += UK_KC) {
+			const int64_t kc = jb->k - pc < UK_KC ? jb->k - pc : UK_KC;
+			const int last = pc + kc >= jb->k;
+			const int64_t mcb = jb->ap ? i1 - i0 : SG_MC;
+			if (!jb->bp)
+				sg_pack_b(jb, pc, kc, jc, nc, bbuf);
+			for (int64_t ic = i0; ic < i1; ic += mcb) {
+				const int64_t mc = i1 - ic < mcb ? i1 - ic : mcb;
+				if (!jb->ap)
+					sg_pack_a(jb, ic, mc, pc, kc, abuf);
+				for (int64_t jr = 0; jr < nc; jr += UK_NR) {
+					const int64_t j = jc + jr, nr = nc - jr < UK_NR ? nc - jr : UK_NR;
+					const float *b;
+					int64_t ldb = UK_NR;
+					if (jb->bp) {
+						ldb = jb->n - j < UK_NR ? jb->n - j : UK_NR;
+						b = jb->bp + j * jb->k + pc * ldb;
+					} else {
+						b = bbuf + jr * kc;
+					}
+					for (int64_t ir = 0; ir < mc; ir += UK_MR) {
+						const int64_t i = ic + ir, mr = mc - ir < UK_MR ? mc - ir : UK_MR;
+						const float *a = jb->ap ? jb->ap + i * jb->k + pc * mr : abuf + ir * kc;
+						float *c = jb->y + i * jb->ldy + j;
+						uk_epi e;
+						if (last)
+							e = sg_tile_epi(jb, i, j);
+						if (nr == UK_NR && ldb == UK_NR)
+							uk_full[mr](kc, a, b, ldb, c, jb->ldy, nr, pc > 0, last ? &e : NULL);
+						else
+							uk_edge[mr][(nr + UK_VF - 1) / UK_VF](kc, a, b, ldb, c, jb->ldy, nr, pc > 0,
+							                                      last ? &e : NULL);
+						if (last && jb->post)
+							for (int64_t r = 0; r < mr; r++)
+								for (int64_t q = 0; q < nr; q++)
+									c[r * jb->ldy + q] = sg_act(jb->act, c[r * jb->ldy + q], jb->al,
+									                            jb->be);
+					}
+				}
+			}
+		}
+	}
+}
+
+static void sg_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*lo = n * task / n_tasks;
+	*hi = n * (task + 1) / n_tasks;
+}
+
+/* ---- Conv ---- */
+
+/* Depthwise (one input channel per group): one output plane directly; with stride
+ * 1, vectors over output columns whose window row lies inside the input. */
+static void sg_depthwise(const sg_col *g, int64_t OH, const float *w, float *y, const sg_job *jb,
+                         const uk_epi *e0)
+{
+	const int64_t span = (g->KW - 1) * g->dw;
+	const int64_t lo = g->pw;                        /* first column reading inside (sw 1) */
+	const int64_t hi = g->W - span + g->pw;          /* columns below hi read inside */
+	for (int64_t oy = 0; oy < OH; oy++) {
+		float *yr = y + oy * g->OW;
+		const int64_t iy0 = oy * g->sh - g->ph;
+		uk_epi e = *e0;
+		if (e.res)
+			e.res += oy * g->OW;
+		for (int64_t ox = 0; ox < g->OW;) {
+			if (g->sw == 1 && ox >= lo && ox + UK_VF <= hi) {
+				uk_vec acc = uk_zero();
+				for (int64_t ky = 0; ky < g->KH; ky++) {
+					const int64_t iy = iy0 + ky * g->dh;
+					if (iy < 0 || iy >= g->H)
+						continue;
+					const float *xr = g->x + iy * g->W + ox - g->pw;
+					for (int64_t kx = 0; kx < g->KW; kx++)
+						acc = uk_fma(uk_load(xr + kx * g->dw), uk_bcast(w[ky * g->KW + kx]), acc);
+				}
+				uk_store(yr + ox, uk_epi_apply(&e, 0, ox, acc, uk_mask_n(0), 0));
+				if (jb->post)
+					for (int64_t q = ox; q < ox + UK_VF; q++)
+						yr[q] = sg_act(jb->act, yr[q], jb->al, jb->be);
+				ox += UK_VF;
+			} else {
+				float acc = 0.0f;
+				for (int64_t ky = 0; ky < g->KH; ky++) {
+					const int64_t iy = iy0 + ky * g->dh;
+					if (iy < 0 || iy >= g->H)
+						continue;
+					for (int64_t kx = 0; kx < g->KW; kx++) {
+						const int64_t ix = ox * g->sw - g->pw + kx * g->dw;
+						if (ix >= 0 && ix < g->W)
+							acc += w[ky * g->KW + kx] * g->x[iy * g->W + ix];
+					}
+				}
+				yr[ox] = sg_epi1(jb, &e, acc, 0, ox);
+				ox++;
+			}
+		}
+	}
+}
+
+INGOT_KERNEL int ingot_x86_conv(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_conv_params *p = (const ingot_x86_conv_params *)params;
+	const float *x = (const float *)in[0], *w = (const float *)in[1];
+	const float *bias = p->has_bias ? (const float *)in[2] : NULL;
+	const float *res = p->has_residual ? (const float *)in[3] : NULL;
+	float *y = (float *)out[0];
+	const int two = p->nsp == 2;
+	sg_col g;
+	sg_job jb;
+	int64_t C, M, Cg, Mg, K, P, OH;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || p->transposed || (p->nsp != 1 && p->nsp != 2) ||
+	    p->group < 1 || !x || !w || !y || (p->has_bias && !bias) || (p->has_residual && !res))
+		return INGOT_EINVAL;
+	memset(&g, 0, sizeof g);
+	g.H = two ? p->x_dims[2] : 1;
+	g.W = p->x_dims[1 + p->nsp];
+	OH = two ? p->y_dims[2] : 1;
+	g.OW = p->y_dims[1 + p->nsp];
+	g.KH = two ? p->w_dims[2] : 1;
+	g.KW = p->w_dims[1 + p->nsp];
+	g.sh = two ? p->strides[0] : 1;
+	g.sw = p->strides[p->nsp - 1];
+	g.dh = two ? p->dilations[0] : 1;
+	g.dw = p->dilations[p->nsp - 1];
+	g.ph = two ? p->pads[0] : 0;
+	g.pw = p->pads[p->nsp - 1];
+	if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1)
+		return INGOT_EINVAL;
+	C = p->x_dims[1];
+	M = p->y_dims[1];
+	Cg = C / p->group;
+	Mg = M / p->group;
+	K = Cg * g.KH * g.KW;
+	P = OH * g.OW;
+	if (P <= 0 || Mg <= 0)
+		return INGOT_OK;
+	memset(&jb, 0, sizeof jb);
+	sg_epi_init(&jb, p->act, p->act_alpha, p->act_beta);
+	if (Cg == 1 && Mg == 1 && K > 0 && !p->packed) {      /* depthwise: planes per task */
+		int64_t u0, u1;
+		sg_split(p->y_dims[0] * M, task, n_tasks, &u0, &u1);
+		for (int64_t u = u0; u < u1; u++) {
+			const int64_t oc = u % M;
+			uk_epi e = jb.e;
+			e.rbias = bias ? bias + oc : NULL;
+			e.res = res ? res + u * P : NULL;
+			g.x = x + (u / M * C + oc) * g.H * g.W;
+			sg_depthwise(&g, OH, w + oc * K, y + u * P, &jb, &e);
+		}
+		return INGOT_OK;
+	}
+	jb.n = P;
+	jb.k = K;
+	jb.a_rs = K;
+	jb.a_cs = 1;
+	jb.ldy = P;
+	jb.e.ldres = P;
+	/* 1x1, stride 1, no padding: B is the input itself */
+	if (g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+	    OH == g.H && g.OW == g.W) {
+		jb.b_rs = g.H * g.W;
+		jb.b_cs = 1;
+	} else {
+		jb.col = &g;
+	}
+	for (int64_t n = 0; n < p->y_dims[0]; n++)
+		for (int64_t grp = 0; grp < p->group; grp++) {
+			const float *xg = x + (n * C + grp * Cg) * g.H * g.W;
+			const int64_t u = n * M + grp * Mg;      /* first output plane */
+			g.x = xg;
+			jb.b = xg;
+			jb.m = Mg;
+			if (p->packed)
+				jb.ap = w + grp * Mg * K;
+			else
+				jb.a = w + grp * Mg * K;
+			jb.y = y + u * P;
+			jb.e.rbias = bias ? bias + grp * Mg : NULL;
+			jb.e.res = res ? res + u * P : NULL;
+			sg_run(&jb, task, n_tasks);
+		}
+	return INGOT_OK;
+}
+
+/* ---- MatMul and Gemm ---- */
+
+INGOT_KERNEL int ingot_x86_matmul(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_matmul_params *p = (const ingot_x86_matmul_params *)params;
+	const float *a = (const float *)in[0], *b = (const float *)in[1];
+	const float *res = p->has_residual ? (const float *)in[2] : NULL;
+	float *y = (float *)out[0];
+	sg_job jb;
+	int64_t nbatch = 1;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || p->nb < 0 || p->nb > INGOT_MAX_RANK ||
+	    (p->has_residual && !res))
+		return INGOT_EINVAL;
+	for (int64_t d = 0; d < p->nb; d++)
+		nbatch *= p->bdims[d];
+	memset(&jb, 0, sizeof jb);
+	sg_epi_init(&jb, p->act, p->act_alpha, p->act_beta);
+	jb.m = p->m;
+	jb.n = p->n;
+	jb.k = p->k;
+	jb.a_rs = p->k;
+	jb.a_cs = 1;
+	jb.b_rs = p->n;
+	jb.b_cs = 1;
+	jb.ldy = p->n;
+	jb.e.ldres = p->n;
+	for (int64_t bi = 0; bi < nbatch; bi++) {
+		int64_t aoff = 0, boff = 0, rem = bi;
+		for (int64_t d = p->nb - 1; d >= 0; d--) {   /* batch index -> element offsets */
+			const int64_t idx = rem % p->bdims[d];
+			rem /= p->bdims[d];
+			aoff += idx * p->a_bstr[d];
+			boff += idx * p->b_bstr[d];
+		}
+		jb.a = a + aoff;
+		if (p->packed)                /* one B for every batch */
+			jb.bp = b;
+		else
+			jb.b = b + boff;
+		jb.y = y + bi * p->m * p->n;
+		jb.e.res = res ? res + bi * p->m * p->n : NULL;
+		sg_run(&jb, task, n_tasks);
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_x86_gemm(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_gemm_params *p = (const ingot_x86_gemm_params *)params;
+	const float *a = (const float *)in[0], *b = (const float *)in[1];
+	const float *c = p->has_c && p->beta != 0.0f ? (const float *)in[2] : NULL;
+	const float *res = p->has_residual ? (const float *)in[3] : NULL;
+	float *y = (float *)out[0];
+	sg_job jb;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || (p->has_c && p->beta != 0.0f && !c) ||
+	    (c && p->c_cs != 1) || (p->has_residual && !res))
+		return INGOT_EINVAL;
+	memset(&jb, 0, sizeof jb);
+	sg_epi_init(&jb, p->act, p->act_alpha, p->act_beta);
+	jb.m = p->m;
+	jb.n = p->n;
+	jb.k = p->k;
+	jb.a = a;
+	jb.a_rs = p->trans_a ? 1 : p->k;
+	jb.a_cs = p->trans_a ? p->m : 1;
+	if (p->packed) {
+		jb.bp = b;
+	} else {
+		jb.b = b;
+		jb.b_rs = p->trans_b ? 1 : p->n;
+		jb.b_cs = p->trans_b ? p->k : 1;
+	}
+	jb.y = y;
+	jb.ldy = p->n;
+	jb.e.scale = p->alpha != 1.0f;
+	jb.e.alpha = p->alpha;
+	jb.e.cm = c;
+	jb.e.ldcm = p->c_rs;
+	jb.e.beta = p->beta;
+	jb.e.res = res;
+	jb.e.ldres = p->n;
+	sg_run(&jb, task, n_tasks);
+	return INGOT_OK;
+}

@@ -1,0 +1,57 @@
+/* x86/sgemm.h — x86 (AVX2, AVX-512) kernels of f32 Conv, MatMul and Gemm for the
+ * x86-avx2 and x86-avx512 targets, built on the generated microkernels of
+ * ukernel.h (codegen/common/ukgen.c writes it next to this file). Same slots and
+ * semantics as the reference kernels of conv.h and linalg.h, including the fused
+ * epilogue, plus one field: `packed`, set when the compiler pre-packed the
+ * constant operand into the microkernels' panel layout (same size, permuted):
+ *   Conv:        W per group as panels of UK_MR output channels; panel p of a
+ *                group holds w[k][r] for its rows r, k over C/group * kh * kw;
+ *   MatMul/Gemm: B (k x n, after trans_b) as panels of UK_NR columns; panel q
+ *                holds b[k][c] for its columns c.
+ * A panel with fewer rows (columns) than a full one is the last and is laid out
+ * with its own width. The field lists repeat the reference ones (a model directory
+ * holds only the kernel families it uses); codegen/x86/lower.c checks at build
+ * time that each layout begins with the reference struct's, field by field. */
+#ifndef INGOT_KERNELS_X86_SGEMM_H
+#define INGOT_KERNELS_X86_SGEMM_H
+
+#include "ingot_rt.h"
+
+/* Fused epilogue activations: the codes of INGOT_CONV_ACT_* / INGOT_LINALG_ACT_*.
+ * ORDER ACT */
+enum {
+	INGOT_X86_ACT_NONE, INGOT_X86_ACT_RELU, INGOT_X86_ACT_CLIP, INGOT_X86_ACT_LEAKY_RELU,
+	INGOT_X86_ACT_SIGMOID, INGOT_X86_ACT_HARD_SIGMOID, INGOT_X86_ACT_HARD_SWISH,
+	INGOT_X86_ACT_TANH, INGOT_X86_ACT_GELU, INGOT_X86_ACT_GELU_TANH
+};
+
+/* = INGOT_CONV_FIELDS (conv.h) + packed; f32 Conv (not transposed), 1 or 2
+ * spatial dims. */
+#define INGOT_X86_CONV_FIELDS(F) F(I64, dtype) F(I64, transposed) F(I64, nsp) F(I64, group) \
+	F(I64, has_bias) F(DIMS, x_dims) F(DIMS, w_dims) F(DIMS, y_dims) F(DIMS, strides) \
+	F(DIMS, dilations) F(DIMS, pads) F(I64, act) F(F32, act_alpha) F(F32, act_beta) \
+	F(I64, has_residual) F(I64, packed)
+INGOT_PARAMS(ingot_x86_conv_params, INGOT_X86_CONV_FIELDS)
+
+/* = INGOT_MATMUL_FIELDS (linalg.h) + packed, f32 */
+#define INGOT_X86_MATMUL_FIELDS(F) F(I64, dtype) F(I64, m) F(I64, n) F(I64, k) \
+	F(I64, nb) F(DIMS, bdims) F(DIMS, a_bstr) F(DIMS, b_bstr) \
+	F(I64, act) F(F32, act_alpha) F(F32, act_beta) F(I64, has_residual) F(I64, packed)
+INGOT_PARAMS(ingot_x86_matmul_params, INGOT_X86_MATMUL_FIELDS)
+
+/* = INGOT_GEMM_FIELDS (linalg.h) + packed, f32; C, when present, has unit column
+ * stride (c_cs = 1: a row vector or a full matrix) */
+#define INGOT_X86_GEMM_FIELDS(F) F(I64, dtype) F(I64, m) F(I64, n) F(I64, k) \
+	F(I64, trans_a) F(I64, trans_b) F(F32, alpha) F(F32, beta) F(I64, has_c) \
+	F(I64, c_rs) F(I64, c_cs) F(I64, act) F(F32, act_alpha) F(F32, act_beta) \
+	F(I64, has_residual) F(I64, packed)
+INGOT_PARAMS(ingot_x86_gemm_params, INGOT_X86_GEMM_FIELDS)
+
+INGOT_KERNEL int ingot_x86_conv(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_x86_matmul(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_x86_gemm(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks);
+
+#endif /* INGOT_KERNELS_X86_SGEMM_H */

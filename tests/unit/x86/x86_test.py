@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""The x86 targets' generated kernels (suite unit).
+
+usage: x86_test.py INGOT WORKDIR
+1. Builds small models with constant weights (so the compiler pre-packs them) that
+   cover the x86 kernels' paths: Conv with tile edges in rows and columns, several
+   k-blocks, groups, depthwise, strides, dilation, padding, 1-D, every fused
+   epilogue (bias, residual, Relu/Clip/LeakyRelu in the microkernel, Sigmoid/
+   HardSwish/Tanh after it); Gemm with transB, alpha/beta and a C row or matrix;
+   MatMul with a packed B, a shared batched B and two run-time operands; MaxPool and
+   AveragePool with pads and both count_include_pad rules. Expected outputs come
+   from numpy; `ingot check --target x86-avx512` and `--target x86-avx2` must pass
+   them all (the AVX-512 ones only where this CPU has AVX-512).
+2. Each compiled model calls the x86 kernels, its weights are packed (the emitted
+   blob differs from the ONNX initializers' bytes), the generated ukernel.h holds
+   the register-blocked microkernels, and the objects hold vector FMAs on zmm
+   (AVX-512) or ymm (AVX2) registers.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ingot, work = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(7)
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL " + msg)
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+# ---- numpy references ----
+
+def conv_ref(x, w, b, strides, pads, dil, group):
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (h + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    y = np.zeros((n, m, oh, ow), np.float64)
+    mg = m // group
+    for g in range(group):
+        xs = xp[:, g * cg:(g + 1) * cg].astype(np.float64)
+        ws = w[g * mg:(g + 1) * mg].astype(np.float64)
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i * dil[0]: i * dil[0] + strides[0] * (oh - 1) + 1: strides[0],
+                           j * dil[1]: j * dil[1] + strides[1] * (ow - 1) + 1: strides[1]]
+                y[:, g * mg:(g + 1) * mg] += np.einsum("ncpq,mc->nmpq", patch, ws[:, :, i, j])
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y
+
+
+def pool_ref(x, kind, k, strides, pads, include_pad, ceil=False):
+    n, c, h, w = x.shape
+    def out(size, kk, s, pb, pe):
+        num = size + pb + pe - kk
+        return (-(-num // s) if ceil else num // s) + 1
+    oh, ow = out(h, k[0], strides[0], pads[0], pads[2]), out(w, k[1], strides[1], pads[1], pads[3])
+    y = np.zeros((n, c, oh, ow), np.float32)
+    for a in range(oh):
+        for b in range(ow):
+            y0, x0 = a * strides[0] - pads[0], b * strides[1] - pads[1]
+            ys, xs = max(y0, 0), max(x0, 0)
+            ye, xe = min(y0 + k[0], h), min(x0 + k[1], w)
+            win = x[:, :, ys:ye, xs:xe]
+            if kind == "max":
+                y[:, :, a, b] = win.max(axis=(2, 3))
+            else:
+                if include_pad:
+                    cnt = (min(y0 + k[0], h + pads[2]) - max(y0, -pads[0])) * \
+                          (min(x0 + k[1], w + pads[3]) - max(x0, -pads[1]))
+                else:
+                    cnt = (ye - ys) * (xe - xs)
+                y[:, :, a, b] = win.sum(axis=(2, 3)) / cnt
+    return y
+
+
+ACTS = {
+    "Relu": (lambda v: np.maximum(v, 0), {}),
+    "Clip": (lambda v: np.clip(v, 0, 6), None),
+    "LeakyRelu": (lambda v: np.where(v < 0, 0.1 * v, v), {"alpha": 0.1}),
+    "Sigmoid": (lambda v: 1 / (1 + np.exp(-v)), {}),
+    "HardSwish": (lambda v: v * np.clip(v / 6 + 0.5, 0, 1), {}),
+    "Tanh": (np.tanh, {}),
+}
+
+
+# ---- model building ----
+
+class Model:
+    def __init__(self, name):
+        self.name, self.nodes, self.inits, self.inputs, self.feeds = name, [], [], [], []
+        self.k = 0
+
+    def const(self, arr):
+        self.k += 1
+        nm = "w%d" % self.k
+        self.inits.append(numpy_helper.from_array(arr, nm))
+        return nm
+
+    def input(self, arr):
+        nm = "in%d" % len(self.inputs)
+        self.inputs.append(helper.make_tensor_value_info(nm, TensorProto.FLOAT, list(arr.shape)))
+        self.feeds.append(arr)
+        return nm
+
+    def node(self, op, ins, **attrs):
+        self.k += 1
+        out = "t%d" % self.k
+        self.nodes.append(helper.make_node(op, ins, [out], **attrs))
+        return out
+
+    def act(self, name, v):
+        if name == "Clip":
+            return self.node("Clip", [v, self.const(np.float32(0)), self.const(np.float32(6))])
+        return self.node(name, [v], **ACTS[name][1])
+
+    def save(self, out, expected):
+        d = os.path.join(work, "data", self.name)
+        os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        y = helper.make_tensor_value_info(out, TensorProto.FLOAT, list(expected.shape))
+        g = helper.make_graph(self.nodes, self.name, self.inputs, [y], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+        onnx.save(m, os.path.join(d, "model.onnx"))
+        for i, a in enumerate(self.feeds):
+            t = numpy_helper.from_array(a, self.inputs[i].name)
+            open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb").write(t.SerializeToString())
+        t = numpy_helper.from_array(expected.astype(np.float32), out)
+        open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb").write(t.SerializeToString())
+        return d
+
+
+def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1, 1), group=1,
+              bias=True, act=None, residual=False, one_d=False):
+    md = Model(name)
+    x = f32(n, c, h, w)
+    wt = (f32(m, c // group, k[0], k[1]) / np.sqrt(c // group * k[0] * k[1])).astype(np.float32)
+    b = f32(m) if bias else None
+    y = conv_ref(x, wt, b, strides, pads, dil, group)
+    if one_d:
+        xi = md.input(x[:, :, 0, :])
+        ins = [xi, md.const(wt[:, :, 0, :])] + ([md.const(b)] if bias else [])
+        v = md.node("Conv", ins, strides=[strides[1]], pads=[pads[1], pads[3]], dilations=[dil[1]],
+                    group=group)
+        y = y[:, :, 0, :]
+    else:
+        xi = md.input(x)
+        ins = [xi, md.const(wt)] + ([md.const(b)] if bias else [])
+        v = md.node("Conv", ins, strides=list(strides), pads=list(pads), dilations=list(dil),
+                    group=group)
+    if residual:
+        r = f32(*y.shape)
+        v = md.node("Add", [v, md.input(r)])
+        y = y + r
+    if act:
+        v = md.act(act, v)
+        y = ACTS[act][0](y)
+    return md.save(v, y)
+
+
+def gemm_case(name, m, k, n, trans_b=False, c="row", alpha=1.0, beta=1.0, act=None):
+    md = Model(name)
+    a = f32(m, k)
+    bm = (f32(k, n) / np.sqrt(k)).astype(np.float32)
+    y = alpha * (a.astype(np.float64) @ bm)
+    ins = [md.input(a), md.const(np.ascontiguousarray(bm.T) if trans_b else bm)]
+    if c == "row":
+        cv = f32(n)
+    elif c == "matrix":
+        cv = f32(m, n)
+    else:
+        cv = None
+    if cv is not None:
+        ins.append(md.input(cv) if c == "matrix" else md.const(cv))
+        y = y + beta * cv
+    v = md.node("Gemm", ins, transB=int(trans_b), alpha=alpha, beta=beta)
+    if act:
+        v = md.act(act, v)
+        y = ACTS[act][0](y)
+    return md.save(v, y)
+
+
+def matmul_case(name, a_shape, b_shape, const_b=True):
+    md = Model(name)
+    a, bm = f32(*a_shape), (f32(*b_shape) / np.sqrt(b_shape[-2])).astype(np.float32)
+    v = md.node("MatMul", [md.input(a), md.const(bm) if const_b else md.input(bm)])
+    return md.save(v, a.astype(np.float64) @ bm)
+
+
+def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0):
+    md = Model(name)
+    x = f32(*shape)
+    attrs = dict(kernel_shape=list(k), strides=list(strides), pads=list(pads), ceil_mode=ceil)
+    if kind == "avg":
+        attrs["count_include_pad"] = include_pad
+    v = md.node("MaxPool" if kind == "max" else "AveragePool", [md.input(x)], **attrs)
+    return md.save(v, pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil)))
+
+
+def make_cases():
+    shutil.rmtree(os.path.join(work, "data"), ignore_errors=True)
+    dirs = [
+        # tiles: 20 rows (2 full + 4), 11 x 13 = 143 columns (edges), K = 27
+        conv_case("conv3x3_edges", 1, 3, 11, 13, 20, (3, 3), pads=(1, 1, 1, 1), act="Relu"),
+        # K = 64 * 9 = 576: several k-blocks; residual and a post activation
+        conv_case("conv3x3_kblocks", 1, 64, 9, 9, 24, (3, 3), pads=(1, 1, 1, 1), residual=True,
+                  act="Sigmoid"),
+        conv_case("conv_stride2_clip", 2, 8, 15, 15, 16, (3, 3), strides=(2, 2),
+                  pads=(1, 0, 1, 2), act="Clip"),
+        conv_case("conv_dilated_leaky", 1, 4, 12, 12, 8, (3, 3), dil=(2, 2), pads=(2, 2, 2, 2),
+                  act="LeakyRelu"),
+        conv_case("conv1x1_hswish", 1, 32, 7, 7, 40, (1, 1), act="HardSwish"),
+        conv_case("conv_group2_tanh", 1, 8, 6, 6, 12, (3, 3), group=2, pads=(1, 1, 1, 1), act="Tanh"),
+        conv_case("conv_depthwise", 1, 16, 20, 37, 16, (3, 3), group=16, pads=(1, 1, 1, 1),
+                  residual=True, act="Relu"),
+        conv_case("conv_depthwise_s2", 1, 8, 17, 17, 8, (5, 5), strides=(2, 2), group=8,
+                  pads=(2, 2, 2, 2), act="Clip"),
+        conv_case("conv_1d", 2, 6, 1, 50, 10, (1, 5), pads=(0, 2, 0, 2), one_d=True, bias=False),
+        gemm_case("gemm_transb_relu", 5, 70, 100, trans_b=True, act="Relu"),
+        gemm_case("gemm_matrix_c", 9, 33, 50, c="matrix", alpha=0.5, beta=2.0),
+        gemm_case("gemm_no_c", 17, 200, 49, c=None),
+        matmul_case("matmul_packed", (13, 96), (96, 130)),
+        matmul_case("matmul_shared_batch", (2, 3, 7, 40), (40, 20)),
+        matmul_case("matmul_runtime_b", (2, 12, 30), (2, 30, 55), const_b=False),
+        pool_case("maxpool_3x3_s2", "max", (1, 5, 21, 40), (3, 3), (2, 2), (1, 1, 1, 1)),
+        pool_case("maxpool_ceil", "max", (1, 3, 10, 10), (3, 3), (2, 2), (0, 0, 0, 0), ceil=1),
+        pool_case("avgpool_pad_excl", "avg", (2, 4, 9, 33), (3, 3), (1, 1), (1, 1, 1, 1)),
+        pool_case("avgpool_pad_incl", "avg", (1, 4, 8, 8), (2, 3), (2, 2), (1, 1, 0, 1), include_pad=1),
+    ]
+    return dirs
+
+
+def cpu_has(flag):
+    try:
+        return flag in open("/proc/cpuinfo").read().split()
+    except OSError:
+        return False
+
+
+def main():
+    os.makedirs(work, exist_ok=True)
+    dirs = make_cases()
+    targets = [("x86-avx2", "avx2", re.compile(r"\bvfmadd\w*ps\s+.*%ymm"))]
+    if cpu_has("avx512f"):
+        targets.append(("x86-avx512", "avx512f", re.compile(r"\bvfmadd\w*ps\s+.*%zmm")))
+    else:
+        print("note: no AVX-512 on this CPU; x86-avx512 is only compiled, not run")
+    for target, flag, fma in targets:
+        if not cpu_has(flag):
+            fail("%s: the CPU lacks %s" % (target, flag))
+            continue
+        r = subprocess.run([ingot, "check"] + dirs + ["--target", target, "-j", "2"],
+                           capture_output=True, text=True)
+        print(r.stdout.strip())
+        if r.returncode or r.stdout.count("\nPASS ") + r.stdout.startswith("PASS ") != len(dirs):
+            fail("%s: ingot check failed:\n%s%s" % (target, r.stdout, r.stderr))
+        # the emitted code: x86 kernels, packed weights, microkernels, vector FMAs
+        out = os.path.join(work, "out-" + target)
+        shutil.rmtree(out, ignore_errors=True)
+        src = os.path.join(work, "data", "conv3x3_kblocks", "model.onnx")
+        r = subprocess.run([ingot, "compile", src, "-o", out, "--name", "m", "--target", target,
+                            "--emit", "lib", "--weights", "incbin"], capture_output=True, text=True)
+        if r.returncode:
+            fail("%s: compile failed: %s" % (target, r.stderr))
+            continue
+        code = open(os.path.join(out, "m.c")).read()
+        if "ingot_x86_conv(" not in code or ".packed = 1" not in code:
+            fail("%s: m.c does not call the x86 conv kernel with packed weights" % target)
+        uk = open(os.path.join(out, "kernels", "x86", "ukernel.h")).read()
+        mr = int(re.search(r"#define UK_MR (\d+)", uk).group(1))
+        nr = int(re.search(r"#define UK_NR (\d+)", uk).group(1))
+        want = (8, 48) if target == "x86-avx512" else (4, 24)
+        if (mr, nr) != want or "static void uk_full_%d(" % mr not in uk:
+            fail("%s: ukernel.h blocks %dx%d, expected %dx%d" % (target, mr, nr, want[0], want[1]))
+        lib = os.path.join(out, "libm.a")
+        dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
+        if not fma.search(dis):
+            fail("%s: no vector FMA on the target's registers in libm.a" % target)
+        # the blob holds W packed as panels of MR output channels ([k][row] per
+        # panel), not W's own bytes
+        m = onnx.load(src)
+        w = numpy_helper.to_array([i for i in m.graph.initializer if i.name == "w1"][0])
+        w2 = w.reshape(w.shape[0], -1)
+        packed = np.concatenate([w2[r:r + mr].T.ravel() for r in range(0, w2.shape[0], mr)])
+        blob = open(os.path.join(out, "m_weights.bin"), "rb").read()
+        if blob.find(packed.astype(np.float32).tobytes()) < 0 or blob.find(w.tobytes()) >= 0:
+            fail("%s: the weights were not packed into %d-row panels" % (target, mr))
+    print("%d failure(s)" % len(failures))
+    sys.exit(1 if failures else 0)
+
+
+main()
