@@ -19,6 +19,12 @@
 	"\ts = _mm_add_ps(s, _mm_movehl_ps(s, s));\n" \
 	"\ts = _mm_add_ss(s, _mm_movehdup_ps(s));\n" \
 	"\treturn _mm_cvtss_f32(s);\n" \
+	"}\n\n" \
+	"/* the even elements of p[0..16) */\n" \
+	"static inline __m256 uk_load_s2_avx2(const float *p)\n" \
+	"{\n" \
+	"\t__m256 t = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));\n" \
+	"\treturn _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));\n" \
 	"}\n\n"
 
 typedef struct IsaEntry {
@@ -36,7 +42,9 @@ static const IsaEntry isas[] = {
 	    "_mm512_max_ps($1, $2)", "_mm512_min_ps($1, $2)",
 	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $2, _CMP_LT_OQ), $1, $3)",
 	    "(__mmask16)((1u << (unsigned)($1)) - 1u)",
-	    "_mm512_reduce_add_ps($1)" }, "" },
+	    "_mm512_reduce_add_ps($1)",
+	    "_mm512_permutex2var_ps(_mm512_loadu_ps($1), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, "
+	    "16, 18, 20, 22, 24, 26, 28, 30), _mm512_loadu_ps($1 + 16))" }, "" },
 	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
 	    "_mm256_setzero_ps()",
 	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
@@ -46,7 +54,7 @@ static const IsaEntry isas[] = {
 	    "_mm256_max_ps($1, $2)", "_mm256_min_ps($1, $2)",
 	    "_mm256_blendv_ps($1, $3, _mm256_cmp_ps($1, $2, _CMP_LT_OQ))",
 	    "_mm256_cmpgt_epi32(_mm256_set1_epi32((int)($1)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))",
-	    "uk_hsum_avx2($1)" }, AVX2_PRELUDE },
+	    "uk_hsum_avx2($1)", "uk_load_s2_avx2($1)" }, AVX2_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -140,7 +148,9 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	          T3(select_lt, "v", "t", "u"));
 	em_printf(e, "/* the first n lanes, 0 <= n <= UK_VF */\n");
 	em_printf(e, "static inline uk_mask uk_mask_n(int64_t n) { return %s; }\n", T1(mask_n, "n"));
-	em_printf(e, "static inline float uk_hsum(uk_vec v) { return %s; }\n\n", T1(hsum, "v"));
+	em_printf(e, "static inline float uk_hsum(uk_vec v) { return %s; }\n", T1(hsum, "v"));
+	em_printf(e, "/* p[0], p[2], ..., p[2 * (UK_VF - 1)]; reads p[0..2 * UK_VF) */\n");
+	em_printf(e, "static inline uk_vec uk_load_s2(const float *p) { return %s; }\n\n", T1(load_s2, "p"));
 }
 
 static const char epilogue_text[] =

@@ -26,6 +26,7 @@ typedef struct SimdIsa {
 	const char *select_lt;       /* (v, t, u): lanes where v < t take u, others v */
 	const char *mask_n;          /* (n): the first n lanes, 0 <= n <= lanes */
 	const char *hsum;            /* (v): the sum of the lanes */
+	const char *load_s2;         /* (p): p[0], p[2], ..., p[2 * (lanes - 1)] (reads 2 * lanes) */
 } SimdIsa;
 
 /* The ISA of a target, or NULL when it has no generated microkernels. */

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The exported-model test: export.py writes the models and torch's outputs into OUT (only
 # those whose stamp is stale), then `ingot check` compiles and runs every one of them.
-# usage: run.sh INGOT PYTHON EXPORT_PY OUT
+# usage: run.sh INGOT PYTHON EXPORT_PY OUT [TARGET]
 set -eu
-ingot=$1 py=$2 export_py=$3 out=$4
+ingot=$1 py=$2 export_py=$3 out=$4 target=${5:-c}
 if ! [ -x "$py" ]; then
 	echo "tests/models: $py not found; it needs python3-torch, python3-torchvision," \
 	     "python3-onnx and python3-numpy (tools/install-deps.sh)" >&2
@@ -16,6 +16,6 @@ mid=$(date +%s)
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -gt 4 ] && jobs=4
 rc=0
-"$ingot" check "$out"/*_op* -j "$jobs" || rc=$?
+"$ingot" check "$out"/*_op* --target "$target" -j "$jobs" || rc=$?
 echo "export $((mid - start)) s, check $(($(date +%s) - mid)) s"
 exit $rc

@@ -17,6 +17,9 @@
 
 #define SG_NC (8 * UK_NR)      /* columns of B packed per k-block */
 #define SG_MC 128              /* rows of A packed per k-block when not pre-packed */
+#ifndef SG_DIRECT_M
+#define SG_DIRECT_M 512        /* up to this many rows, a strided B is not packed */
+#endif
 
 #if defined(__GNUC__)
 #define SG_ALIGN __attribute__((aligned(64)))
@@ -241,6 +244,7 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 	float bbuf[UK_KC * SG_NC] SG_ALIGN, abuf[SG_MC * UK_KC] SG_ALIGN;
 	const int64_t mp = (jb->m + UK_MR - 1) / UK_MR, np = (jb->n + UK_NR - 1) / UK_NR;
 	int64_t i0 = 0, i1 = jb->m, j0 = 0, j1 = jb->n;
+	int direct_b;
 	if (jb->m <= 0 || jb->n <= 0)
 		return;
 	if (n_tasks > 1) {           /* whole tiles per task, along the longer side */
@@ -260,13 +264,16 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 		sg_empty(jb, i0, i1, j0, j1);
 		return;
 	}
+	/* few rows of A reuse a packed B panel too little to pay for packing it: the
+	 * microkernels read a row-contiguous B in place */
+	direct_b = !jb->bp && !jb->col && jb->b_cs == 1 && jb->m <= SG_DIRECT_M;
 	for (int64_t jc = j0; jc < j1; jc += SG_NC) {
 		const int64_t nc = j1 - jc < SG_NC ? j1 - jc : SG_NC;
 		for (int64_t pc = 0; pc < jb->k; pc += UK_KC) {
 			const int64_t kc = jb->k - pc < UK_KC ? jb->k - pc : UK_KC;
 			const int last = pc + kc >= jb->k;
 			const int64_t mcb = jb->ap ? i1 - i0 : SG_MC;
-			if (!jb->bp)
+			if (!jb->bp && !direct_b)
 				sg_pack_b(jb, pc, kc, jc, nc, bbuf);
 			for (int64_t ic = i0; ic < i1; ic += mcb) {
 				const int64_t mc = i1 - ic < mcb ? i1 - ic : mcb;
@@ -279,6 +286,9 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 					if (jb->bp) {
 						ldb = jb->n - j < UK_NR ? jb->n - j : UK_NR;
 						b = jb->bp + j * jb->k + pc * ldb;
+					} else if (direct_b) {
+						ldb = jb->b_rs;
+						b = jb->b + pc * ldb + j;
 					} else {
 						b = bbuf + jr * kc;
 					}
@@ -289,7 +299,7 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 						uk_epi e;
 						if (last)
 							e = sg_tile_epi(jb, i, j);
-						if (nr == UK_NR && ldb == UK_NR)
+						if (nr == UK_NR && ldb == UK_NR && !direct_b)
 							uk_full[mr](kc, a, b, ldb, c, jb->ldy, nr, pc > 0, last ? &e : NULL);
 						else
 							uk_edge[mr][(nr + UK_VF - 1) / UK_VF](kc, a, b, ldb, c, jb->ldy, nr, pc > 0,
@@ -318,14 +328,66 @@ static void sg_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 
 /* ---- Conv ---- */
 
-/* Depthwise (one input channel per group): one output plane directly; with stride
- * 1, vectors over output columns whose window row lies inside the input. */
+/* Depthwise planes whose zero-padded copy holds at most this many floats run
+ * fully vectorized from that copy (on the stack). */
+#define SG_DW_MAX 65536
+
+/* Depthwise from a zero-padded copy of the input plane: every output row is whole
+ * vectors over output columns (stride 1 or 2), the last one masked. */
+static void sg_depthwise_padded(const sg_col *g, int64_t OH, int64_t Hp, int64_t Wp, const float *w,
+                                float *y, const sg_job *jb, const uk_epi *e0)
+{
+	float pad[SG_DW_MAX] SG_ALIGN;
+	memset(pad, 0, sizeof(float) * (size_t)(Hp * Wp));
+	for (int64_t iy = 0; iy < g->H; iy++)
+		memcpy(pad + (iy + g->ph) * Wp + g->pw, g->x + iy * g->W, sizeof(float) * (size_t)g->W);
+	for (int64_t oy = 0; oy < OH; oy++) {
+		float *yr = y + oy * g->OW;
+		uk_epi e = *e0;
+		if (e.res)
+			e.res += oy * g->OW;
+		for (int64_t ox = 0; ox < g->OW; ox += UK_VF) {
+			const int64_t left = g->OW - ox;
+			const uk_mask m = uk_mask_n(left < UK_VF ? left : UK_VF);
+			uk_vec acc = uk_zero();
+			for (int64_t ky = 0; ky < g->KH; ky++) {
+				const float *pr = pad + (oy * g->sh + ky * g->dh) * Wp + ox * g->sw;
+				for (int64_t kx = 0; kx < g->KW; kx++) {
+					const float *q = pr + kx * g->dw;
+					acc = uk_fma(g->sw == 1 ? uk_load(q) : uk_load_s2(q), uk_bcast(w[ky * g->KW + kx]), acc);
+				}
+			}
+			if (left >= UK_VF)
+				uk_store(yr + ox, uk_epi_apply(&e, 0, ox, acc, m, 0));
+			else
+				uk_storem(yr + ox, m, uk_epi_apply(&e, 0, ox, acc, m, 1));
+		}
+		if (jb->post)
+			for (int64_t ox = 0; ox < g->OW; ox++)
+				yr[ox] = sg_act(jb->act, yr[ox], jb->al, jb->be);
+	}
+}
+
+/* Depthwise (one input channel per group): one output plane directly. Through a
+ * padded copy when it fits, else vectors over the output columns whose window
+ * row lies inside the input (stride 1) and scalar code for the rest. */
 static void sg_depthwise(const sg_col *g, int64_t OH, const float *w, float *y, const sg_job *jb,
                          const uk_epi *e0)
 {
 	const int64_t span = (g->KW - 1) * g->dw;
 	const int64_t lo = g->pw;                        /* first column reading inside (sw 1) */
 	const int64_t hi = g->W - span + g->pw;          /* columns below hi read inside */
+	if (g->sw <= 2) {
+		const int64_t last = (g->OW - 1) / UK_VF * UK_VF;   /* the last vector's first column */
+		int64_t Hp = (OH - 1) * g->sh + (g->KH - 1) * g->dh + 1;
+		int64_t Wp = last * g->sw + span + g->sw * UK_VF;
+		Hp = Hp > g->ph + g->H ? Hp : g->ph + g->H;
+		Wp = Wp > g->pw + g->W ? Wp : g->pw + g->W;
+		if (Hp * Wp <= SG_DW_MAX) {
+			sg_depthwise_padded(g, OH, Hp, Wp, w, y, jb, e0);
+			return;
+		}
+	}
 	for (int64_t oy = 0; oy < OH; oy++) {
 		float *yr = y + oy * g->OW;
 		const int64_t iy0 = oy * g->sh - g->ph;

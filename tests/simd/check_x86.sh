@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The x86 SIMD targets run natively: every conformance test of LIST that must pass with
+# --target c must also pass with TARGET (x86-avx512, x86-avx2). With `ops`, only the
+# tests of the ops that have x86 kernels (Conv, Gemm, MatMul, pooling) plus one test
+# per op (tests/cross/list.txt) run, to keep CI short. Exits 77 (skipped, never
+# counted as passed) when this CPU lacks the target's instructions.
+#   tests/simd/check_x86.sh INGOT DATA_DIR LIST TARGET full|ops [JOBS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ingot=$1 data=$2 list=$3 target=$4 mode=$5 jobs=${6:-$(nproc)}
+case $target in
+x86-avx512) need="avx512f avx512bw avx512dq avx512vl fma" ;;
+x86-avx2) need="avx2 fma" ;;
+*) echo "check_x86: unknown target '$target'" >&2; exit 2 ;;
+esac
+for f in $need; do
+	if ! grep -qw "$f" /proc/cpuinfo; then
+		echo "check_x86: this CPU lacks $f; $target cannot run here (skipped)"
+		exit 77
+	fi
+done
+/usr/bin/python3 "$here/../conformance/generate.py" "$data"
+if [ "$mode" = ops ]; then
+	tests=$( { grep -E '^test_(conv|gemm|matmul|maxpool|averagepool|lppool)' "$list";
+	           cat "$here/../cross/list.txt"; } | sort -u)
+else
+	tests=$(cat "$list")
+fi
+dirs=()
+for t in $tests; do
+	dirs+=("$data/node/$t")
+done
+out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 300) || true
+echo "$out" | grep -v '^PASS ' || true
+passed=$(echo "$out" | grep -c '^PASS ' || true)
+echo "simd $target: $passed of ${#dirs[@]} tests pass"
+[ "$passed" -eq "${#dirs[@]}" ]
