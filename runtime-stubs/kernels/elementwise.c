@@ -398,7 +398,7 @@ static INGOT_UNUSED uint64_t ew_udiv(uint64_t x, uint64_t y)
 	case INGOT_EW_SUB: EW_B(rt, x - y) \
 	case INGOT_EW_MUL: EW_B(rt, x * y) \
 	case INGOT_EW_DIV: EW_B(rt, x / y) \
-	case INGOT_EW_POW: EW_B(rt, pow##S(x, y)) \
+	case INGOT_EW_POW: EW_B(rt, y == 2 ? x * x : pow##S(x, y)) /* x^2: one rounding, exact */ \
 	case INGOT_EW_MAX: EW_B(rt, x != x ? x : y != y ? y : x > y ? x : y) \
 	case INGOT_EW_MIN: EW_B(rt, x != x ? x : y != y ? y : x < y ? x : y) \
 	EW_COMPARE \

@@ -38,10 +38,18 @@ static INGOT_UNUSED double rnn_dot(int64_t dt, const void *w, int64_t off, const
 	double s = 0.0;
 	int64_t k;
 	switch (dt) {
-	case INGOT_DT_F32: {
+	case INGOT_DT_F32: {              /* four partial sums: independent adds */
 		const float *p = (const float *)w + off;
-		for (k = 0; k < n; k++)
+		double s1 = 0.0, s2 = 0.0, s3 = 0.0;
+		for (k = 0; k + 4 <= n; k += 4) {
 			s += (double)p[k] * v[k];
+			s1 += (double)p[k + 1] * v[k + 1];
+			s2 += (double)p[k + 2] * v[k + 2];
+			s3 += (double)p[k + 3] * v[k + 3];
+		}
+		for (; k < n; k++)
+			s += (double)p[k] * v[k];
+		s += s1 + s2 + s3;
 		break;
 	}
 	case INGOT_DT_F64: {

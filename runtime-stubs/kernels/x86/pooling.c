@@ -58,7 +58,7 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 			for (j = 0; j + UK_VF <= W; j += UK_VF)
 				uk_store(row + j, is_max ? uk_max(uk_load(xr + j), uk_load(row + j))
 				                         : uk_add(uk_load(row + j), uk_load(xr + j)));
-			for (; j < W; j++)
+			for (; j < W && j < INGOT_X86_POOL_MAX_W; j++)
 				row[j] = is_max ? (xr[j] > row[j] ? xr[j] : row[j]) : row[j] + xr[j];
 		}
 		/* pass 2: each output over its window's columns */

@@ -113,6 +113,31 @@ typedef struct sg_seg {
 	int64_t dst;                 /* float offset of its first column in the block */
 } sg_seg;
 
+/* d[0..len) = 0 (short runs: masked vector stores, no call). */
+static inline void sg_zero(float *d, int64_t len)
+{
+	for (int64_t q = 0; q < len; q += UK_VF)
+		uk_storem(d + q, uk_mask_n(len - q < UK_VF ? len - q : UK_VF), uk_zero());
+}
+
+/* d[q] = src[q * sw] for q < len; src[0..avail) is readable. */
+static inline void sg_copy_strided(float *d, const float *src, int64_t len, int64_t sw, int64_t avail)
+{
+	int64_t q = 0;
+	if (sw == 1) {
+		for (; q < len; q += UK_VF) {
+			const uk_mask m = uk_mask_n(len - q < UK_VF ? len - q : UK_VF);
+			uk_storem(d + q, m, uk_loadm(src + q, m));
+		}
+		return;
+	}
+	if (sw == 2)
+		for (; q + UK_VF <= len && 2 * (q + UK_VF) <= avail; q += UK_VF)
+			uk_store(d + q, uk_load_s2(src + 2 * q));
+	for (; q < len; q++)
+		d[q] = src[q * sw];
+}
+
 /* Conv: the im2col block of k p0..p0 + kc and output positions j0..j0 + nc into
  * panels of UK_NR columns (zero-padded). Per k, a run reads one input row at
  * strided columns. */
@@ -145,20 +170,20 @@ static void sg_pack_col(const sg_col *g, int64_t p0, int64_t kc, int64_t j0, int
 			float *d = dst + sg->dst + k * UK_NR;
 			const int64_t iy = sg->iy + dy, ix = sg->ix + dx;
 			if (iy < 0 || iy >= g->H) {
-				memset(d, 0, sizeof(float) * (size_t)sg->len);
+				sg_zero(d, sg->len);
 			} else if (ix >= 0 && ix + (sg->len - 1) * g->sw < g->W) {
-				const float *src = xc + iy * g->W + ix;
-				if (g->sw == 1)
-					memcpy(d, src, sizeof(float) * (size_t)sg->len);
-				else
-					for (int64_t q = 0; q < sg->len; q++)
-						d[q] = src[q * g->sw];
-			} else {
+				sg_copy_strided(d, xc + iy * g->W + ix, sg->len, g->sw, g->W - ix);
+			} else {               /* zeros where the run leaves the row */
 				const float *row = xc + iy * g->W;
-				for (int64_t q = 0; q < sg->len; q++) {
-					const int64_t c = ix + q * g->sw;
-					d[q] = c >= 0 && c < g->W ? row[c] : 0.0f;
-				}
+				int64_t q0 = ix < 0 ? (-ix + g->sw - 1) / g->sw : 0;
+				int64_t q1 = ix < g->W ? (g->W - 1 - ix) / g->sw + 1 : 0;
+				q0 = q0 < sg->len ? q0 : sg->len;
+				q1 = q1 < sg->len ? q1 : sg->len;
+				q1 = q1 > q0 ? q1 : q0;
+				sg_zero(d, q0);
+				if (q1 > q0)
+					sg_copy_strided(d + q0, row + ix + q0 * g->sw, q1 - q0, g->sw, g->W - ix - q0 * g->sw);
+				sg_zero(d + q1, sg->len - q1);
 			}
 		}
 		if (++kx == g->KW) {
@@ -527,15 +552,24 @@ INGOT_KERNEL int ingot_x86_matmul(const void *params, const void *const *in, voi
 	float *y = (float *)out[0];
 	sg_job jb;
 	int64_t nbatch = 1;
+	int fold = 1;
 	(void)scratch;
 	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || p->nb < 0 || p->nb > INGOT_MAX_RANK ||
 	    (p->has_residual && !res))
 		return INGOT_EINVAL;
-	for (int64_t d = 0; d < p->nb; d++)
+	for (int64_t d = p->nb - 1; d >= 0; d--) {
+		/* batches of A laid out one after another over one B are one taller A */
+		fold = fold && (p->bdims[d] == 1 || (p->b_bstr[d] == 0 && p->a_bstr[d] == nbatch * p->m * p->k));
 		nbatch *= p->bdims[d];
+	}
 	memset(&jb, 0, sizeof jb);
 	sg_epi_init(&jb, p->act, p->act_alpha, p->act_beta);
-	jb.m = p->m;
+	if (fold) {
+		jb.m = nbatch * p->m;
+		nbatch = 1;
+	} else {
+		jb.m = p->m;
+	}
 	jb.n = p->n;
 	jb.k = p->k;
 	jb.a_rs = p->k;
