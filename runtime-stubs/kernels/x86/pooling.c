@@ -3,7 +3,9 @@
  * column by column with vectors (max or sum over contiguous columns), then each
  * output reduces its window's columns of that row. MaxPool keeps the reference
  * kernel's rule (a later value replaces the best only when greater, so the first
- * NaN of a window wins only as its first value; an empty window gives 0). */
+ * NaN of a window wins only as its first value; an empty window gives 0).
+ * AveragePool multiplies inside windows by the reciprocal of their count (one
+ * rounding more than the reference's division: at most 1 ulp apart). */
 #include "pooling.h"
 #include "ukernel.h"
 
@@ -29,6 +31,31 @@ static int64_t xp_padded(int64_t start, int64_t n, int64_t dil, int64_t len, int
 	for (int64_t k = 0; k < n; k++)
 		c += start + k * dil >= -pb && start + k * dil < len + pe;
 	return c;
+}
+
+/* One output of pass 2 at column ox of the row-reduced `row`. */
+static float xp_out(const ingot_x86_pool_params *p, const float *row, int64_t ox, int64_t W,
+                    int64_t nky, int64_t rows_padded)
+{
+	const int64_t KW = p->kernel[p->nsp - 1], sw = p->strides[p->nsp - 1];
+	const int64_t dw = p->dilations[p->nsp - 1], pw = p->pads[p->nsp - 1];
+	const int64_t pwe = p->pads[2 * p->nsp - 1];
+	int64_t kx0;
+	const int64_t ix0 = ox * sw - pw, nkx = xp_span(ix0, KW, dw, W, &kx0);
+	const float *r = row + ix0 + kx0 * dw;
+	float v;
+	(void)nky;
+	if (nkx == 0)
+		return 0.0f;
+	v = r[0];
+	if (p->kind == INGOT_X86_POOL_MAX) {
+		for (int64_t k = 1; k < nkx; k++)
+			v = r[k * dw] > v ? r[k * dw] : v;
+		return v;
+	}
+	for (int64_t k = 1; k < nkx; k++)
+		v += r[k * dw];
+	return v / (float)(rows_padded * (p->count_include_pad ? xp_padded(ix0, KW, dw, W, pw, pwe) : nkx));
 }
 
 static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, float *row)
@@ -61,25 +88,32 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 			for (; j < W && j < INGOT_X86_POOL_MAX_W; j++)
 				row[j] = is_max ? (xr[j] > row[j] ? xr[j] : row[j]) : row[j] + xr[j];
 		}
-		/* pass 2: each output over its window's columns */
-		for (int64_t ox = 0; ox < OW; ox++) {
-			int64_t kx0;
-			const int64_t ix0 = ox * sw - pw, nkx = xp_span(ix0, KW, dw, W, &kx0);
-			const float *r = row + ix0 + kx0 * dw;
-			float v;
-			if (nkx == 0) {
-				yr[ox] = 0.0f;
-				continue;
+		/* pass 2: each output over its window's columns; vectors over the outputs
+		 * whose window lies inside the row (stride 1 or 2, no dilation) */
+		int64_t ox = 0;
+		if (dw == 1 && sw <= 2) {
+			const int64_t first = (pw + sw - 1) / sw;              /* window starts >= 0 */
+			const int64_t end = W - KW + pw >= 0 ? (W - KW + pw) / sw + 1 : 0;   /* ends <= W */
+			const uk_vec scale = uk_bcast(1.0f / (float)(rows_padded * KW));
+			for (; ox < first && ox < OW; ox++)
+				yr[ox] = xp_out(p, row, ox, W, nky, rows_padded);
+			/* an inside window counts KW columns with or without count_include_pad */
+			const int64_t stop = end < OW ? end : OW;
+			for (; ox < stop; ox += UK_VF) {
+				/* the last vector masked; loads read up to 2 vectors past (slack) */
+				const int64_t n = stop - ox < UK_VF ? stop - ox : UK_VF;
+				const float *r = row + ox * sw - pw;
+				uk_vec v = sw == 1 ? uk_load(r) : uk_load_s2(r);
+				for (int64_t k = 1; k < KW; k++) {
+					const uk_vec t = sw == 1 ? uk_load(r + k) : uk_load_s2(r + k);
+					v = is_max ? uk_max(t, v) : uk_add(v, t);
+				}
+				uk_storem(yr + ox, uk_mask_n(n), is_max ? v : uk_mul(v, scale));
 			}
-			v = r[0];
-			for (int64_t k = 1; k < nkx; k++)
-				v = is_max ? (r[k * dw] > v ? r[k * dw] : v) : v + r[k * dw];
-			if (!is_max) {
-				const int64_t cols = p->count_include_pad ? xp_padded(ix0, KW, dw, W, pw, pwe) : nkx;
-				v = v / (float)(rows_padded * cols);
-			}
-			yr[ox] = v;
+			ox = ox > stop ? stop : ox;
 		}
+		for (; ox < OW; ox++)
+			yr[ox] = xp_out(p, row, ox, W, nky, rows_padded);
 	}
 }
 
@@ -89,7 +123,7 @@ INGOT_KERNEL int ingot_x86_pool(const void *params, const void *const *in, void 
 	const ingot_x86_pool_params *p = (const ingot_x86_pool_params *)params;
 	const float *x = (const float *)in[0];
 	float *y = (float *)out[0];
-	float row[INGOT_X86_POOL_MAX_W];
+	float row[INGOT_X86_POOL_MAX_W + 4 * UK_VF];   /* vector loads read past W */
 	int64_t xs, ys, units, u0, u1;
 	(void)scratch;
 	if (p->dtype != INGOT_DT_F32 || p->has_indices || (p->nsp != 1 && p->nsp != 2) || !x || !y ||
