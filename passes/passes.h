@@ -18,6 +18,10 @@ typedef struct PassCtx {
 	const char *print_after;     /* --print-ir-after PASS, or NULL */
 	FILE *print_to;              /* where dumps go (stderr) */
 	int64_t max_workspace;       /* --max-workspace, 0 = unlimited */
+	/* kernel scratch of node n as the target lowers it (its SIMD kernels may need
+	 * more or less than the reference kernel); NULL = the reference lowering */
+	int64_t (*node_scratch)(const void *target, Graph *g, NodeId n);
+	const void *target;          /* passed to node_scratch */
 	char changed[256];           /* a pass's one-line summary of what it changed */
 } PassCtx;
 
@@ -50,7 +54,8 @@ int pass_fold_batchnorm(Graph *g, PassCtx *ctx);
 int pass_matmul_add_to_gemm(Graph *g, PassCtx *ctx);
 int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
 
-/* plan_memory.c: bytes a node's kernel needs as scratch (via lowering) */
-int64_t plan_node_scratch(Graph *g, NodeId n);
+/* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
+ * (the target's lowering) when set, else the reference lowering */
+int64_t plan_node_scratch(const PassCtx *ctx, Graph *g, NodeId n);
 
 #endif /* INGOT_PASSES_H */

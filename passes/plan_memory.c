@@ -3,7 +3,9 @@
  * memory. Offsets are assigned offline once all lifetimes are known: each tensor at
  * the lowest offset free of every tensor alive at the same time, taking them in
  * execution order and again largest first, keeping the smaller arena. Kernel scratch is
- * planned separately after the arena: the largest any single node needs.
+ * planned separately after the arena: the largest any single node needs, as the
+ * target lowers it (PassCtx.node_scratch: a SIMD kernel may need other scratch
+ * than the reference kernel).
  * NAME_WORKSPACE_SIZE = arena_bytes + scratch_bytes.
  *
  * Control flow: while an If/Loop/Scan runs, one block of its region's arena holds
@@ -21,6 +23,7 @@
 /* State of one planning run; per value, the index of its last reader in its region. */
 typedef struct Plan {
 	Graph *g;
+	const PassCtx *ctx;
 	int *last_use;
 	int64_t scratch, naive;
 	bool verify;                 /* check the no-overlap invariant of every plan */
@@ -28,9 +31,11 @@ typedef struct Plan {
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) & ~(int64_t)(ALIGN - 1); }
 
-int64_t plan_node_scratch(Graph *g, NodeId n)
+int64_t plan_node_scratch(const PassCtx *ctx, Graph *g, NodeId n)
 {
 	LowerCtx lc;
+	if (ctx && ctx->node_scratch)
+		return ctx->node_scratch(ctx->target, g, n);
 	memset(&lc, 0, sizeof lc);
 	lc.g = g;
 	lc.node = n;
@@ -179,7 +184,7 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 		const Node *n = &g->nodes[id];
 		if (n->dead)
 			continue;
-		int64_t s = plan_node_scratch(g, id);
+		int64_t s = plan_node_scratch(P->ctx, g, id);
 		if (s > P->scratch)
 			P->scratch = s;
 		for (int k = 0; k < n->n_out; k++) {
@@ -268,6 +273,7 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 	int64_t arena, peak = 0;
 	memset(&P, 0, sizeof P);
 	P.g = g;
+	P.ctx = ctx;
 	P.verify = ctx->verify;
 	P.last_use = malloc(((size_t)g->n_values + 1) * sizeof *P.last_use);
 	if (!P.last_use)

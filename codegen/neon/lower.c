@@ -1,8 +1,8 @@
 /* lower.c — lowering for the NEON targets: f32 nodes whose op has a NEON kernel
  * (runtime-stubs/kernels/neon/) call it, every other node the reference kernel of
  * the C target. A NEON kernel takes its reference kernel's parameters: the node is
- * lowered the reference way, then only the kernel name, family and parameter
- * descriptor change. The NEON headers repeat the reference field lists (a model
+ * lowered the reference way, then only the kernel name, family, parameter
+ * descriptor and scratch size change (the planner asks this lowering for scratch). The NEON headers repeat the reference field lists (a model
  * directory holds only the families it uses), so the asserts below keep both
  * layouts identical. `fn` stays the reference kernel: folding never runs target
  * kernels, and ingot itself is not built for ARM. */
@@ -137,20 +137,31 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 	case OP_CONV: {
 		const ingot_conv_params *p = kc->params;
 		if (kc->fn == ingot_conv && p->dtype == INGOT_DT_F32 && !p->transposed &&
-		    (p->nsp == 1 || p->nsp == 2))
+		    (p->nsp == 1 || p->nsp == 2)) {
+			/* K = Cin / group * kernel area; depthwise (Cin / group = 1) packs nothing */
+			int64_t k = p->w_dims[1];
+			for (int64_t d = 0; d < p->nsp; d++)
+				k *= p->w_dims[2 + d];
 			use(kc, "ingot_neon_conv", "neon/gemm", &conv_desc);
+			kc->scratch_bytes = p->group > 0 && p->x_dims[1] / p->group == 1 && k > 0 ? 0 :
+			                    ingot_neon_gemm_scratch_bytes(k);
+		}
 		break;
 	}
 	case OP_MATMUL: {
 		const ingot_matmul_params *p = kc->params;
-		if (kc->fn == ingot_matmul && p->dtype == INGOT_DT_F32)
+		if (kc->fn == ingot_matmul && p->dtype == INGOT_DT_F32) {
 			use(kc, "ingot_neon_matmul", "neon/gemm", &matmul_desc);
+			kc->scratch_bytes = ingot_neon_gemm_scratch_bytes(p->k);
+		}
 		break;
 	}
 	case OP_GEMM: {
 		const ingot_gemm_params *p = kc->params;
-		if (kc->fn == ingot_gemm && p->dtype == INGOT_DT_F32)
+		if (kc->fn == ingot_gemm && p->dtype == INGOT_DT_F32) {
 			use(kc, "ingot_neon_gemm", "neon/gemm", &gemm_desc);
+			kc->scratch_bytes = ingot_neon_gemm_scratch_bytes(p->k);
+		}
 		break;
 	}
 	case OP_MAX_POOL:

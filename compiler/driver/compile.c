@@ -28,6 +28,18 @@ static bool verify_enabled(void)
 #endif
 }
 
+/* PassCtx.node_scratch: the scratch of node n as target t lowers it (a node it
+ * cannot lower needs none: codegen reports it). */
+static int64_t target_scratch(const void *target, Graph *g, NodeId n)
+{
+	const Target *t = target;
+	KernelCall kc;
+	memset(&kc, 0, sizeof kc);
+	if (t->lower(t, g, n, &kc))
+		return 0;
+	return kc.scratch_bytes;
+}
+
 int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 {
 	const char *names[MAX_LIST + 1];
@@ -42,6 +54,9 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 	ctx.print_after = o->print_ir_after;
 	ctx.print_to = (o->print_ir_after_all || o->print_ir_after) ? stderr : NULL;
 	ctx.max_workspace = o->max_workspace;
+	ctx.target = o->target ? cg_target_lookup(o->target) : NULL;
+	if (ctx.target)
+		ctx.node_scratch = target_scratch;
 	if (o->passes_set) {
 		n_list = o->n_passes;
 		memcpy(list, o->passes, (size_t)n_list * sizeof *list);

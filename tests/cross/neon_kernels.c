@@ -38,6 +38,13 @@ static float *rbuf(int64_t n)
 	return p;
 }
 
+/* the scratch the NEON GEMM core needs for depth k, allocated exactly (the lowering
+ * plans ingot_neon_gemm_scratch_bytes; malloc's checks catch a write past it) */
+static void *sbuf(int64_t k)
+{
+	return malloc((size_t)ingot_neon_gemm_scratch_bytes(k));
+}
+
 static int n_fail, n_cases;
 
 static void compare(const char *what, int cs, const float *ref, const float *got, int64_t n)
@@ -125,17 +132,18 @@ static void test_conv(int cs)
 	{
 		float *x = rbuf(nx), *w = rbuf(nw), *b = rbuf(p.y_dims[1]), *r = rbuf(ny);
 		float *y0 = rbuf(ny), *y1 = rbuf(ny);
+		void *sc = sbuf(nw / p.w_dims[0]);
 		const void *in[4] = { x, w, p.has_bias ? b : NULL, r };
 		void *out0[1] = { y0 }, *out1[1] = { y1 };
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_conv(&p, in, out0, NULL, t, tasks) ||
-			    ingot_neon_conv(&p, in, out1, NULL, t, tasks)) {
+			    ingot_neon_conv(&p, in, out1, sc, t, tasks)) {
 				printf("FAIL conv case %d: kernel error\n", cs);
 				n_fail++;
 			}
 		}
 		compare("conv", cs, y0, y1, ny);
-		free(x); free(w); free(b); free(r); free(y0); free(y1);
+		free(x); free(w); free(b); free(r); free(y0); free(y1); free(sc);
 	}
 }
 
@@ -165,17 +173,18 @@ static void test_gemm(int cs)
 	{
 		float *a = rbuf(m * k), *b = rbuf(k * n), *c = rbuf(m * n), *r = rbuf(m * n);
 		float *y0 = rbuf(m * n), *y1 = rbuf(m * n);
+		void *sc = sbuf(k);
 		const void *in[4] = { a, b, p.has_c ? c : NULL, r };
 		void *out0[1] = { y0 }, *out1[1] = { y1 };
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_gemm(&p, in, out0, NULL, t, tasks) ||
-			    ingot_neon_gemm(&p, in, out1, NULL, t, tasks)) {
+			    ingot_neon_gemm(&p, in, out1, sc, t, tasks)) {
 				printf("FAIL gemm case %d: kernel error\n", cs);
 				n_fail++;
 			}
 		}
 		compare("gemm", cs, y0, y1, m * n);
-		free(a); free(b); free(c); free(r); free(y0); free(y1);
+		free(a); free(b); free(c); free(r); free(y0); free(y1); free(sc);
 	}
 }
 
@@ -201,17 +210,18 @@ static void test_matmul(int cs)
 	{
 		int64_t ny = p.bdims[0] * m * n;
 		float *a = rbuf(na), *b = rbuf(nbb), *r = rbuf(ny), *y0 = rbuf(ny), *y1 = rbuf(ny);
+		void *sc = sbuf(k);
 		const void *in[3] = { a, b, r };
 		void *out0[1] = { y0 }, *out1[1] = { y1 };
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_matmul(&p, in, out0, NULL, t, tasks) ||
-			    ingot_neon_matmul(&p, in, out1, NULL, t, tasks)) {
+			    ingot_neon_matmul(&p, in, out1, sc, t, tasks)) {
 				printf("FAIL matmul case %d: kernel error\n", cs);
 				n_fail++;
 			}
 		}
 		compare("matmul", cs, y0, y1, ny);
-		free(a); free(b); free(r); free(y0); free(y1);
+		free(a); free(b); free(r); free(y0); free(y1); free(sc);
 	}
 }
 

@@ -3,7 +3,8 @@
 of the CLI contract; params and MACs match what we compute by formula for a
 Conv+Gemm model, a grouped-conv/1x1/Gemm/MatMul model and a ConvTranspose model; the
 memory numbers are consistent (workspace = arena + scratch = NAME_WORKSPACE_SIZE,
-peak live <= arena, naive = sum of the intermediates at -O0)."""
+peak live <= arena, naive = sum of the intermediates at -O0); kernel scratch follows
+the target's lowering (the NEON GEMM's packing buffers with --target neon/neon32)."""
 import json
 import os
 
@@ -102,6 +103,39 @@ def test(ingot, work):
     params = 4 * 9 + (6 * 4 + 6) + (384 * 5 + 5) + 5 * 3
     macs = (2 * 4 * 8 * 8) * 9 + (2 * 6 * 8 * 8) * 4 + 2 * 5 * 384 + 2 * 3 * 5
     expect_counts(inspect_json(ingot, p), "dw+pw+gemm+matmul", params, macs, 6)
+
+    # ---- kernel scratch is planned from the target's own lowering: the reference
+    # kernels of these ops need none, the NEON GEMM core packs B (KC x NC floats), A
+    # (KC x MR) and one MR x NR tile per call (neon/gemm.h: KC 256, NC 48, MR 8, NR 8),
+    # sized by the deepest product, here the Gemm's k = 384 > KC ----
+    neon_scratch = 4 * (256 * 48 + 256 * 8 + 8 * 8)
+    obj = inspect_json(ingot, p, "--target", "c")
+    check(obj["scratch_bytes"] == 0, "--target c: scratch_bytes %d, expected 0" % obj["scratch_bytes"])
+    for t in ("neon32", "neon"):
+        obj = inspect_json(ingot, p, "--target", t)
+        check(obj["scratch_bytes"] == neon_scratch,
+              "--target %s: scratch_bytes %d, expected the NEON packing buffers, %d" %
+              (t, obj["scratch_bytes"], neon_scratch))
+    d = os.path.join(work, "mix_neon")
+    ingot_compile(ingot, p, d, "mix", "--target", "neon")
+    check(header_macro(d, "mix", "WORKSPACE_SIZE") == obj["workspace_bytes"],
+          "--target neon: MIX_WORKSPACE_SIZE %d != inspect workspace_bytes %d" %
+          (header_macro(d, "mix", "WORKSPACE_SIZE"), obj["workspace_bytes"]))
+    # a depthwise Conv runs without packing; a 1x1 Conv of depth 4 packs 4-deep panels
+    m = model([N("Conv", ["x", "wd"], ["y"], name="dw", group=4)],
+              [vi("x", F, [1, 4, 10, 10])], [vi("y", F, [1, 4, 8, 8])],
+              [init("wd", randf(r, 4, 1, 3, 3))])
+    obj = inspect_json(ingot, save(m, os.path.join(work, "dw.onnx")), "--target", "neon")
+    check(obj["scratch_bytes"] == 0, "depthwise Conv, --target neon: scratch_bytes %d, expected 0" %
+          obj["scratch_bytes"])
+    m = model([N("Conv", ["x", "wp"], ["y"], name="pw")],
+              [vi("x", F, [1, 4, 10, 10])], [vi("y", F, [1, 6, 10, 10])],
+              [init("wp", randf(r, 6, 4, 1, 1))])
+    obj = inspect_json(ingot, save(m, os.path.join(work, "pw.onnx")), "--target", "neon")
+    pw_scratch = 4 * (4 * 48 + 4 * 8 + 8 * 8)
+    check(obj["scratch_bytes"] == (pw_scratch + 63) // 64 * 64,
+          "1x1 Conv of depth 4, --target neon: scratch_bytes %d, expected %d rounded up to 64" %
+          (obj["scratch_bytes"], pw_scratch))
 
     # ---- ConvTranspose: each input element scatters Cout/group * kh * kw ----
     m = model([N("ConvTranspose", ["x", "w", "b"], ["y"], name="deconv", strides=[2, 2])],

@@ -1,7 +1,7 @@
 /* neon/gemm.c — NEON f32 Conv, MatMul and Gemm for the neon (aarch64) and neon32
  * (armv7 + neon-vfpv4) targets: one register-blocked GEMM core. B is packed per
  * k-block into NR-column panels (from a strided matrix or, for Conv, straight from
- * the input as an implicit im2col, so no scratch is needed), A into MR-row panels,
+ * the input as an implicit im2col), A into MR-row panels, both in the scratch,
  * and an MR x NR microkernel (8x8 on aarch64, 4x8 on armv7) accumulates with
  * vector FMA. Depthwise Conv runs directly, vectorized over output columns; fewer
  * than MR rows skip packing. The epilogue (alpha, bias, beta * C, residual,
@@ -18,9 +18,11 @@
 #else
 #define NG_MR 4
 #endif
-#define NG_NR 8
-#define NG_KC 256          /* k-block: a B panel of KC x NR floats stays in L1 */
-#define NG_NC 48           /* columns of B packed per k-block (stack: KC * NC floats) */
+#define NG_NR INGOT_NEON_NR
+#define NG_KC INGOT_NEON_KC  /* k-block: a B panel of KC x NR floats stays in L1 */
+#define NG_NC INGOT_NEON_NC  /* columns of B packed per k-block (scratch: KC * NC floats) */
+_Static_assert(NG_MR <= INGOT_NEON_MR_MAX && NG_NC % NG_NR == 0,
+               "ingot_neon_gemm_scratch_bytes does not cover the blocking");
 #define NG_CHUNK 64        /* columns per row chunk of the unpacked paths */
 
 /* armv7 without VFPv4 has no fused multiply-add: multiply-accumulate instead */
@@ -449,9 +451,11 @@ static void ng_small(const ng_job *jb)
 	}
 }
 
-static void ng_run(const ng_job *jb)
+/* scratch: ingot_neon_gemm_scratch_bytes(jb->k) bytes */
+static void ng_run(const ng_job *jb, float *scratch)
 {
-	float bpack[NG_KC * NG_NC], apack[NG_KC * NG_MR], tile[NG_MR * NG_NR];
+	const int64_t kmax = jb->k < NG_KC ? jb->k : NG_KC;
+	float *bpack = scratch, *apack = bpack + kmax * NG_NC, *tile = apack + kmax * NG_MR;
 	int64_t pc, jc, jr, ic, kc, nc;
 	if (jb->m <= 0 || jb->n <= 0)
 		return;
@@ -573,7 +577,6 @@ INGOT_KERNEL int ingot_neon_conv(const void *params, const void *const *in, void
 	ng_col g;
 	ng_job jb;
 	int64_t C, M, Cg, Mg, K, P, OH, u, u0, u1;
-	(void)scratch;
 	if (p->dtype != INGOT_DT_F32 || p->transposed || (p->nsp != 1 && p->nsp != 2) ||
 	    p->group < 1 || !x || !w || !y || (p->has_bias && !bias) || (p->has_residual && !res))
 		return INGOT_EINVAL;
@@ -612,6 +615,8 @@ INGOT_KERNEL int ingot_neon_conv(const void *params, const void *const *in, void
 		}
 		return INGOT_OK;
 	}
+	if (!scratch)
+		return INGOT_EINVAL;
 	jb.n = P;
 	jb.k = K;
 	jb.a_rs = K;
@@ -636,7 +641,7 @@ INGOT_KERNEL int ingot_neon_conv(const void *params, const void *const *in, void
 		jb.y = y + u * P;
 		jb.e.rbias = bias ? bias + oc : NULL;
 		jb.e.res = res ? res + u * P : NULL;
-		ng_run(&jb);
+		ng_run(&jb, (float *)scratch);
 		u += end - oc;
 	}
 	return INGOT_OK;
@@ -653,9 +658,8 @@ INGOT_KERNEL int ingot_neon_matmul(const void *params, const void *const *in,
 	float *y = (float *)out[0];
 	ng_job jb;
 	int64_t nbatch = 1, r0, r1, r, d;
-	(void)scratch;
-	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || p->nb < 0 || p->nb > INGOT_MAX_RANK ||
-	    (p->has_residual && !res))
+	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || !scratch || p->nb < 0 ||
+	    p->nb > INGOT_MAX_RANK || (p->has_residual && !res))
 		return INGOT_EINVAL;
 	for (d = 0; d < p->nb; d++)
 		nbatch *= p->bdims[d];
@@ -684,7 +688,7 @@ INGOT_KERNEL int ingot_neon_matmul(const void *params, const void *const *in,
 		jb.b = b + boff;
 		jb.y = y + yoff;
 		jb.e.res = res ? res + yoff : NULL;
-		ng_run(&jb);
+		ng_run(&jb, (float *)scratch);
 		r += i1 - i0;
 	}
 	return INGOT_OK;
@@ -700,8 +704,7 @@ INGOT_KERNEL int ingot_neon_gemm(const void *params, const void *const *in, void
 	float *y = (float *)out[0];
 	ng_job jb;
 	int64_t r0, r1;
-	(void)scratch;
-	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || (p->has_residual && !res))
+	if (p->dtype != INGOT_DT_F32 || !a || !b || !y || !scratch || (p->has_residual && !res))
 		return INGOT_EINVAL;
 	ng_split(p->m, task, n_tasks, &r0, &r1);
 	memset(&jb, 0, sizeof jb);
@@ -724,6 +727,6 @@ INGOT_KERNEL int ingot_neon_gemm(const void *params, const void *const *in, void
 	jb.b_cs = p->trans_b ? p->k : 1;
 	jb.y = y + r0 * p->n;
 	jb.ldy = p->n;
-	ng_run(&jb);
+	ng_run(&jb, (float *)scratch);
 	return INGOT_OK;
 }

@@ -39,9 +39,25 @@ INGOT_PARAMS(ingot_neon_matmul_params, INGOT_NEON_MATMUL_FIELDS)
 	F(I64, has_residual)
 INGOT_PARAMS(ingot_neon_gemm_params, INGOT_NEON_GEMM_FIELDS)
 
+/* Blocking of the GEMM core: k-blocks of KC, NC columns of B and MR (at most; 4 on
+ * armv7) rows of A packed per block, NR-column microkernel tiles. */
+#define INGOT_NEON_KC 256
+#define INGOT_NEON_NC 48
+#define INGOT_NEON_NR 8
+#define INGOT_NEON_MR_MAX 8
+
+/* Scratch bytes of a GEMM of depth k (Conv: Cin / group * kernel area; depthwise
+ * Conv needs none): its packed panels of B and A and one output tile. */
+static inline INGOT_UNUSED int64_t ingot_neon_gemm_scratch_bytes(int64_t k)
+{
+	const int64_t kc = k < INGOT_NEON_KC ? (k > 0 ? k : 0) : INGOT_NEON_KC;
+	return (int64_t)sizeof(float) *
+	       (kc * INGOT_NEON_NC + kc * INGOT_NEON_MR_MAX + INGOT_NEON_MR_MAX * INGOT_NEON_NR);
+}
+
 /* Tasks split as the reference kernels do: Conv the N * M output planes, MatMul
- * the batch * m rows, Gemm the m rows. No scratch: packing buffers live on the
- * stack (about 60 KiB). */
+ * the batch * m rows, Gemm the m rows. Scratch: ingot_neon_gemm_scratch_bytes(k),
+ * 4-byte aligned (the packing buffers; a task split needs one per task). */
 INGOT_KERNEL int ingot_neon_conv(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_neon_matmul(const void *params, const void *const *in,
