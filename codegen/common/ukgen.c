@@ -25,6 +25,23 @@
 	"{\n" \
 	"\t__m256 t = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _MM_SHUFFLE(2, 0, 2, 0));\n" \
 	"\treturn _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));\n" \
+	"}\n\n" \
+	"/* p[2i] = a[i], p[2i + 1] = b[i] for 8 lanes */\n" \
+	"static inline void uk_store_il2_avx2(float *p, __m256 a, __m256 b)\n" \
+	"{\n" \
+	"\tconst __m256 lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);\n" \
+	"\t_mm256_storeu_ps(p, _mm256_permute2f128_ps(lo, hi, 0x20));\n" \
+	"\t_mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(lo, hi, 0x31));\n" \
+	"}\n\n"
+
+#define AVX512_PRELUDE \
+	"/* p[2i] = a[i], p[2i + 1] = b[i] for 16 lanes */\n" \
+	"static inline void uk_store_il2_avx512(float *p, __m512 a, __m512 b)\n" \
+	"{\n" \
+	"\t_mm512_storeu_ps(p, _mm512_permutex2var_ps(a, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20,\n" \
+	"\t                 5, 21, 6, 22, 7, 23), b));\n" \
+	"\t_mm512_storeu_ps(p + 16, _mm512_permutex2var_ps(a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11,\n" \
+	"\t                 27, 12, 28, 13, 29, 14, 30, 15, 31), b));\n" \
 	"}\n\n"
 
 typedef struct IsaEntry {
@@ -44,7 +61,8 @@ static const IsaEntry isas[] = {
 	    "(__mmask16)((1u << (unsigned)($1)) - 1u)",
 	    "_mm512_reduce_add_ps($1)",
 	    "_mm512_permutex2var_ps(_mm512_loadu_ps($1), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, "
-	    "16, 18, 20, 22, 24, 26, 28, 30), _mm512_loadu_ps($1 + 16))" }, "" },
+	    "16, 18, 20, 22, 24, 26, 28, 30), _mm512_loadu_ps($1 + 16))",
+	    "uk_store_il2_avx512($1, $2, $3)" }, AVX512_PRELUDE },
 	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
 	    "_mm256_setzero_ps()",
 	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
@@ -54,7 +72,7 @@ static const IsaEntry isas[] = {
 	    "_mm256_max_ps($1, $2)", "_mm256_min_ps($1, $2)",
 	    "_mm256_blendv_ps($1, $3, _mm256_cmp_ps($1, $2, _CMP_LT_OQ))",
 	    "_mm256_cmpgt_epi32(_mm256_set1_epi32((int)($1)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))",
-	    "uk_hsum_avx2($1)", "uk_load_s2_avx2($1)" }, AVX2_PRELUDE },
+	    "uk_hsum_avx2($1)", "uk_load_s2_avx2($1)", "uk_store_il2_avx2($1, $2, $3)" }, AVX2_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -150,7 +168,10 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	em_printf(e, "static inline uk_mask uk_mask_n(int64_t n) { return %s; }\n", T1(mask_n, "n"));
 	em_printf(e, "static inline float uk_hsum(uk_vec v) { return %s; }\n", T1(hsum, "v"));
 	em_printf(e, "/* p[0], p[2], ..., p[2 * (UK_VF - 1)]; reads p[0..2 * UK_VF) */\n");
-	em_printf(e, "static inline uk_vec uk_load_s2(const float *p) { return %s; }\n\n", T1(load_s2, "p"));
+	em_printf(e, "static inline uk_vec uk_load_s2(const float *p) { return %s; }\n", T1(load_s2, "p"));
+	em_printf(e, "/* p[2i] = a[i], p[2i + 1] = b[i]: writes p[0..2 * UK_VF) */\n");
+	em_printf(e, "static inline void uk_store_il2(float *p, uk_vec a, uk_vec b) { %s; }\n\n",
+	          T3(store_il2, "p", "a", "b"));
 }
 
 static const char epilogue_text[] =

@@ -27,6 +27,7 @@ typedef struct SimdIsa {
 	const char *mask_n;          /* (n): the first n lanes, 0 <= n <= lanes */
 	const char *hsum;            /* (v): the sum of the lanes */
 	const char *load_s2;         /* (p): p[0], p[2], ..., p[2 * (lanes - 1)] (reads 2 * lanes) */
+	const char *store_il2;       /* (p, a, b): p[2i] = a[i], p[2i + 1] = b[i] (a statement) */
 } SimdIsa;
 
 /* The ISA of a target, or NULL when it has no generated microkernels. */

@@ -95,10 +95,20 @@ static bool const_f32(const Graph *g, ValueId v)
 
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable)
 {
-	const Node *node = &g->nodes[n];
+	Node *node = &g->nodes[n];
 	*packable = false;
-	if (cg_c_lower(t, g, n, ref))
+	if (node->n_in > 1 && node->in[1] != IR_NONE && g->values[node->in[1]].packed) {
+		/* the reference lowering reads the weight's original type */
+		const ValueId packed = node->in[1];
+		int rc;
+		node->in[1] = g->values[packed].packed_from;
+		rc = cg_c_lower(t, g, n, ref);
+		node->in[1] = packed;
+		if (rc)
+			return -1;
+	} else if (cg_c_lower(t, g, n, ref)) {
 		return -1;
+	}
 	switch (node->op) {
 	case OP_CONV: {
 		const ingot_conv_params *p = ref->params;
@@ -142,6 +152,14 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 	}
 }
 
+bool cg_x86_winograd(const void *conv_params, bool packable)
+{
+	ingot_x86_conv_params q;
+	memset(&q, 0, sizeof q);
+	memcpy(&q, conv_params, sizeof(ingot_conv_params));
+	return packable && ingot_x86_wino_ok(&q);
+}
+
 int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 {
 	bool packable;
@@ -161,7 +179,12 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 	case X86_CONV:
 		p = arena_alloc(&g->arena, sizeof(ingot_x86_conv_params));
 		memcpy(p, kc->params, sizeof(ingot_conv_params));
-		((ingot_x86_conv_params *)p)->packed = packed;
+		if (cg_x86_winograd(p, packable))   /* packed = 2: Winograd-transformed weights */
+			((ingot_x86_conv_params *)p)->packed = packed ? 2 : 0;
+		else
+			((ingot_x86_conv_params *)p)->packed = packed;
+		if (cg_x86_winograd(p, packable))
+			kc->scratch_bytes = ingot_x86_wino_scratch(p);
 		kc->fn_name = "ingot_x86_conv";
 		kc->pdesc = &conv_desc;
 		break;

@@ -1,10 +1,10 @@
 /* prepack.c — compile-time packing of the constant weights of the x86 kernels into
  * the panel layout of the generated microkernels (runtime-stubs/kernels/x86/sgemm.h
- * describes it): Conv weights as panels of MR output channels per group, the B
- * operand of MatMul and Gemm as panels of NR columns. A packed copy has the
- * original's type and size, so the reference lowering still computes the node's
- * parameters; it is a new constant (the original stays for any other reader) and
- * is marked Value.packed so lowering tells the kernel. */
+ * describes it): Conv weights as panels of MR output channels per group (3x3
+ * stride-1 ones first transformed for Winograd F(2x2, 3x3)), the B operand of
+ * MatMul and Gemm as panels of NR columns. A packed copy is a new constant (the
+ * original stays for any other reader), marked Value.packed with packed_from = the
+ * original, whose type the reference lowering computes the node's parameters from. */
 #include "x86_target.h"
 #include "ukgen.h"
 
@@ -29,6 +29,32 @@ static void pack_rows(const float *src, int64_t rows, int64_t k, int64_t rs, int
 	}
 }
 
+/* Winograd F(2x2, 3x3) weights: U = G g G^T per (output, input) channel pair,
+ * G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], stored as 16 matrices (position
+ * r * 4 + q of U) of m x c, each packed in panels of mr rows. */
+static void pack_winograd(const float *w, int64_t m, int64_t c, int mr, float *dst)
+{
+	static const double G[4][3] = { { 1, 0, 0 }, { 0.5, 0.5, 0.5 }, { 0.5, -0.5, 0.5 }, { 0, 0, 1 } };
+	float *u = malloc((size_t)(16 * m * c) * sizeof *u);
+	if (!u)
+		die("out of memory");
+	for (int64_t o = 0; o < m; o++)
+		for (int64_t i = 0; i < c; i++) {
+			const float *g = w + (o * c + i) * 9;
+			double t[4][3];
+			for (int r = 0; r < 4; r++)           /* G g */
+				for (int q = 0; q < 3; q++)
+					t[r][q] = G[r][0] * g[q] + G[r][1] * g[3 + q] + G[r][2] * g[6 + q];
+			for (int r = 0; r < 4; r++)           /* (G g) G^T */
+				for (int q = 0; q < 4; q++)
+					u[((r * 4 + q) * m + o) * c + i] =
+						(float)(t[r][0] * G[q][0] + t[r][1] * G[q][1] + t[r][2] * G[q][2]);
+		}
+	for (int xi = 0; xi < 16; xi++)
+		pack_rows(u + xi * m * c, m, c, c, 1, mr, dst + xi * m * c);
+	free(u);
+}
+
 /* The packed copies made so far: one per (constant, kind). */
 typedef struct Packed {
 	ValueId src, dst;
@@ -47,15 +73,22 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, const KernelCall *ref, 
 	const Value *val = &g->values[w];
 	const float *src = ir_const_data(g, w);
 	const int64_t numel = type_numel(&val->type);
+	const bool wino = kind == X86_CONV && cg_x86_winograd(ref->params, true);
+	const int64_t out_numel = wino ? numel / 9 * 16 : numel;
+	Type out_type = val->type;
 	float *dst;
 	ValueId out;
 	for (int i = 0; i < memo->n; i++)
 		if (memo->items[i].src == w && memo->items[i].kind == kind)
 			return memo->items[i].dst;
-	dst = malloc((size_t)(numel > 0 ? numel : 1) * sizeof *dst);
+	dst = malloc((size_t)(out_numel > 0 ? out_numel : 1) * sizeof *dst);
 	if (!dst)
 		die("out of memory");
-	if (kind == X86_CONV) {
+	if (wino) {
+		const ingot_conv_params *p = ref->params;
+		pack_winograd(src, p->y_dims[1], p->x_dims[1], mr, dst);
+		out_type = type_make(DT_F32, 1, &out_numel);
+	} else if (kind == X86_CONV) {
 		const ingot_conv_params *p = ref->params;
 		const int64_t mg = p->y_dims[1] / p->group, k = numel / (mg * p->group);
 		for (int64_t grp = 0; grp < p->group; grp++)
@@ -70,10 +103,12 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, const KernelCall *ref, 
 		else
 			pack_rows(src, p->n, p->k, 1, p->n, nr, dst);
 	}
-	out = ir_value_new_const(g, val->region, arena_printf(&g->arena, "%s.packed", val->name),
-	                         &val->type, dst);
+	out = ir_value_new_const(g, val->region,
+	                         arena_printf(&g->arena, wino ? "%s.winograd" : "%s.packed", val->name),
+	                         &out_type, dst);
 	free(dst);
 	g->values[out].packed = true;
+	g->values[out].packed_from = w;
 	vec_reserve((void **)&memo->items, &memo->cap, memo->n + 1, sizeof *memo->items);
 	memo->items[memo->n++] = (Packed){ w, out, kind };
 	return out;

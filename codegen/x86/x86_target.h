@@ -20,4 +20,8 @@ int cg_x86_prepare(const Target *t, Graph *g);
 enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL };
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
 
+/* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its
+ * weights can be pre-transformed (packable) and the geometry suits. */
+bool cg_x86_winograd(const void *conv_params, bool packable);
+
 #endif

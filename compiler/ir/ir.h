@@ -127,6 +127,8 @@ typedef struct Value {
 	ValueId alias_of;        /* shares storage with this value (in-place / view), or IR_NONE */
 	bool packed;             /* constant data permuted by codegen into a SIMD target's kernel
 	                            layout (codegen/x86/prepack.c); only that kernel reads it */
+	ValueId packed_from;     /* when packed: the constant it was made from (its type is
+	                            the one the op's reference lowering expects) */
 } Value;
 
 typedef struct Node {

@@ -47,6 +47,39 @@ INGOT_PARAMS(ingot_x86_matmul_params, INGOT_X86_MATMUL_FIELDS)
 	F(I64, has_residual) F(I64, packed)
 INGOT_PARAMS(ingot_x86_gemm_params, INGOT_X86_GEMM_FIELDS)
 
+/* Winograd F(2x2, 3x3) (Conv with packed = 2): 3x3, stride 1, no dilation, one
+ * group, at least 16 input and output channels. W is pre-transformed to U = G g G^T
+ * and stored as 16 matrices (one per position of the 4x4 transform, M x C each) in
+ * panels of UK_MR rows. The kernel takes a block of tile rows (2 output rows each)
+ * at a time through scratch: the transformed input V (16 x C x tiles) and the 16
+ * products (16 x M x tiles); tasks split the tile rows. */
+#define INGOT_X86_WINO_BUDGET (2 << 20)   /* scratch bytes a block aims at */
+
+static inline int ingot_x86_wino_ok(const ingot_x86_conv_params *p)
+{
+	return p->dtype == INGOT_DT_F32 && !p->transposed && p->nsp == 2 && p->group == 1 &&
+	       p->w_dims[2] == 3 && p->w_dims[3] == 3 && p->strides[0] == 1 && p->strides[1] == 1 &&
+	       p->dilations[0] == 1 && p->dilations[1] == 1 && p->x_dims[1] >= 16 && p->y_dims[1] >= 16 &&
+	       p->pads[0] <= 1 && p->pads[1] <= 1 && p->y_dims[3] <= p->x_dims[3] + 2 &&
+	       p->y_dims[2] <= p->x_dims[2] + 2 && p->x_dims[3] <= 4096 && p->y_dims[2] >= 2 &&
+	       p->y_dims[3] >= 2;
+}
+
+/* Tile rows per block, and the scratch a block needs. */
+static inline int64_t ingot_x86_wino_rows(const ingot_x86_conv_params *p)
+{
+	const int64_t tw = (p->y_dims[3] + 1) / 2, th = (p->y_dims[2] + 1) / 2;
+	const int64_t per_row = 16 * (p->x_dims[1] + p->y_dims[1]) * tw * (int64_t)sizeof(float);
+	int64_t r = INGOT_X86_WINO_BUDGET / per_row;
+	return r < 1 ? 1 : r > th ? th : r;
+}
+
+static inline int64_t ingot_x86_wino_scratch(const ingot_x86_conv_params *p)
+{
+	const int64_t tw = (p->y_dims[3] + 1) / 2;
+	return ingot_x86_wino_rows(p) * 16 * (p->x_dims[1] + p->y_dims[1]) * tw * (int64_t)sizeof(float);
+}
+
 INGOT_KERNEL int ingot_x86_conv(const void *params, const void *const *in, void *const *out,
                                 void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_x86_matmul(const void *params, const void *const *in, void *const *out,

@@ -218,6 +218,9 @@ def make_cases():
         # K = 64 * 9 = 576: several k-blocks; residual and a post activation
         conv_case("conv3x3_kblocks", 1, 64, 9, 9, 24, (3, 3), pads=(1, 1, 1, 1), residual=True,
                   act="Sigmoid"),
+        # Winograd F(2x2, 3x3): odd and even output sizes, no padding, two images
+        conv_case("conv_wino_relu", 1, 16, 14, 15, 20, (3, 3), pads=(1, 1, 1, 1), act="Relu"),
+        conv_case("conv_wino_nopad", 2, 24, 10, 9, 16, (3, 3), bias=False, residual=True),
         conv_case("conv_stride2_clip", 2, 8, 15, 15, 16, (3, 3), strides=(2, 2),
                   pads=(1, 0, 1, 2), act="Clip"),
         conv_case("conv_dilated_leaky", 1, 4, 12, 12, 8, (3, 3), dil=(2, 2), pads=(2, 2, 2, 2),
@@ -270,34 +273,42 @@ def main():
         # the emitted code: x86 kernels, packed weights, microkernels, vector FMAs
         out = os.path.join(work, "out-" + target)
         shutil.rmtree(out, ignore_errors=True)
-        src = os.path.join(work, "data", "conv3x3_kblocks", "model.onnx")
-        r = subprocess.run([ingot, "compile", src, "-o", out, "--name", "m", "--target", target,
-                            "--emit", "lib", "--weights", "incbin"], capture_output=True, text=True)
-        if r.returncode:
-            fail("%s: compile failed: %s" % (target, r.stderr))
-            continue
-        code = open(os.path.join(out, "m.c")).read()
-        if "ingot_x86_conv(" not in code or ".packed = 1" not in code:
-            fail("%s: m.c does not call the x86 conv kernel with packed weights" % target)
-        uk = open(os.path.join(out, "kernels", "x86", "ukernel.h")).read()
-        mr = int(re.search(r"#define UK_MR (\d+)", uk).group(1))
-        nr = int(re.search(r"#define UK_NR (\d+)", uk).group(1))
-        want = (8, 48) if target == "x86-avx512" else (4, 24)
-        if (mr, nr) != want or "static void uk_full_%d(" % mr not in uk:
-            fail("%s: ukernel.h blocks %dx%d, expected %dx%d" % (target, mr, nr, want[0], want[1]))
-        lib = os.path.join(out, "libm.a")
-        dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
-        if not fma.search(dis):
-            fail("%s: no vector FMA on the target's registers in libm.a" % target)
-        # the blob holds W packed as panels of MR output channels ([k][row] per
-        # panel), not W's own bytes
-        m = onnx.load(src)
-        w = numpy_helper.to_array([i for i in m.graph.initializer if i.name == "w1"][0])
-        w2 = w.reshape(w.shape[0], -1)
-        packed = np.concatenate([w2[r:r + mr].T.ravel() for r in range(0, w2.shape[0], mr)])
-        blob = open(os.path.join(out, "m_weights.bin"), "rb").read()
-        if blob.find(packed.astype(np.float32).tobytes()) < 0 or blob.find(w.tobytes()) >= 0:
-            fail("%s: the weights were not packed into %d-row panels" % (target, mr))
+        mr = None
+        for case, kind in (("conv_stride2_clip", 1), ("conv3x3_kblocks", 2)):
+            src = os.path.join(work, "data", case, "model.onnx")
+            shutil.rmtree(out, ignore_errors=True)
+            r = subprocess.run([ingot, "compile", src, "-o", out, "--name", "m", "--target", target,
+                                "--emit", "lib", "--weights", "incbin"], capture_output=True, text=True)
+            if r.returncode:
+                fail("%s: compile failed: %s" % (target, r.stderr))
+                continue
+            code = open(os.path.join(out, "m.c")).read()
+            if "ingot_x86_conv(" not in code or (".packed = %d" % kind) not in code:
+                fail("%s %s: m.c does not call the x86 conv kernel with packed = %d" % (target, case, kind))
+            uk = open(os.path.join(out, "kernels", "x86", "ukernel.h")).read()
+            mr = int(re.search(r"#define UK_MR (\d+)", uk).group(1))
+            nr = int(re.search(r"#define UK_NR (\d+)", uk).group(1))
+            want = (8, 48) if target == "x86-avx512" else (4, 24)
+            if (mr, nr) != want or "static void uk_full_%d(" % mr not in uk:
+                fail("%s: ukernel.h blocks %dx%d, expected %dx%d" % (target, mr, nr, want[0], want[1]))
+            lib = os.path.join(out, "libm.a")
+            dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
+            if not fma.search(dis):
+                fail("%s: no vector FMA on the target's registers in libm.a" % target)
+            # the blob holds W packed as panels of MR output channels ([k][row] per
+            # panel) or, for Winograd, U = G g G^T per position, so packed; never W itself
+            m = onnx.load(src)
+            w = numpy_helper.to_array([i for i in m.graph.initializer if i.name == "w1"][0])
+            if kind == 1:
+                w2 = w.reshape(w.shape[0], -1)
+            else:
+                G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+                u = np.einsum("rk,mckl,ql->rqmc", G, w.astype(np.float64), G)
+                w2 = u[0, 0].astype(np.float32)
+            packed = np.concatenate([w2[r:r + mr].T.ravel() for r in range(0, w2.shape[0], mr)])
+            blob = open(os.path.join(out, "m_weights.bin"), "rb").read()
+            if blob.find(packed.astype(np.float32).tobytes()) < 0 or blob.find(w.tobytes()) >= 0:
+                fail("%s %s: the weights were not packed (kind %d, %d-row panels)" % (target, case, kind, mr))
     print("%d failure(s)" % len(failures))
     sys.exit(1 if failures else 0)
 
