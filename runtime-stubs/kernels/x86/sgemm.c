@@ -270,6 +270,7 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 	const int64_t mp = (jb->m + UK_MR - 1) / UK_MR, np = (jb->n + UK_NR - 1) / UK_NR;
 	int64_t i0 = 0, i1 = jb->m, j0 = 0, j1 = jb->n;
 	int direct_b;
+	int64_t kcb;
 	if (jb->m <= 0 || jb->n <= 0)
 		return;
 	if (n_tasks > 1) {           /* whole tiles per task, along the longer side */
@@ -292,10 +293,12 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 	/* few rows of A reuse a packed B panel too little to pay for packing it: the
 	 * microkernels read a row-contiguous B in place */
 	direct_b = !jb->bp && !jb->col && jb->b_cs == 1 && jb->m <= SG_DIRECT_M;
+	/* an unpacked B panel streams anyway: longer k-blocks reload C less often */
+	kcb = direct_b ? 4 * UK_KC : UK_KC;
 	for (int64_t jc = j0; jc < j1; jc += SG_NC) {
 		const int64_t nc = j1 - jc < SG_NC ? j1 - jc : SG_NC;
-		for (int64_t pc = 0; pc < jb->k; pc += UK_KC) {
-			const int64_t kc = jb->k - pc < UK_KC ? jb->k - pc : UK_KC;
+		for (int64_t pc = 0; pc < jb->k; pc += kcb) {
+			const int64_t kc = jb->k - pc < kcb ? jb->k - pc : kcb;
 			const int last = pc + kc >= jb->k;
 			const int64_t mcb = jb->ap ? i1 - i0 : SG_MC;
 			if (!jb->bp && !direct_b)
@@ -363,9 +366,15 @@ static void sg_depthwise_padded(const sg_col *g, int64_t OH, int64_t Hp, int64_t
                                 float *y, const sg_job *jb, const uk_epi *e0)
 {
 	float pad[SG_DW_MAX] SG_ALIGN;
-	memset(pad, 0, sizeof(float) * (size_t)(Hp * Wp));
-	for (int64_t iy = 0; iy < g->H; iy++)
-		memcpy(pad + (iy + g->ph) * Wp + g->pw, g->x + iy * g->W, sizeof(float) * (size_t)g->W);
+	/* zeros around the copied rows only */
+	memset(pad, 0, sizeof(float) * (size_t)(g->ph * Wp));
+	for (int64_t iy = 0; iy < g->H; iy++) {
+		float *r = pad + (iy + g->ph) * Wp;
+		memset(r, 0, sizeof(float) * (size_t)g->pw);
+		memcpy(r + g->pw, g->x + iy * g->W, sizeof(float) * (size_t)g->W);
+		memset(r + g->pw + g->W, 0, sizeof(float) * (size_t)(Wp - g->pw - g->W));
+	}
+	memset(pad + (g->ph + g->H) * Wp, 0, sizeof(float) * (size_t)((Hp - g->ph - g->H) * Wp));
 	for (int64_t oy = 0; oy < OH; oy++) {
 		float *yr = y + oy * g->OW;
 		uk_epi e = *e0;
