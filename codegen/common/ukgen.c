@@ -62,7 +62,15 @@ static const IsaEntry isas[] = {
 	    "_mm512_reduce_add_ps($1)",
 	    "_mm512_permutex2var_ps(_mm512_loadu_ps($1), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, "
 	    "16, 18, 20, 22, 24, 26, 28, 30), _mm512_loadu_ps($1 + 16))",
-	    "uk_store_il2_avx512($1, $2, $3)" }, AVX512_PRELUDE },
+	    "uk_store_il2_avx512($1, $2, $3)",
+	    "_mm512_div_ps($1, $2)",
+	    "_mm512_roundscale_ps($1, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)",
+	    "_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32($1), "
+	    "_mm512_set1_epi32(127)), 23))",
+	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $2, _CMP_LT_OQ), $3, $4)",
+	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $1, _CMP_UNORD_Q), $2, $1)",
+	    "_mm512_abs_ps($1)",
+	    "_mm512_or_ps(_mm512_abs_ps($1), _mm512_and_ps(_mm512_set1_ps(-0.0f), $2))" }, AVX512_PRELUDE },
 	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
 	    "_mm256_setzero_ps()",
 	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
@@ -72,7 +80,16 @@ static const IsaEntry isas[] = {
 	    "_mm256_max_ps($1, $2)", "_mm256_min_ps($1, $2)",
 	    "_mm256_blendv_ps($1, $3, _mm256_cmp_ps($1, $2, _CMP_LT_OQ))",
 	    "_mm256_cmpgt_epi32(_mm256_set1_epi32((int)($1)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))",
-	    "uk_hsum_avx2($1)", "uk_load_s2_avx2($1)", "uk_store_il2_avx2($1, $2, $3)" }, AVX2_PRELUDE },
+	    "uk_hsum_avx2($1)", "uk_load_s2_avx2($1)", "uk_store_il2_avx2($1, $2, $3)",
+	    "_mm256_div_ps($1, $2)",
+	    "_mm256_floor_ps($1)",
+	    "_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32($1), "
+	    "_mm256_set1_epi32(127)), 23))",
+	    "_mm256_blendv_ps($3, $4, _mm256_cmp_ps($1, $2, _CMP_LT_OQ))",
+	    "_mm256_blendv_ps($2, $1, _mm256_cmp_ps($1, $1, _CMP_UNORD_Q))",
+	    "_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1)",
+	    "_mm256_or_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1), "
+	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))" }, AVX2_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -111,15 +128,15 @@ void ukgen_blocking(const SimdIsa *isa, int *mr, int *nv)
 		}
 }
 
-/* Template substitution: $1, $2, $3 become a, b, c. */
-static const char *tpl(char *buf, size_t cap, const char *t, const char *a, const char *b,
-                       const char *c)
+/* Template substitution: $1 .. $4 become a, b, c, d. */
+static const char *tpl4(char *buf, size_t cap, const char *t, const char *a, const char *b,
+                        const char *c, const char *d)
 {
 	size_t n = 0;
 	for (; *t && n + 1 < cap; t++) {
 		const char *arg = NULL;
-		if (t[0] == '$' && t[1] >= '1' && t[1] <= '3')
-			arg = t[1] == '1' ? a : t[1] == '2' ? b : c;
+		if (t[0] == '$' && t[1] >= '1' && t[1] <= '4')
+			arg = t[1] == '1' ? a : t[1] == '2' ? b : t[1] == '3' ? c : d;
 		if (arg) {
 			size_t len = strlen(arg);
 			if (n + len >= cap)
@@ -135,9 +152,10 @@ static const char *tpl(char *buf, size_t cap, const char *t, const char *a, cons
 	return buf;
 }
 
-#define T1(f, a) tpl(t1, sizeof t1, isa->f, a, "", "")
-#define T2(f, a, b) tpl(t1, sizeof t1, isa->f, a, b, "")
-#define T3(f, a, b, c) tpl(t1, sizeof t1, isa->f, a, b, c)
+#define T1(f, a) tpl4(t1, sizeof t1, isa->f, a, "", "", "")
+#define T2(f, a, b) tpl4(t1, sizeof t1, isa->f, a, b, "", "")
+#define T3(f, a, b, c) tpl4(t1, sizeof t1, isa->f, a, b, c, "")
+#define T4(f, a, b, c, d) tpl4(t1, sizeof t1, isa->f, a, b, c, d)
 
 static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 {
@@ -170,8 +188,22 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	em_printf(e, "/* p[0], p[2], ..., p[2 * (UK_VF - 1)]; reads p[0..2 * UK_VF) */\n");
 	em_printf(e, "static inline uk_vec uk_load_s2(const float *p) { return %s; }\n", T1(load_s2, "p"));
 	em_printf(e, "/* p[2i] = a[i], p[2i + 1] = b[i]: writes p[0..2 * UK_VF) */\n");
-	em_printf(e, "static inline void uk_store_il2(float *p, uk_vec a, uk_vec b) { %s; }\n\n",
+	em_printf(e, "static inline void uk_store_il2(float *p, uk_vec a, uk_vec b) { %s; }\n",
 	          T3(store_il2, "p", "a", "b"));
+	em_printf(e, "static inline uk_vec uk_div(uk_vec a, uk_vec b) { return %s; }\n", T2(div, "a", "b"));
+	em_printf(e, "/* round toward -inf */\n");
+	em_printf(e, "static inline uk_vec uk_floor(uk_vec v) { return %s; }\n", T1(floor, "v"));
+	em_printf(e, "/* 2^n for whole n in [-126, 127] */\n");
+	em_printf(e, "static inline uk_vec uk_pow2i(uk_vec n) { return %s; }\n", T1(pow2i, "n"));
+	em_printf(e, "/* lanes where a < b take y, the others x */\n");
+	em_printf(e, "static inline uk_vec uk_sel_lt(uk_vec a, uk_vec b, uk_vec x, uk_vec y) { return %s; }\n",
+	          T4(sel_lt, "a", "b", "x", "y"));
+	em_printf(e, "/* lanes where x is NaN keep x, the others take y */\n");
+	em_printf(e, "static inline uk_vec uk_nan_sel(uk_vec x, uk_vec y) { return %s; }\n", T2(nan_sel, "x", "y"));
+	em_printf(e, "static inline uk_vec uk_abs(uk_vec v) { return %s; }\n", T1(abs, "v"));
+	em_printf(e, "/* |m| with the sign of s */\n");
+	em_printf(e, "static inline uk_vec uk_copysign(uk_vec m, uk_vec s) { return %s; }\n\n",
+	          T2(copysign, "m", "s"));
 }
 
 static const char epilogue_text[] =

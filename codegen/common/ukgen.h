@@ -28,6 +28,13 @@ typedef struct SimdIsa {
 	const char *hsum;            /* (v): the sum of the lanes */
 	const char *load_s2;         /* (p): p[0], p[2], ..., p[2 * (lanes - 1)] (reads 2 * lanes) */
 	const char *store_il2;       /* (p, a, b): p[2i] = a[i], p[2i + 1] = b[i] (a statement) */
+	const char *div;             /* (a, b) */
+	const char *floor;           /* (v): round toward -inf */
+	const char *pow2i;           /* (n): 2^n for whole n in [-126, 127] */
+	const char *sel_lt;          /* (a, b, x, y): lanes where a < b take y, others x */
+	const char *nan_sel;         /* (x, y): lanes where x is NaN take x, others y */
+	const char *abs;             /* (v) */
+	const char *copysign;        /* (m, s): |m| with the sign of s */
 } SimdIsa;
 
 /* The ISA of a target, or NULL when it has no generated microkernels. */

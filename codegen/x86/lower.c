@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include "conv.h"
+#include "elementwise.h"
 #include "linalg.h"
 #include "pool.h"
+#include "x86/eltwise.h"
 #include "x86/pooling.h"
 #include "x86/sgemm.h"
 
@@ -55,7 +57,20 @@ _Static_assert(sizeof(REF) == sizeof(X86), "x86 pool struct size differs");
 #undef REF
 #undef X86
 
+#define REF ingot_unary_params
+#define X86 ingot_x86_unary_params
+INGOT_UNARY_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(X86), "x86 unary struct size differs");
+#undef REF
+#undef X86
+
 #define EQ(a, b) ((int)(a) == (int)(b))
+_Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_EW_EXP) &&
+               EQ(INGOT_X86_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
+               EQ(INGOT_X86_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
+               EQ(INGOT_X86_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) && EQ(INGOT_X86_EW_NEG, INGOT_EW_NEG) &&
+               EQ(INGOT_X86_EW_RELU, INGOT_EW_RELU) && EQ(INGOT_X86_EW_SIGMOID, INGOT_EW_SIGMOID) &&
+               EQ(INGOT_X86_EW_TANH, INGOT_EW_TANH), "x86 unary op codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_ACT_RELU, INGOT_CONV_ACT_RELU) &&
                EQ(INGOT_X86_ACT_CLIP, INGOT_CONV_ACT_CLIP) &&
                EQ(INGOT_X86_ACT_LEAKY_RELU, INGOT_CONV_ACT_LEAKY_RELU) &&
@@ -86,6 +101,9 @@ DESC(gemm, ingot_x86_gemm_params, INGOT_X86_GEMM_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_pool_params
 DESC(pool, ingot_x86_pool_params, INGOT_X86_POOL_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_unary_params
+DESC(unary, ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
 #undef PARAM_STRUCT
 
 static bool const_f32(const Graph *g, ValueId v)
@@ -147,6 +165,18 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 			return X86_REF;
 		return X86_POOL;
 	}
+	case OP_ABS:
+	case OP_EXP:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_LEAKY_RELU:
+	case OP_NEG:
+	case OP_RELU:
+	case OP_SIGMOID:
+	case OP_TANH: {
+		const ingot_unary_params *p = ref->params;
+		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 ? X86_UNARY : X86_REF;
+	}
 	default:
 		return X86_REF;
 	}
@@ -169,6 +199,12 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 	void *p;
 	if (kind <= X86_REF)
 		return kind < 0 ? -1 : 0;
+	if (kind == X86_UNARY) {        /* same struct as the reference */
+		kc->fn_name = "ingot_x86_unary";
+		kc->family = "x86/eltwise";
+		kc->pdesc = &unary_desc;
+		return 0;
+	}
 	if (kind == X86_POOL) {         /* same struct as the reference */
 		kc->fn_name = "ingot_x86_pool";
 		kc->family = "x86/pooling";
