@@ -89,6 +89,11 @@ def main():
     out.append(row("all node tests", total))
     out.append(row("the %d tests using only the foundation ops" % len(subset), sub_total))
     out.append("")
+    # the ARM targets' results, written by tests/cross/full.sh (too slow to rerun here)
+    cross = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cross", "full_results.md")
+    if os.path.exists(cross):
+        out.append(open(cross).read().rstrip("\n"))
+        out.append("")
     out.append("## Per op type")
     out.append("")
     out.append("A test counts for every op type its model uses (the `_expanded` tests use several).")

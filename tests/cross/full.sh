@@ -2,7 +2,9 @@
 # Opt-in, not in CI (about 15 minutes of 2 cores per target): the whole conformance
 # gate (tests/conformance/must_pass.txt) and every exported model (tests/models/) with
 # --target neon (qemu-aarch64) and --target neon32 (qemu-arm); prints the lines that
-# did not pass and a pass count per target and set. Exit 0 only if all passed.
+# did not pass and a pass count per target and set, and writes them to
+# tests/cross/full_results.md, which tests/conformance/report.py puts into
+# docs/conformance.md. Exit 0 only if all passed.
 #   tests/cross/full.sh [INGOT] [WORKDIR] [JOBS]
 # WORKDIR holds the generated node tests (WORKDIR/onnx-tests) and the exported models
 # (WORKDIR/models); both are regenerated only when stale.
@@ -22,16 +24,40 @@ done < "$here/../conformance/must_pass.txt"
 models=("$work"/models/*_op*)
 rc=0
 summary=()
+rows=()
+notes=()
 for target in neon neon32; do
 	for set in conformance models; do
 		if [ "$set" = conformance ]; then dirs=("${tests[@]}"); else dirs=("${models[@]}"); fi
 		start=$(date +%s)
 		out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 600)
-		echo "$out" | grep -v '^PASS '
+		bad=$(echo "$out" | grep -E '^(FAIL|ERROR|UNSUPPORTED) ')
+		[ -n "$bad" ] && echo "$bad"
 		passed=$(echo "$out" | grep -c '^PASS ')
 		[ "$passed" -eq "${#dirs[@]}" ] || rc=1
-		summary+=("cross $target $set: $passed of ${#dirs[@]} pass ($(($(date +%s) - start)) s)")
+		secs=$(($(date +%s) - start))
+		summary+=("cross $target $set: $passed of ${#dirs[@]} pass ($secs s)")
+		rows+=("| $target | $set | ${#dirs[@]} | $passed | $((${#dirs[@]} - passed)) | $secs s |")
+		while IFS= read -r l; do
+			[ -n "$l" ] && notes+=("- $target: \`${l%%:*}\`${l#"${l%%:*}"}")
+		done <<< "${bad//$work\//}"
 	done
 done
+{
+	echo "## ARM targets under qemu (\`tests/cross/full.sh\`)"
+	echo
+	echo "The whole must-pass list and the exported models, compiled with \`--target neon\`"
+	echo "(aarch64, run by qemu-aarch64) and \`--target neon32\` (armv7 hard-float + NEON, qemu-arm),"
+	echo "on $(date -u '+%Y-%m-%d') at commit $(git -C "$here" describe --always --dirty 2>/dev/null || echo '?')."
+	echo "CI runs the per-op subset \`tests/cross/list.txt\` on both targets (suite \`cross\`)."
+	echo
+	echo "| target | set | tests | pass | not passed | time (2 cores, shared) |"
+	echo "|---|---|---|---|---|---|"
+	printf '%s\n' "${rows[@]}"
+	if [ ${#notes[@]} -gt 0 ]; then
+		echo
+		printf '%s\n' "${notes[@]}"
+	fi
+} > "$here/full_results.md"
 printf '%s\n' "${summary[@]}"
 exit $rc
