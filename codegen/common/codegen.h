@@ -117,7 +117,8 @@ typedef struct Target {
 	const char *cflags;          /* default flags for the emitted build files */
 	const char *emulator;        /* runs its programs on an x86 host ("" = native) */
 	const char *simd;            /* runtime-stubs/kernels/<simd>/: its SIMD kernels, "" = none */
-	/* lowers one node; every target falls back to the reference kernels */
+	/* lowers one node; every target falls back to the reference kernels. The memory
+	 * planner calls it too (kc->scratch_bytes), so it must leave the graph as it is */
 	int (*lower)(const struct Target *t, Graph *g, NodeId n, KernelCall *kc);
 	/* rewrites the final graph for the target before the weights are laid out
 	 * (pre-packed weights), or NULL */
