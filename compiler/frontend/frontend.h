@@ -10,10 +10,15 @@
 #include "ir.h"
 
 /* --shape NAME=1x3x224x224 */
+/* --shape NAME=DIMS; for a sequence input, NAME.0=DIMS, NAME.1=DIMS, ... give its
+ * length and element shapes, NAME=[] makes it empty; NAME=none, an optional input
+ * absent (a present optional is given like its value). */
+typedef enum ShapeKind { SHAPE_TENSOR, SHAPE_EMPTY_SEQUENCE, SHAPE_NONE } ShapeKind;
 typedef struct ShapeOverride {
 	const char *name;
 	int rank;
 	int64_t dims[IR_MAX_RANK];
+	ShapeKind kind;
 } ShapeOverride;
 
 /* --dim SYMBOL=V */
