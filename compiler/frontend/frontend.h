@@ -52,6 +52,18 @@ typedef struct FrontendOptions {
  * Returns 0, or -1 with diagnostics in d. Does not run shape inference. */
 int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *d);
 
+/* onnx_load.c: what kind of value each graph input (those without an initializer,
+ * in order) and output is, for `check` to read test data: sequences and optionals
+ * come as SequenceProto / OptionalProto files. */
+typedef enum IoKind { IO_TENSOR, IO_SEQUENCE, IO_OPTIONAL } IoKind;
+#define IO_KINDS_MAX 64
+typedef struct IoKinds {
+	int n_in, n_out;                   /* at most IO_KINDS_MAX each (the rest: tensors) */
+	IoKind in[IO_KINDS_MAX], out[IO_KINDS_MAX];
+	char in_name[IO_KINDS_MAX][256];
+} IoKinds;
+int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d);
+
 /* onnx_scan.c: validates the raw protobuf wire format before protobuf-c sees it:
  * nesting deeper than 64, truncation (reported with its byte offset), lengths past
  * the end. Returns 0 or -1 with a diagnostic. */
