@@ -389,9 +389,40 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 		rtol = o->rtol;
 	if (o->atol_set)
 		atol = o->atol;
-	int idx = 0;   /* the runner's output files: one per tensor, sequences flattened */
+	/* the runner's output files: one per tensor, sequences flattened */
+	int idx = 0, n_got = 0, n_want = 0;
+	CheckValue *want_all = calloc((size_t)(set->n_outputs ? set->n_outputs : 1), sizeof *want_all);
+	if (!want_all)
+		die("out of memory");
+	for (;; n_got++) {
+		char p[4200];
+		snprintf(p, sizeof p, "%s/output_%d.pb", res_dir, n_got);
+		if (!is_file(p))
+			break;
+	}
 	for (int k = 0; k < set->n_outputs; k++) {
 		IoKind kind = k < env->kinds->n_out ? env->kinds->out[k] : IO_TENSOR;
+		char err[512];
+		if (check_value_read(set->outputs[k], kind, &want_all[k], err, sizeof err)) {
+			snprintf(line, cap, "expected output %d: %s", k, err);
+			for (int j = 0; j <= k; j++)
+				check_value_free(&want_all[j]);
+			free(want_all);
+			return R_ERROR;
+		}
+		n_want += want_all[k].n;
+	}
+	for (int k = 0; k < set->n_outputs; k++)
+		check_value_free(&want_all[k]);
+	free(want_all);
+	if (n_got != n_want) {
+		snprintf(line, cap, "data set %d: the model gave %d output tensors, the test data has %d",
+		         set_idx, n_got, n_want);
+		return R_FAIL;
+	}
+	for (int k = 0; k < set->n_outputs; k++) {
+		IoKind kind = k < env->kinds->n_out ? env->kinds->out[k] : IO_TENSOR;
+		const char *oname = k < env->kinds->n_out ? env->kinds->out_name[k] : "";
 		char path[4200], err[512], why[512];
 		CheckValue want;
 		if (check_value_read(set->outputs[k], kind, &want, err, sizeof err)) {
@@ -413,7 +444,7 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 			rc = compare(&got, &want.t[j], rtol, atol, why, sizeof why);
 			if (rc)
 				snprintf(line, cap, "data set %d output %d '%s'%s: %s", set_idx, k,
-				         want.t[j].name, elem, why);
+				         want.t[j].name[0] ? want.t[j].name : oname, elem, why);
 			ingot_tensor_free(&got);
 			if (rc) {
 				check_value_free(&want);
@@ -421,13 +452,6 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 			}
 		}
 		check_value_free(&want);
-	}
-	char extra[4200];
-	snprintf(extra, sizeof extra, "%s/output_%d.pb", res_dir, idx);
-	if (is_file(extra)) {
-		snprintf(line, cap, "data set %d: the model gives more than the %d expected output "
-		         "tensors", set_idx, idx);
-		return R_FAIL;
 	}
 	return R_PASS;
 }

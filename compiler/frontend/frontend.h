@@ -60,7 +60,7 @@ typedef enum IoKind { IO_TENSOR, IO_SEQUENCE, IO_OPTIONAL } IoKind;
 typedef struct IoKinds {
 	int n_in, n_out;                   /* at most IO_KINDS_MAX each (the rest: tensors) */
 	IoKind in[IO_KINDS_MAX], out[IO_KINDS_MAX];
-	char in_name[IO_KINDS_MAX][256];
+	char in_name[IO_KINDS_MAX][256], out_name[IO_KINDS_MAX][256];
 } IoKinds;
 int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d);
 

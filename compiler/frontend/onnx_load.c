@@ -351,8 +351,11 @@ int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d)
 			         gp->input[i]->name ? gp->input[i]->name : "");
 			k->in[k->n_in++] = io_kind(gp->input[i]);
 		}
-		for (size_t i = 0; i < gp->n_output && k->n_out < IO_KINDS_MAX; i++)
+		for (size_t i = 0; i < gp->n_output && k->n_out < IO_KINDS_MAX; i++) {
+			snprintf(k->out_name[k->n_out], sizeof k->out_name[0], "%s",
+			         gp->output[i]->name ? gp->output[i]->name : "");
 			k->out[k->n_out++] = io_kind(gp->output[i]);
+		}
 		rc = 0;
 	} else {
 		onnx_fail(&L, DC_PARSE, NULL, "malformed model (protobuf decoding failed)");
