@@ -199,9 +199,9 @@ static int compare(const ingot_tensor *got, const ingot_tensor *want, double rto
 }
 
 /* Graph inputs whose values flow into a slot that must be a compile-time constant
- * (a shape, axes, pads...). Shape and Size only look at their input's shape, so the
+ * (a shape, axes, pads...), or into any input of node `also` (NULL: none). Shape and Size only look at their input's shape, so the
  * walk stops there. */
-static void inputs_needing_const(Graph *g, bool *need)
+static void inputs_needing_const(Graph *g, bool *need, const char *also)
 {
 	const Region *main = &g->regions[0];
 	bool *reach = calloc((size_t)g->n_values + 1, sizeof *reach);
@@ -214,6 +214,8 @@ static void inputs_needing_const(Graph *g, bool *need)
 		for (int k = 0; k < main->n_nodes && !need[i]; k++) {
 			const Node *n = &g->nodes[main->nodes[k]];
 			unsigned mask = op_info(n->op)->const_inputs;
+			if (also && strcmp(ir_node_name(g, main->nodes[k]), also) == 0)
+				mask = ~0u;   /* compiling it said a value must be known at compile time */
 			bool any = false;
 			if (n->op == OP_SHAPE || n->op == OP_SIZE)
 				continue;
@@ -325,7 +327,8 @@ typedef struct CheckEnv {
 } CheckEnv;
 
 static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int set_idx,
-                   const Inputs *ins, const bool *bound, const Options *co, char *line, size_t cap)
+                   const Inputs *ins, const bool *bound, const Options *co, char *line, size_t cap,
+                   char *const_node, size_t const_cap)
 {
 	const Options *o = env->o;
 	char out_dir[4096], res_dir[4096], exe[4096], out[2048];
@@ -342,6 +345,17 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 	opts.emit = EMIT_C | EMIT_EXE;
 	diag_sink_init(&d, NULL);
 	rc = driver_compile(&opts, &d);
+	const_node[0] = 0;
+	if (rc && diag_has_code(&d, DC_CONST_INPUT)) {
+		/* the node that needs a value at compile time: "...: node 'NAME' (Op)..." */
+		for (int i = 0; i < d.n_items && !const_node[0]; i++) {
+			const char *p = d.items[i].code == DC_CONST_INPUT ? strstr(d.items[i].text, "node '")
+			                                                    : NULL;
+			const char *q = p ? strstr(p + 6, "' (") : NULL;
+			if (q && (size_t)(q - p - 6) < const_cap)
+				snprintf(const_node, const_cap, "%.*s", (int)(q - p - 6), p + 6);
+		}
+	}
 	if (rc) {
 		if (diag_has_code(&d, DC_UNSUPPORTED)) {
 			first_diag_line(&d, DC_UNSUPPORTED, line, cap);
@@ -456,6 +470,35 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 	return R_PASS;
 }
 
+/* Marks the entries of ins that must be bound to the data set's values (bound[]);
+ * returns whether it marked one that was not yet. */
+static bool mark_bound(const char *model, const Options *co, const Inputs *ins, const char *also,
+                       bool *bound)
+{
+	Graph g;
+	DiagSink d;
+	FrontendOptions fo;
+	bool more = false;
+	memset(&fo, 0, sizeof fo);
+	fo.shapes = co->shapes;
+	fo.n_shapes = co->n_shapes;
+	diag_sink_init(&d, NULL);
+	ir_graph_init(&g, model);
+	if (onnx_load(&g, model, &fo, &d) == 0) {
+		bool need[MAX_LIST] = { 0 };
+		const Region *main = &g.regions[0];
+		if (main->n_inputs <= MAX_LIST)
+			inputs_needing_const(&g, need, also);
+		for (int i = 0; i < main->n_inputs && i < MAX_LIST; i++)
+			for (int k = 0; k < ins->n; k++)
+				if (need[i] && !bound[k] && strcmp(ins->e[k].name, g.values[main->inputs[i]].name) == 0)
+					bound[k] = more = true;
+	}
+	ir_graph_free(&g);
+	diag_sink_free(&d);
+	return more;
+}
+
 static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap)
 {
 	const Options *o = env->o;
@@ -505,29 +548,9 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 	for (int i = 0; i < ins->n_extra && co.n_shapes < MAX_LIST; i++)
 		co.shapes[co.n_shapes++] = ins->extra[i];
 	/* which inputs must be bound to the data set's values */
-	{
-		Graph g;
-		DiagSink d;
-		FrontendOptions fo;
-		memset(&fo, 0, sizeof fo);
-		fo.shapes = co.shapes;
-		fo.n_shapes = co.n_shapes;
-		diag_sink_init(&d, NULL);
-		ir_graph_init(&g, model);
-		if (onnx_load(&g, model, &fo, &d) == 0) {
-			bool need[MAX_LIST] = { 0 };
-			const Region *main = &g.regions[0];
-			if (main->n_inputs <= MAX_LIST)
-				inputs_needing_const(&g, need);
-			for (int i = 0; i < main->n_inputs && i < MAX_LIST; i++)
-				for (int k = 0; k < ins->n; k++)
-					if (need[i] && strcmp(ins->e[k].name, g.values[main->inputs[i]].name) == 0)
-						bound[k] = true;
-		}
-		ir_graph_free(&g);
-		diag_sink_free(&d);
-	}
+	mark_bound(model, &co, ins, NULL, bound);
 	int base_binds = co.n_binds;
+	bool retried = false;
 	for (int s = 0; s < n_sets && result == R_PASS; s++) {
 		co.n_binds = base_binds;
 		if (s > 0 && expand_inputs(env->work, &kinds, &sets[s], s, ins, line, cap)) {
@@ -539,7 +562,17 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 				co.binds[co.n_binds].name = ins->e[i].name;
 				co.binds[co.n_binds++].spec = ins->e[i].path;
 			}
-		result = run_set(&tenv, dir, &sets[s], s, ins, bound, &co, line, cap);
+		char need_node[256];
+		result = run_set(&tenv, dir, &sets[s], s, ins, bound, &co, line, cap, need_node,
+		                 sizeof need_node);
+		/* a node needs a value at compile time that the ops' table does not tell
+		 * (an If choosing between optionals): bind what reaches it and retry once */
+		if (result == R_ERROR && need_node[0] && !retried &&
+		    mark_bound(model, &co, ins, need_node, bound)) {
+			retried = true;
+			s--;
+			result = R_PASS;
+		}
 	}
 	free(ins);
 	free(sets);

@@ -143,6 +143,18 @@ def optionals(ingot, work):
         c.expect([x], [np.array(False), x])
 
 
+def presence_model():
+    """An If whose then branch yields an empty optional and else one holding a sequence."""
+    seq_t = oh.make_sequence_type_proto(oh.make_tensor_type_proto(TP.FLOAT, [2]))
+    opt_vi_ = oh.make_value_info("o", oh.make_optional_type_proto(seq_t))
+    none = oh.make_graph([oh.make_node("Optional", [], ["o"], type=seq_t)], "then", [], [opt_vi_])
+    some = oh.make_graph([oh.make_node("SequenceConstruct", ["x"], ["s"]),
+                          oh.make_node("Optional", ["s"], ["o"])], "else", [], [opt_vi_])
+    return model([oh.make_node("If", ["c"], ["o"], then_branch=none, else_branch=some),
+                  oh.make_node("OptionalHasElement", ["o"], ["y"])],
+                 [vi("c", TP.BOOL, []), vi("x", TP.FLOAT, [2])], [vi("y", TP.BOOL, [])])
+
+
 def errors(ingot, work):
     def expect_error(name, m, code, texts, extra=()):
         d = os.path.join(work, name)
@@ -167,17 +179,7 @@ def errors(ingot, work):
                 [seq_vi("xs", TP.FLOAT)], [vi("y", TP.FLOAT, None)])
     expect_error("err_seq_as_tensor", add, 1, ["'add_seq' (Add)", "expected a tensor, got a "
                  "sequence of 2"], shapes)
-    none = oh.make_graph([oh.make_node("Optional", [], ["o"], type=oh.make_sequence_type_proto(
-                              oh.make_tensor_type_proto(TP.FLOAT, [2])))], "then", [],
-                         [oh.make_value_info("o", oh.make_optional_type_proto(
-                             oh.make_sequence_type_proto(oh.make_tensor_type_proto(TP.FLOAT, [2]))))])
-    some = oh.make_graph([oh.make_node("SequenceConstruct", ["x"], ["s"]),
-                          oh.make_node("Optional", ["s"], ["o"])], "else", [],
-                         [oh.make_value_info("o", oh.make_optional_type_proto(
-                             oh.make_sequence_type_proto(oh.make_tensor_type_proto(TP.FLOAT, [2]))))])
-    m = model([oh.make_node("If", ["c"], ["o"], then_branch=none, else_branch=some),
-               oh.make_node("OptionalHasElement", ["o"], ["y"])],
-              [vi("c", TP.BOOL, []), vi("x", TP.FLOAT, [2])], [vi("y", TP.BOOL, [])])
+    m = presence_model()
     expect_error("err_if_presence", m, 1, ["output 0 is an empty optional in the then branch and "
                  "a sequence of 1 in the else branch", "--bind"])
     # with the condition bound, the branch is chosen at compile time
@@ -225,6 +227,21 @@ def check_suite(ingot, work):
         fail("check_seq_short: expected a FAIL for the extra element: %s" % log[-1500:])
 
 
+def check_if_bind(ingot, work):
+    """`ingot check` binds an If condition that decides an optional's presence (the
+    compile error names the If: check binds what reaches it and retries)."""
+    d = os.path.join(work, "check_if_bind")
+    ds = os.path.join(d, "test_data_set_0")
+    os.makedirs(ds)
+    onnx.save(presence_model(), os.path.join(d, "model.onnx"))
+    onnx.save_tensor(nh.from_array(np.array(False), "c"), os.path.join(ds, "input_0.pb"))
+    onnx.save_tensor(nh.from_array(np.zeros(2, np.float32), "x"), os.path.join(ds, "input_1.pb"))
+    onnx.save_tensor(nh.from_array(np.array(True), "y"), os.path.join(ds, "output_0.pb"))
+    rc, log = run([ingot, "check", d])
+    if rc != 0 or "PASS" not in log:
+        fail("check_if_bind: %s" % log[-1500:])
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: test_sequence.py INGOT WORKDIR", file=sys.stderr)
@@ -233,7 +250,8 @@ def main():
     if os.path.exists(work):
         shutil.rmtree(work)
     os.makedirs(work)
-    for case in (split_concat, list_ops, loop_builds, if_runtime, optionals, errors, check_suite):
+    for case in (split_concat, list_ops, loop_builds, if_runtime, optionals, errors, check_suite,
+                 check_if_bind):
         try:
             case(ingot, work)
         except Exception as e:   # a crash or a timeout is a failure of that case
