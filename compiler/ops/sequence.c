@@ -206,8 +206,12 @@ static int split_infer(InferCtx *c)
 				sizes[i] = i < n - 1 || x.dims[axis] % v[0] == 0 ? v[0] : x.dims[axis] % v[0];
 		} else {
 			int64_t sum = 0;
-			for (int i = 0; i < nv; i++)
-				sum += v[i] < 0 ? -1 : v[i];
+			for (int i = 0; i < nv; i++) {
+				if (v[i] < 0 || v[i] > x.dims[axis])
+					return infer_fail(c, 1, "split length %lld is out of range",
+					                  (long long)v[i]);
+				sum += v[i];
+			}
 			if (sum != x.dims[axis])
 				return infer_fail(c, 1, "split lengths add up to %lld, the axis has %lld",
 				                  (long long)sum, (long long)x.dims[axis]);
@@ -362,6 +366,9 @@ static int seq_infer(InferCtx *c)
 
 /* ---- SequenceMap: one copy of the body per element ---- */
 
+/* Most nodes the copies of one SequenceMap body may add. */
+#define MAP_MAX_NODES 100000
+
 static int map_import(ImportCtx *c)
 {
 	CtrlAttrs *a = c->attrs;
@@ -400,6 +407,9 @@ static int map_infer(InferCtx *c)
 		if (sk && sk->n != len)
 			return infer_fail(c, k, "a sequence of %d, input 0 has %d", sk->n, len);
 	}
+	if ((int64_t)len * (g->regions[b].n_nodes + 1) > MAP_MAX_NODES)
+		return infer_unsupported(c, "SequenceMap over %d elements would copy its body into "
+		                         "more than %d nodes", len, MAP_MAX_NODES);
 	if (g->regions[b].n_inputs != n_in || g->regions[b].n_outputs != n_out)
 		return infer_fail(c, -1, "the body has %d inputs and %d outputs, the node %d and %d",
 		                  g->regions[b].n_inputs, g->regions[b].n_outputs, n_in, n_out);
