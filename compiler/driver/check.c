@@ -9,7 +9,8 @@
  * every test links (-DINGOT_EXTERN_KERNELS), so a test compiles only its model.c.
  * Symbolic input dims are fixed from data set 0; graph inputs that must be known at
  * compile time (a Reshape's shape, Slice's starts...) are bound to the data set's
- * values with --bind. */
+ * values with --bind. Sequence and optional data (check_value.c) become one runner
+ * input or output per element, their lengths fixed with --shape NAME.J=. */
 #include "driver.h"
 #include "ingot_tensor_io.h"
 #include "ukgen.h"

@@ -23,6 +23,7 @@ from onnx import TensorProto as TP
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "control"))
 import test_control as tc  # noqa: E402  (shared helpers: Case, run, model, vi, const)
 
