@@ -276,6 +276,8 @@ int import_enum(ImportCtx *c, const char *name, const char *const *names, int de
 int import_scalar(ImportCtx *c, const char *name, const Scalar *def, Scalar *out);
 /* Reports a bad attribute value at this node; returns -1. */
 int import_fail(ImportCtx *c, const char *attr, const char *fmt, ...);
+/* An integer attribute as the frontend would have read it (for nodes made by passes). */
+RawAttr raw_attr_int(const char *name, int64_t v);
 double scalar_to_f64(const Scalar *s);
 Scalar scalar_from_f64(DType dt, double v);
 

@@ -250,12 +250,7 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 			                        g->values[in[0]].name, (long long)t), NULL);
 			new_node(g, r, OP_UNSQUEEZE, in, 2, parts[t], origin, NULL, 0, d);
 		}
-		RawAttr ax;
-		memset(&ax, 0, sizeof ax);
-		ax.name = "axis";
-		ax.kind = RA_INT;
-		ax.i = 0;
-		ax.tensor = ax.graph = IR_NONE;
+		RawAttr ax = raw_attr_int("axis", 0);
 		new_node(g, r, OP_CONCAT, parts, (int)trip, out, origin, &ax, 1, d);
 	}
 

@@ -156,17 +156,6 @@ static NodeId add_node(InferCtx *c, Op op, const ValueId *in, int n_in, const Va
 	return id;
 }
 
-static RawAttr int_attr(const char *name, int64_t v)
-{
-	RawAttr a;
-	memset(&a, 0, sizeof a);
-	a.name = name;
-	a.kind = RA_INT;
-	a.i = v;
-	a.tensor = a.graph = IR_NONE;
-	return a;
-}
-
 static ValueId i64_const(InferCtx *c, const char *what, int n, const int64_t *v)
 {
 	Graph *g = c->g;
@@ -232,7 +221,7 @@ static int split_infer(InferCtx *c)
 	for (int i = 0; i < n; i++)
 		parts[i] = ir_value_new(g, g->nodes[c->node].region,
 		                        arena_printf(&g->arena, "%s.%d", g->values[seq].name, i), NULL);
-	RawAttr ax = int_attr("axis", axis);
+	RawAttr ax = raw_attr_int("axis", axis);
 	ValueId sin[2] = { in, i64_const(c, "split", n, sizes) };
 	add_node(c, OP_SPLIT, sin, 2, parts, n, &ax, 1);
 	for (int i = 0; i < n; i++) {
@@ -277,7 +266,7 @@ static int concat_infer(InferCtx *c)
 		}
 		parts = u;
 	}
-	RawAttr ax = int_attr("axis", axis);
+	RawAttr ax = raw_attr_int("axis", axis);
 	add_node(c, OP_CONCAT, parts, s->n, &out, 1, &ax, 1);
 	infer_node(c)->dead = true;
 	return ctrl_place_after(g, c->node, first, c->diags);
