@@ -9,7 +9,8 @@
  * every test links (-DINGOT_EXTERN_KERNELS), so a test compiles only its model.c.
  * Symbolic input dims are fixed from data set 0; graph inputs that must be known at
  * compile time (a Reshape's shape, Slice's starts...) are bound to the data set's
- * values with --bind. */
+ * values with --bind. Sequence and optional data (check_value.c) become one runner
+ * input or output per element, their lengths fixed with --shape NAME.J=. */
 #include "driver.h"
 #include "ingot_tensor_io.h"
 #include "ukgen.h"
@@ -37,6 +38,23 @@ typedef struct DataSet {
 	char outputs[MAX_IO][4096];
 	int n_outputs;
 } DataSet;
+
+/* One tensor the runner takes: a tensor input's file, or one element of a sequence
+ * or optional input (written as its own TensorProto), with the --shape it fixes. */
+typedef struct Entry {
+	char name[256];
+	char path[4200];
+	ShapeOverride so;            /* so.name points to name */
+} Entry;
+
+/* A data set's inputs as the compiled model takes them. */
+typedef struct Inputs {
+	Entry e[MAX_LIST];
+	int n;
+	ShapeOverride extra[MAX_IO];  /* NAME=[] (empty sequence), NAME=none (empty optional) */
+	char extra_name[MAX_IO][256];
+	int n_extra;
+} Inputs;
 
 static bool is_dir(const char *p)
 {
@@ -182,9 +200,9 @@ static int compare(const ingot_tensor *got, const ingot_tensor *want, double rto
 }
 
 /* Graph inputs whose values flow into a slot that must be a compile-time constant
- * (a shape, axes, pads...). Shape and Size only look at their input's shape, so the
+ * (a shape, axes, pads...), or into any input of node `also` (NULL: none). Shape and Size only look at their input's shape, so the
  * walk stops there. */
-static void inputs_needing_const(Graph *g, bool *need)
+static void inputs_needing_const(Graph *g, bool *need, const char *also)
 {
 	const Region *main = &g->regions[0];
 	bool *reach = calloc((size_t)g->n_values + 1, sizeof *reach);
@@ -197,6 +215,8 @@ static void inputs_needing_const(Graph *g, bool *need)
 		for (int k = 0; k < main->n_nodes && !need[i]; k++) {
 			const Node *n = &g->nodes[main->nodes[k]];
 			unsigned mask = op_info(n->op)->const_inputs;
+			if (also && strcmp(ir_node_name(g, main->nodes[k]), also) == 0)
+				mask = ~0u;   /* compiling it said a value must be known at compile time */
 			bool any = false;
 			if (n->op == OP_SHAPE || n->op == OP_SIZE)
 				continue;
@@ -237,14 +257,79 @@ static void first_diag_line(const DiagSink *d, DiagCode only, char *buf, size_t 
 	}
 }
 
+static Entry *add_entry(Inputs *x, const char *name, const ingot_tensor *t)
+{
+	if (x->n == MAX_LIST)
+		return NULL;
+	Entry *e = &x->e[x->n++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->name, sizeof e->name, "%s", name);
+	e->so.name = e->name;
+	e->so.rank = t->rank;
+	memcpy(e->so.dims, t->dims, sizeof e->so.dims);
+	return e;
+}
+
+/* Reads data set `s`'s input files as the model's inputs (k: what each is) into x;
+ * sequence elements go to files of their own in work. */
+static int expand_inputs(const char *work, const IoKinds *k, const DataSet *set, int s, Inputs *x,
+                         char *line, size_t cap)
+{
+	memset(x, 0, sizeof *x);
+	for (int i = 0; i < set->n_inputs; i++) {
+		IoKind kind = i < k->n_in ? k->in[i] : IO_TENSOR;
+		const char *base = i < k->n_in ? k->in_name[i] : "";
+		CheckValue v;
+		char err[512];
+		if (check_value_read(set->inputs[i], kind, &v, err, sizeof err)) {
+			snprintf(line, cap, "input %d: %s", i, err);
+			check_value_free(&v);
+			return -1;
+		}
+		if (kind == IO_TENSOR) {
+			Entry *e = add_entry(x, v.t[0].name, &v.t[0]);
+			if (e)
+				snprintf(e->path, sizeof e->path, "%s", set->inputs[i]);
+		} else if ((v.none || (v.seq && v.n == 0)) && x->n_extra < MAX_IO) {
+			ShapeOverride *so = &x->extra[x->n_extra];
+			snprintf(x->extra_name[x->n_extra], sizeof x->extra_name[0], "%s", base);
+			so->name = x->extra_name[x->n_extra++];
+			so->kind = v.none ? SHAPE_NONE : SHAPE_EMPTY_SEQUENCE;
+		}
+		/* sequence elements (and a present optional's tensor) get files of their own */
+		for (int j = 0; kind != IO_TENSOR && j < v.n; j++) {
+			char name[300];
+			snprintf(name, sizeof name, v.seq ? "%s.%d" : "%s", base, j);
+			Entry *e = add_entry(x, name, &v.t[j]);
+			if (!e)
+				break;
+			snprintf(e->path, sizeof e->path, "%s/set%d_in%d_%d.pb", work, s, i, j);
+			snprintf(v.t[j].name, sizeof v.t[j].name, "%s", name);
+			if (ingot_tensor_write(e->path, &v.t[j], err, sizeof err)) {
+				snprintf(line, cap, "input %d element %d: %s", i, j, err);
+				check_value_free(&v);
+				return -1;
+			}
+		}
+		check_value_free(&v);
+		if (x->n == MAX_LIST) {
+			snprintf(line, cap, "more than %d input tensors", MAX_LIST);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 typedef struct CheckEnv {
 	const Options *o;
 	const char *work;            /* this test's work directory */
 	const char *kernels_lib;     /* prebuilt kernels, or NULL */
+	const IoKinds *kinds;        /* what each graph input and output is */
 } CheckEnv;
 
 static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int set_idx,
-                   const bool *bound, const Options *co, char *line, size_t cap)
+                   const Inputs *ins, const bool *bound, const Options *co, char *line, size_t cap,
+                   char *const_node, size_t const_cap)
 {
 	const Options *o = env->o;
 	char out_dir[4096], res_dir[4096], exe[4096], out[2048];
@@ -261,6 +346,17 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 	opts.emit = EMIT_C | EMIT_EXE;
 	diag_sink_init(&d, NULL);
 	rc = driver_compile(&opts, &d);
+	const_node[0] = 0;
+	if (rc && diag_has_code(&d, DC_CONST_INPUT)) {
+		/* the node that needs a value at compile time: "...: node 'NAME' (Op)..." */
+		for (int i = 0; i < d.n_items && !const_node[0]; i++) {
+			const char *p = d.items[i].code == DC_CONST_INPUT ? strstr(d.items[i].text, "node '")
+			                                                    : NULL;
+			const char *q = p ? strstr(p + 6, "' (") : NULL;
+			if (q && (size_t)(q - p - 6) < const_cap)
+				snprintf(const_node, const_cap, "%.*s", (int)(q - p - 6), p + 6);
+		}
+	}
 	if (rc) {
 		if (diag_has_code(&d, DC_UNSUPPORTED)) {
 			first_diag_line(&d, DC_UNSUPPORTED, line, cap);
@@ -282,11 +378,11 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 		for (int k = 0, n = proc_split(o->runner, runner, 64); k < n; k++)
 			argv[argc++] = runner[k];
 	argv[argc++] = exe;
-	for (int i = 0; i < set->n_inputs; i++) {
+	for (int i = 0; i < ins->n && argc < 150; i++) {
 		if (bound[i])
 			continue;
 		argv[argc++] = "--input";
-		argv[argc++] = set->inputs[i];
+		argv[argc++] = ins->e[i].path;
 	}
 	argv[argc++] = "--output-dir";
 	argv[argc++] = res_dir;
@@ -308,37 +404,109 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 		rtol = o->rtol;
 	if (o->atol_set)
 		atol = o->atol;
+	/* the runner's output files: one per tensor, sequences flattened */
+	int idx = 0, n_got = 0, n_want = 0;
+	CheckValue *want_all = calloc((size_t)(set->n_outputs ? set->n_outputs : 1), sizeof *want_all);
+	if (!want_all)
+		die("out of memory");
+	for (;; n_got++) {
+		char p[4200];
+		snprintf(p, sizeof p, "%s/output_%d.pb", res_dir, n_got);
+		if (!is_file(p))
+			break;
+	}
 	for (int k = 0; k < set->n_outputs; k++) {
-		char path[4200], err[512], why[512];
-		ingot_tensor got, want;
-		snprintf(path, sizeof path, "%s/output_%d.pb", res_dir, k);
-		if (ingot_tensor_read(set->outputs[k], &want, err, sizeof err)) {
+		IoKind kind = k < env->kinds->n_out ? env->kinds->out[k] : IO_TENSOR;
+		char err[512];
+		if (check_value_read(set->outputs[k], kind, &want_all[k], err, sizeof err)) {
 			snprintf(line, cap, "expected output %d: %s", k, err);
+			for (int j = 0; j <= k; j++)
+				check_value_free(&want_all[j]);
+			free(want_all);
 			return R_ERROR;
 		}
-		if (ingot_tensor_read(path, &got, err, sizeof err)) {
-			snprintf(line, cap, "output %d missing: %s", k, err);
-			ingot_tensor_free(&want);
-			return R_FAIL;
+		n_want += want_all[k].n;
+	}
+	for (int k = 0; k < set->n_outputs; k++)
+		check_value_free(&want_all[k]);
+	free(want_all);
+	if (n_got != n_want) {
+		snprintf(line, cap, "data set %d: the model gave %d output tensors, the test data has %d",
+		         set_idx, n_got, n_want);
+		return R_FAIL;
+	}
+	for (int k = 0; k < set->n_outputs; k++) {
+		IoKind kind = k < env->kinds->n_out ? env->kinds->out[k] : IO_TENSOR;
+		const char *oname = k < env->kinds->n_out ? env->kinds->out_name[k] : "";
+		char path[4200], err[512], why[512];
+		CheckValue want;
+		if (check_value_read(set->outputs[k], kind, &want, err, sizeof err)) {
+			snprintf(line, cap, "expected output %d: %s", k, err);
+			check_value_free(&want);
+			return R_ERROR;
 		}
-		rc = compare(&got, &want, rtol, atol, why, sizeof why);
-		if (rc)
-			snprintf(line, cap, "data set %d output %d '%s': %s", set_idx, k, want.name, why);
-		ingot_tensor_free(&got);
-		ingot_tensor_free(&want);
-		if (rc)
-			return R_FAIL;
+		for (int j = 0; j < want.n; j++) {
+			ingot_tensor got;
+			char elem[32] = "";
+			if (kind != IO_TENSOR)
+				snprintf(elem, sizeof elem, " element %d", j);
+			snprintf(path, sizeof path, "%s/output_%d.pb", res_dir, idx++);
+			if (ingot_tensor_read(path, &got, err, sizeof err)) {
+				snprintf(line, cap, "output %d%s missing: %s", k, elem, err);
+				check_value_free(&want);
+				return R_FAIL;
+			}
+			rc = compare(&got, &want.t[j], rtol, atol, why, sizeof why);
+			if (rc)
+				snprintf(line, cap, "data set %d output %d '%s'%s: %s", set_idx, k,
+				         want.t[j].name[0] ? want.t[j].name : oname, elem, why);
+			ingot_tensor_free(&got);
+			if (rc) {
+				check_value_free(&want);
+				return R_FAIL;
+			}
+		}
+		check_value_free(&want);
 	}
 	return R_PASS;
+}
+
+/* Marks the entries of ins that must be bound to the data set's values (bound[]);
+ * returns whether it marked one that was not yet. */
+static bool mark_bound(const char *model, const Options *co, const Inputs *ins, const char *also,
+                       bool *bound)
+{
+	Graph g;
+	DiagSink d;
+	FrontendOptions fo;
+	bool more = false;
+	memset(&fo, 0, sizeof fo);
+	fo.shapes = co->shapes;
+	fo.n_shapes = co->n_shapes;
+	diag_sink_init(&d, NULL);
+	ir_graph_init(&g, model);
+	if (onnx_load(&g, model, &fo, &d) == 0) {
+		bool need[MAX_LIST] = { 0 };
+		const Region *main = &g.regions[0];
+		if (main->n_inputs <= MAX_LIST)
+			inputs_needing_const(&g, need, also);
+		for (int i = 0; i < main->n_inputs && i < MAX_LIST; i++)
+			for (int k = 0; k < ins->n; k++)
+				if (need[i] && !bound[k] && strcmp(ins->e[k].name, g.values[main->inputs[i]].name) == 0)
+					bound[k] = more = true;
+	}
+	ir_graph_free(&g);
+	diag_sink_free(&d);
+	return more;
 }
 
 static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap)
 {
 	const Options *o = env->o;
-	char model[4096], err[512];
+	char model[4096];
 	DataSet *sets = calloc(MAX_SETS, sizeof *sets);
 	int n_sets, result = R_PASS;
-	bool bound[MAX_IO] = { 0 };
+	bool bound[MAX_LIST] = { 0 };
 	static Options co;
 
 	snprintf(model, sizeof model, "%s/model.onnx", dir);
@@ -357,54 +525,57 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 	}
 	co = *o;
 	co.model = model;
-	/* fix input shapes from data set 0 */
-	for (int i = 0; i < sets[0].n_inputs && co.n_shapes < MAX_LIST; i++) {
-		ingot_tensor t;
-		if (ingot_tensor_read(sets[0].inputs[i], &t, err, sizeof err)) {
-			snprintf(line, cap, "input %d: %s", i, err);
-			free(sets);
-			return R_ERROR;
-		}
-		ShapeOverride *so = &co.shapes[co.n_shapes++];
-		memset(so, 0, sizeof *so);
-		so->name = strdup(t.name);
-		so->rank = t.rank;
-		memcpy(so->dims, t.dims, sizeof so->dims);
-		ingot_tensor_free(&t);
-	}
-	/* which inputs must be bound to the data set's values */
+	IoKinds kinds;
 	{
-		Graph g;
 		DiagSink d;
-		FrontendOptions fo;
-		memset(&fo, 0, sizeof fo);
-		fo.shapes = co.shapes;
-		fo.n_shapes = co.n_shapes;
 		diag_sink_init(&d, NULL);
-		ir_graph_init(&g, model);
-		if (onnx_load(&g, model, &fo, &d) == 0) {
-			bool need[MAX_IO] = { 0 };
-			const Region *main = &g.regions[0];
-			if (main->n_inputs <= MAX_IO)
-				inputs_needing_const(&g, need);
-			for (int i = 0; i < main->n_inputs && i < MAX_IO; i++)
-				for (int k = 0; k < co.n_shapes; k++)
-					if (need[i] && strcmp(co.shapes[k].name, g.values[main->inputs[i]].name) == 0)
-						bound[k] = true;
-		}
-		ir_graph_free(&g);
+		if (onnx_io_kinds(model, &kinds, &d))
+			memset(&kinds, 0, sizeof kinds);   /* compiling reports the problem */
 		diag_sink_free(&d);
 	}
+	CheckEnv tenv = *env;
+	tenv.kinds = &kinds;
+	Inputs *ins = malloc(sizeof *ins);
+	if (!ins)
+		die("out of memory");
+	/* fix input shapes from data set 0 */
+	if (expand_inputs(env->work, &kinds, &sets[0], 0, ins, line, cap)) {
+		free(ins);
+		free(sets);
+		return R_ERROR;
+	}
+	for (int i = 0; i < ins->n && co.n_shapes < MAX_LIST; i++)
+		co.shapes[co.n_shapes++] = ins->e[i].so;
+	for (int i = 0; i < ins->n_extra && co.n_shapes < MAX_LIST; i++)
+		co.shapes[co.n_shapes++] = ins->extra[i];
+	/* which inputs must be bound to the data set's values */
+	mark_bound(model, &co, ins, NULL, bound);
 	int base_binds = co.n_binds;
+	bool retried = false;
 	for (int s = 0; s < n_sets && result == R_PASS; s++) {
 		co.n_binds = base_binds;
-		for (int i = 0; i < sets[s].n_inputs && i < co.n_shapes; i++)
+		if (s > 0 && expand_inputs(env->work, &kinds, &sets[s], s, ins, line, cap)) {
+			result = R_ERROR;
+			break;
+		}
+		for (int i = 0; i < ins->n && i < MAX_LIST; i++)
 			if (bound[i] && co.n_binds < MAX_LIST) {
-				co.binds[co.n_binds].name = co.shapes[i].name;
-				co.binds[co.n_binds++].spec = sets[s].inputs[i];
+				co.binds[co.n_binds].name = ins->e[i].name;
+				co.binds[co.n_binds++].spec = ins->e[i].path;
 			}
-		result = run_set(env, dir, &sets[s], s, bound, &co, line, cap);
+		char need_node[256];
+		result = run_set(&tenv, dir, &sets[s], s, ins, bound, &co, line, cap, need_node,
+		                 sizeof need_node);
+		/* a node needs a value at compile time that the ops' table does not tell
+		 * (an If choosing between optionals): bind what reaches it and retry once */
+		if (result == R_ERROR && need_node[0] && !retried &&
+		    mark_bound(model, &co, ins, need_node, bound)) {
+			retried = true;
+			s--;
+			result = R_PASS;
+		}
 	}
+	free(ins);
 	free(sets);
 	return result;
 }
@@ -546,7 +717,7 @@ int cmd_check(const Options *o)
 			pid_t pid = fork();
 			if (pid == 0) {
 				char work[4200], line[1500] = "", file[4300];
-				CheckEnv env = { o, work, kernels_lib };
+				CheckEnv env = { o, work, kernels_lib, NULL };
 				snprintf(work, sizeof work, "%s/t%d", work_root, next);
 				cg_mkdir_p(work, NULL);
 				int r = run_test(&env, tests[next], line, sizeof line);

@@ -90,6 +90,18 @@ int proc_run(const char *const argv[], const char *cwd, int timeout_s, char *out
 int proc_split(const char *cmd, char **argv, int max);
 
 /* the subcommands */
+/* check_value.c: a test data file read as the value the model declares there: the
+ * tensors the compiled model takes or gives for it (a sequence: one per element; an
+ * empty optional: none). Returns 0, or -1 with a one-line reason in err. */
+typedef struct CheckValue {
+	int n;
+	struct ingot_tensor *t;          /* n tensors, malloc-owned */
+	bool none;                       /* an empty optional */
+	bool seq;                        /* a sequence (possibly inside an optional) */
+} CheckValue;
+int check_value_read(const char *path, IoKind kind, CheckValue *v, char *err, size_t cap);
+void check_value_free(CheckValue *v);
+
 int cmd_compile(const Options *o);
 int cmd_check(const Options *o);
 int cmd_inspect(const Options *o);

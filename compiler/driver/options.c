@@ -80,6 +80,11 @@ static int parse_shape(const char *s, Options *o)
 		o->n_shapes++;
 		return 0;
 	}
+	if (strcmp(p, "[]") == 0 || strcmp(p, "none") == 0) {   /* an empty sequence / optional */
+		so->kind = p[0] == '[' ? SHAPE_EMPTY_SEQUENCE : SHAPE_NONE;
+		o->n_shapes++;
+		return 0;
+	}
 	while (*p) {
 		char *end;
 		long long v;

@@ -10,10 +10,15 @@
 #include "ir.h"
 
 /* --shape NAME=1x3x224x224 */
+/* --shape NAME=DIMS; for a sequence input, NAME.0=DIMS, NAME.1=DIMS, ... give its
+ * length and element shapes, NAME=[] makes it empty; NAME=none, an optional input
+ * absent (a present optional is given like its value). */
+typedef enum ShapeKind { SHAPE_TENSOR, SHAPE_EMPTY_SEQUENCE, SHAPE_NONE } ShapeKind;
 typedef struct ShapeOverride {
 	const char *name;
 	int rank;
 	int64_t dims[IR_MAX_RANK];
+	ShapeKind kind;
 } ShapeOverride;
 
 /* --dim SYMBOL=V */
@@ -46,6 +51,18 @@ typedef struct FrontendOptions {
  * returns. Unsupported ops are all reported (DC_UNSUPPORTED) before it fails.
  * Returns 0, or -1 with diagnostics in d. Does not run shape inference. */
 int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *d);
+
+/* onnx_load.c: what kind of value each graph input (those without an initializer,
+ * in order) and output is, for `check` to read test data: sequences and optionals
+ * come as SequenceProto / OptionalProto files. */
+typedef enum IoKind { IO_TENSOR, IO_SEQUENCE, IO_OPTIONAL } IoKind;
+#define IO_KINDS_MAX 64
+typedef struct IoKinds {
+	int n_in, n_out;                   /* at most IO_KINDS_MAX each (the rest: tensors) */
+	IoKind in[IO_KINDS_MAX], out[IO_KINDS_MAX];
+	char in_name[IO_KINDS_MAX][256], out_name[IO_KINDS_MAX][256];
+} IoKinds;
+int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d);
 
 /* onnx_scan.c: validates the raw protobuf wire format before protobuf-c sees it:
  * nesting deeper than 64, truncation (reported with its byte offset), lengths past

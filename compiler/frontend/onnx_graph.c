@@ -49,7 +49,7 @@ static ValueId lookup(const GraphImport *gi, const char *name)
 static bool has_bodies(const char *op_type)
 {
 	Op op = ir_op_lookup(op_type);
-	return op == OP_IF || op == OP_LOOP || op == OP_SCAN;
+	return op == OP_IF || op == OP_LOOP || op == OP_SCAN || op == OP_SEQUENCE_MAP;
 }
 
 /* The ONNX node name, or "<OpType>_<index>" for an unnamed node (deterministic). */
@@ -316,11 +316,18 @@ static int raw_attr(GraphImport *gi, size_t node_i, const Onnx__AttributeProto *
 			return import_graph(L, a->g, ra->graph, gi, L->g->regions[ra->graph].name);
 		}
 		/* fall through */
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO:
+		/* Optional's `type`: only the element type of the tensors matters */
+		if (a->tp) {
+			ra->kind = RA_INT;
+			ra->i = onnx_type_elem(a->tp);
+			return 0;
+		}
+		/* fall through */
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR:
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSORS:
-	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO:
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTOS:
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "%s attributes are not supported",
 		                 attr_type_name(t));
@@ -484,9 +491,11 @@ static int import_body_inputs(GraphImport *gi)
 		loc.slot = -1;
 		loc.tensor = vi->name;
 		if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET &&
-		    tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
-			return onnx_fail(L, DC_UNSUPPORTED, &loc, "body inputs that are not tensors "
-			                 "(sequences, optionals, maps) are not supported");
+		    tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+		    tp->value_case != ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE &&
+		    tp->value_case != ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+			return onnx_fail(L, DC_UNSUPPORTED, &loc, "body inputs that are maps or sparse "
+			                 "tensors are not supported");
 		if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
 			const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
 			const Onnx__TensorShapeProto *sp = tt->shape;

@@ -5,6 +5,7 @@
  * the declared element type, or a .pb/.npy file).
  */
 #include "onnx_internal.h"
+#include "opimpl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -181,33 +182,16 @@ static ValueId bind_input(Loader *L, const char *name, const Binding *b, DType d
 	return v;
 }
 
-ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
+/* A tensor input named `name` (a graph input, or an element of a sequence input). */
+static ValueId tensor_input(Loader *L, const char *name, const Onnx__TypeProto *tp, RegionId r,
+                            const DiagLoc *in_loc)
 {
-	const char *name = vi->name;
-	DiagLoc loc = diag_loc_file(L->file);
+	DiagLoc loc = *in_loc;
 	Declared dc;
 	DType dt;
-
-	loc.slot_kind = "input";
-	loc.tensor = name;
-	if (onnx_check_unknown(L, &vi->base, &loc))
-		return IR_NONE;
-	const Onnx__TypeProto *tp = vi->type;
-	if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
-		onnx_fail(L, DC_TYPE, &loc, "input has no type");
-		return IR_NONE;
-	}
-	if (onnx_check_unknown(L, &tp->base, &loc))
-		return IR_NONE;
-	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
-		const char *kind = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "sequence"
-		                 : tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? "map"
-		                 : tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "optional"
-		                 : "sparse tensor";
-		onnx_fail(L, DC_UNSUPPORTED, &loc, "%s inputs are not supported", kind);
-		return IR_NONE;
-	}
 	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	const ShapeOverride *so = find_shape(L, name);
+	loc.tensor = name;
 	if (onnx_check_unknown(L, &tt->base, &loc))
 		return IR_NONE;
 	if (!tt->has_elem_type) {
@@ -218,6 +202,11 @@ ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
 		return IR_NONE;
 	if (read_declared(L, tt->shape, &loc, &dc))
 		return IR_NONE;
+	if (so && so->kind != SHAPE_TENSOR) {
+		onnx_fail(L, DC_USAGE, &loc, "--shape %s=%s, but the input is a tensor", name,
+		          so->kind == SHAPE_NONE ? "none" : "[]");
+		return IR_NONE;
+	}
 
 	const Binding *b = find_bind(L, name);
 	if (b)
@@ -235,11 +224,131 @@ ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
 	return v;
 }
 
+int onnx_type_elem(const Onnx__TypeProto *tp)
+{
+	for (int guard = 0; tp && guard < 64; guard++) {
+		if (tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+			return tp->tensor_type->has_elem_type ? tp->tensor_type->elem_type : 0;
+		if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+			tp = tp->sequence_type->elem_type;
+		else if (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+			tp = tp->optional_type->elem_type;
+		else
+			return 0;
+	}
+	return 0;
+}
+
+/* Most elements a sequence input may have. */
+#define MAX_SEQ_INPUT 4096
+
+/* A sequence or optional input: the length of a sequence and the presence of an
+ * optional are fixed at compile time by --shape; each element is its own tensor
+ * input NAME.0, NAME.1, ... (a present optional tensor is the input NAME). */
+static ValueId seq_input(Loader *L, const char *name, const Onnx__TypeProto *tp, RegionId r,
+                         const DiagLoc *loc)
+{
+	const ShapeOverride *so = find_shape(L, name);
+	bool optional = tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+	const Onnx__TypeProto *inner = optional ? tp->optional_type->elem_type : tp;
+	int code = onnx_type_elem(tp);
+	DType dt = DT_F32;
+	if (code && onnx_dtype_check(L, code, loc, &dt))
+		return IR_NONE;
+	if (so && so->kind == SHAPE_NONE) {
+		if (!optional) {
+			onnx_fail(L, DC_USAGE, loc, "--shape %s=none, but the input is not an optional", name);
+			return IR_NONE;
+		}
+		ValueId v = ir_value_new(L->g, r, name, NULL);
+		ops_seq_set(L->g, v, true, 0, NULL, dt);
+		return v;
+	}
+	if (!inner || inner->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
+		onnx_fail(L, DC_TYPE, loc, "input has no element type");
+		return IR_NONE;
+	}
+	if (inner->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		return tensor_input(L, name, inner, r, loc);
+	const Onnx__TypeProto *et = inner->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE
+	                            ? inner->sequence_type->elem_type : NULL;
+	if (!et || et->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+		onnx_fail(L, DC_UNSUPPORTED, loc, "%s inputs are supported only when they hold tensors "
+		          "or sequences of tensors", optional ? "optional" : "sequence");
+		return IR_NONE;
+	}
+	int n = 0;
+	if (!so || so->kind != SHAPE_EMPTY_SEQUENCE) {
+		for (; n < MAX_SEQ_INPUT; n++) {
+			const char *en = arena_printf(&L->g->arena, "%s.%d", name, n);
+			if (!find_shape(L, en) && !find_bind(L, en))
+				break;
+		}
+		if (n == 0) {
+			onnx_fail(L, DC_SHAPE, loc, "sequence input: give its length and element shapes "
+			          "with --shape %s.0=DxD.. --shape %s.1=DxD.. (--shape %s=[] for an empty "
+			          "sequence)", name, name, name);
+			return IR_NONE;
+		}
+	} else if (so->kind == SHAPE_EMPTY_SEQUENCE && find_shape(L, arena_printf(&L->g->arena, "%s.0",
+	                                                                          name))) {
+		onnx_fail(L, DC_USAGE, loc, "--shape %s=[] makes it empty, but --shape %s.0 gives an "
+		          "element", name, name);
+		return IR_NONE;
+	}
+	ValueId *elems = arena_array(&L->g->arena, (size_t)(n ? n : 1), sizeof *elems);
+	for (int j = 0; j < n; j++) {
+		elems[j] = tensor_input(L, arena_printf(&L->g->arena, "%s.%d", name, j), et, r, loc);
+		if (elems[j] == IR_NONE)
+			return IR_NONE;
+	}
+	ValueId v = ir_value_new(L->g, r, name, NULL);
+	ops_seq_set(L->g, v, false, n, elems, dt);
+	return v;
+}
+
+ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
+{
+	const char *name = vi->name;
+	DiagLoc loc = diag_loc_file(L->file);
+
+	loc.slot_kind = "input";
+	loc.tensor = name;
+	if (onnx_check_unknown(L, &vi->base, &loc))
+		return IR_NONE;
+	const Onnx__TypeProto *tp = vi->type;
+	if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
+		onnx_fail(L, DC_TYPE, &loc, "input has no type");
+		return IR_NONE;
+	}
+	if (onnx_check_unknown(L, &tp->base, &loc))
+		return IR_NONE;
+	if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+	    tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+		return seq_input(L, name, tp, r, &loc);
+	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+		onnx_fail(L, DC_UNSUPPORTED, &loc, "%s inputs are not supported",
+		          tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? "map" : "sparse tensor");
+		return IR_NONE;
+	}
+	return tensor_input(L, name, tp, r, &loc);
+}
+
+/* A graph input's name, or NAME.J naming element J of a sequence input NAME. */
 static bool is_graph_input(const Onnx__GraphProto *gp, const char *name)
 {
-	for (size_t i = 0; i < gp->n_input; i++)
-		if (gp->input[i]->name && strcmp(gp->input[i]->name, name) == 0)
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const char *in = gp->input[i]->name;
+		size_t len = in ? strlen(in) : 0;
+		if (!in)
+			continue;
+		if (strcmp(in, name) == 0)
 			return true;
+		if (strncmp(in, name, len) == 0 && name[len] == '.' && name[len + 1] &&
+		    strspn(name + len + 1, "0123456789") == strlen(name + len + 1) &&
+		    gp->input[i]->type && gp->input[i]->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+			return true;
+	}
 	return false;
 }
 

@@ -72,6 +72,10 @@ int onnx_parse_bind_value(Loader *L, const char *spec, DType dt, const DiagLoc *
 
 /* ---- onnx_inputs.c ---- */
 
+/* The element type of the tensors inside a type (through sequences and optionals),
+ * 0 when there is none. */
+int onnx_type_elem(const Onnx__TypeProto *tp);
+
 /* Creates the value of graph input vi in region r: a typed region input, or a
  * constant when --bind names it. Returns the value or IR_NONE (reported). */
 ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r);

@@ -303,3 +303,65 @@ int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *
 	onnx__model_proto__free_unpacked(m, &alloc);
 	return rc;
 }
+
+static IoKind io_kind(const Onnx__ValueInfoProto *vi)
+{
+	const Onnx__TypeProto *tp = vi ? vi->type : NULL;
+	if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+		return IO_SEQUENCE;
+	if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+		return IO_OPTIONAL;
+	return IO_TENSOR;
+}
+
+int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d)
+{
+	Graph g;
+	Loader L;
+	uint8_t *data;
+	size_t len;
+	int rc = -1;
+
+	memset(k, 0, sizeof *k);
+	memset(&L, 0, sizeof L);
+	ir_graph_init(&g, path);
+	L.g = &g;
+	L.d = d;
+	L.file = path;
+	if (read_file(&L, path, &data, &len) || onnx_prescan(data, len, path, d)) {
+		if (data)
+			free(data);
+		ir_graph_free(&g);
+		return -1;
+	}
+	CapAlloc ca = { 0, len * ALLOC_FACTOR + ALLOC_EXTRA, false };
+	ProtobufCAllocator alloc = { cap_alloc, cap_free, &ca };
+	Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, data);
+	free(data);
+	if (m && m->graph) {
+		const Onnx__GraphProto *gp = m->graph;
+		for (size_t i = 0; i < gp->n_input && k->n_in < IO_KINDS_MAX; i++) {
+			bool init = false;
+			for (size_t j = 0; j < gp->n_initializer && !init; j++)
+				init = gp->input[i]->name && gp->initializer[j]->name &&
+				       strcmp(gp->input[i]->name, gp->initializer[j]->name) == 0;
+			if (init)
+				continue;
+			snprintf(k->in_name[k->n_in], sizeof k->in_name[0], "%s",
+			         gp->input[i]->name ? gp->input[i]->name : "");
+			k->in[k->n_in++] = io_kind(gp->input[i]);
+		}
+		for (size_t i = 0; i < gp->n_output && k->n_out < IO_KINDS_MAX; i++) {
+			snprintf(k->out_name[k->n_out], sizeof k->out_name[0], "%s",
+			         gp->output[i]->name ? gp->output[i]->name : "");
+			k->out[k->n_out++] = io_kind(gp->output[i]);
+		}
+		rc = 0;
+	} else {
+		onnx_fail(&L, DC_PARSE, NULL, "malformed model (protobuf decoding failed)");
+	}
+	if (m)
+		onnx__model_proto__free_unpacked(m, &alloc);
+	ir_graph_free(&g);
+	return rc;
+}

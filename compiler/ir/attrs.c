@@ -145,6 +145,17 @@ int import_scalar(ImportCtx *c, const char *name, const Scalar *def, Scalar *out
 	return 0;
 }
 
+RawAttr raw_attr_int(const char *name, int64_t v)
+{
+	RawAttr a;
+	memset(&a, 0, sizeof a);
+	a.name = name;
+	a.kind = RA_INT;
+	a.i = v;
+	a.tensor = a.graph = IR_NONE;
+	return a;
+}
+
 double scalar_to_f64(const Scalar *s)
 {
 	union { uint8_t b[8]; float f; double d; int8_t i8; uint8_t u8; int16_t i16; uint16_t u16;

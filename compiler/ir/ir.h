@@ -112,6 +112,16 @@ char *type_format(const Type *t, char *buf, size_t cap);
 
 /* ---- graph.c: values, nodes, regions, the graph and its constant blob ---- */
 
+/* A sequence or optional resolved at compile time (DESIGN: sequences): the ordered
+ * list of the values it holds. Only inference sees these; no sequence reaches the
+ * passes or codegen. */
+typedef struct SeqVal {
+	bool none;               /* an empty optional (n = 0); a present optional is its value */
+	int n;                   /* number of elements */
+	const int32_t *elems;    /* ValueIds of the elements, graph arena */
+	int dtype;               /* DType of the tensors in it (for an empty one) */
+} SeqVal;
+
 typedef struct Value {
 	const char *name;        /* ONNX name (unique per graph); arena-owned */
 	Type type;
@@ -129,6 +139,8 @@ typedef struct Value {
 	                            layout (codegen/x86/prepack.c); only that kernel reads it */
 	ValueId packed_from;     /* when packed: the constant it was made from (its type is
 	                            the one the op's reference lowering expects) */
+	const SeqVal *seq;       /* a sequence or optional (type = its element dtype, scalar); NULL
+	                            for a tensor */
 } Value;
 
 typedef struct Node {
@@ -264,6 +276,8 @@ int import_enum(ImportCtx *c, const char *name, const char *const *names, int de
 int import_scalar(ImportCtx *c, const char *name, const Scalar *def, Scalar *out);
 /* Reports a bad attribute value at this node; returns -1. */
 int import_fail(ImportCtx *c, const char *attr, const char *fmt, ...);
+/* An integer attribute as the frontend would have read it (for nodes made by passes). */
+RawAttr raw_attr_int(const char *name, int64_t v);
 double scalar_to_f64(const Scalar *s);
 Scalar scalar_from_f64(DType dt, double v);
 

@@ -192,7 +192,20 @@
 	/* control.c */ \
 	X(IF, If, if_else, 1, 1, 1, -1, 0x0) \
 	X(LOOP, Loop, loop, 0, -1, 1, -1, 0x3) \
-	X(SCAN, Scan, scan, 0, -1, 1, -1, 0x0)
+	X(SCAN, Scan, scan, 0, -1, 1, -1, 0x0) \
+	/* sequence.c: resolved during inference, never lowered */ \
+	X(CONCAT_FROM_SEQUENCE, ConcatFromSequence, sequence, 1, 1, 1, 1, 0x0) \
+	X(OPTIONAL, Optional, sequence, 0, 1, 1, 1, 0x0) \
+	X(OPTIONAL_GET_ELEMENT, OptionalGetElement, sequence, 1, 1, 1, 1, 0x0) \
+	X(OPTIONAL_HAS_ELEMENT, OptionalHasElement, sequence, 0, 1, 1, 1, 0x0) \
+	X(SEQUENCE_AT, SequenceAt, sequence, 2, 2, 1, 1, 0x2) \
+	X(SEQUENCE_CONSTRUCT, SequenceConstruct, sequence, 1, -1, 1, 1, 0x0) \
+	X(SEQUENCE_EMPTY, SequenceEmpty, sequence, 0, 0, 1, 1, 0x0) \
+	X(SEQUENCE_ERASE, SequenceErase, sequence, 1, 2, 1, 1, 0x2) \
+	X(SEQUENCE_INSERT, SequenceInsert, sequence, 2, 3, 1, 1, 0x4) \
+	X(SEQUENCE_LENGTH, SequenceLength, sequence, 1, 1, 1, 1, 0x0) \
+	X(SEQUENCE_MAP, SequenceMap, sequence_map, 1, -1, 1, -1, 0x0) \
+	X(SPLIT_TO_SEQUENCE, SplitToSequence, sequence, 1, 2, 1, 1, 0x2)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k) OP_##e,
@@ -214,6 +227,7 @@ typedef enum Op {
 	G(upsample) G(grid_sample) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(lp_norm) \
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
-	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan)
+	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
+	G(sequence) G(sequence_map)
 
 #endif /* INGOT_OPS_H */

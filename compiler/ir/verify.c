@@ -21,8 +21,8 @@ int ir_verify(const Graph *g, char *err, size_t cap)
 	if (!defined)
 		die("out of memory");
 	for (ValueId v = 0; v < g->n_values; v++)
-		if (g->values[v].is_const || g->values[v].is_input)
-			defined[v] = 1;
+		if (g->values[v].is_const || g->values[v].is_input || g->values[v].seq)
+			defined[v] = 1;   /* a sequence input is defined by its element inputs */
 	for (RegionId r = 0; r < g->n_regions && !rc; r++) {
 		const Region *reg = &g->regions[r];
 		for (int i = 0; i < reg->n_nodes && !rc; i++) {

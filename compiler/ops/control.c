@@ -215,6 +215,12 @@ static int if_inline(InferCtx *c, int pick)
 		Value *src = &g->values[bv];
 		if (v == IR_NONE)
 			continue;
+		if (src->seq) {   /* a sequence: its elements are values of the branch */
+			g->values[v].type = src->type;
+			g->values[v].seq = src->seq;
+			g->values[v].producer = IR_NONE;
+			continue;
+		}
 		/* the frontend makes every body output a distinct value produced in the body */
 		NodeId p = src->producer;
 		IR_ASSERT(p != IR_NONE && g->nodes[p].region == b);
@@ -280,10 +286,14 @@ static int if_infer(InferCtx *c)
 	for (int b = 0; b < 2; b++) {
 		if (ops_infer_region(g, n->bodies[b], c->diags))
 			return -1;
+	}
+	if (ops_seq_if_expand(g, c->node, c->diags))
+		return -1;
+	n = infer_node(c);
+	for (int b = 0; b < 2; b++)
 		for (int k = 0; k < n->n_out; k++)
 			if (check_body_output(c, b, k))
 				return -1;
-	}
 	for (int k = 0; k < n->n_out; k++) {
 		const Type *t = &g->values[g->regions[n->bodies[0]].outputs[k]].type;
 		const Type *e = &g->values[g->regions[n->bodies[1]].outputs[k]].type;
@@ -392,6 +402,16 @@ static int loop_infer(InferCtx *c)
 		a->trip = 0;
 	else if (m_known && (!has_cond || (cond_known == 1 && loop_cond_stays(g, b))))
 		a->trip = m > 0 ? m : 0;
+	/* sequences exist only at compile time: a Loop over them is unrolled */
+	if (ops_seq_loop_needs_unroll(g, c->node)) {
+		DiagLoc l = ir_node_loc(g, c->node);
+		if (a->trip >= 0 && a->trip <= CTRL_UNROLL_MAX_TRIP)
+			return ctrl_loop_unroll(g, c->node, c->diags);
+		diag_report(c->diags, DIAG_ERROR, DC_CONST_INPUT, &l, "a Loop over sequences or "
+		            "optionals is unrolled: its trip count M and condition must be known at "
+		            "compile time (--bind them), up to %d iterations", CTRL_UNROLL_MAX_TRIP);
+		return -1;
+	}
 	/* a body that needs the iteration number (or loop-carried values) at compile
 	 * time compiles as one copy per iteration, when the trip count is known */
 	DiagSink tmp;

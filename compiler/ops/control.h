@@ -51,6 +51,21 @@ void ctrl_temp_layout(Graph *g, NodeId n, CtrlTemp *t);
 bool ctrl_can_unroll(const Graph *g, NodeId n);
 int ctrl_loop_unroll(Graph *g, NodeId n, DiagSink *d);
 
+/* control_unroll.c: appends a copy of body b's nodes to region r (names get
+ * `suffix`), body input i standing for inputs[i]; outputs[i] receives the copy of
+ * body output i. Nothing is inferred yet. */
+void ctrl_body_copy(Graph *g, RegionId b, RegionId r, const ValueId *inputs, ValueId *outputs,
+                    const char *suffix);
+/* Moves the nodes appended to node id's region from index `first` on to right
+ * after id, then infers (and folds) them in order. 0 or -1 with diagnostics. */
+int ctrl_place_after(Graph *g, NodeId id, int first, DiagSink *d);
+
+/* sequence_flow.c: whether a Loop carries or builds sequences (then it must be
+ * unrolled), and giving an If with a run-time condition one output per element of
+ * the sequences its branches yield (they must agree in length). 0 or -1. */
+bool ops_seq_loop_needs_unroll(const Graph *g, NodeId n);
+int ops_seq_if_expand(Graph *g, NodeId n, DiagSink *d);
+
 /* infer.c: infers (and folds) a body's nodes once its inputs are typed. */
 int ops_infer_region(Graph *g, RegionId r, DiagSink *d);
 

@@ -122,6 +122,66 @@ static NodeId new_node(Graph *g, RegionId r, Op op, const ValueId *in, int n_in,
 	return id;
 }
 
+/* Appends one copy of body b's live nodes to region r, its inputs standing for
+ * `inputs` (one per body input); the copies of its outputs go to `outputs`. */
+static void copy_body(Unroll *u, RegionId b, RegionId r, const ValueId *inputs, ValueId *outputs)
+{
+	Graph *g = u->g;
+	for (int i = 0; i < u->n_map; i++)
+		u->map[i] = IR_NONE;
+	for (int i = 0; i < g->regions[b].n_inputs; i++)
+		u->map[g->regions[b].inputs[i]] = inputs[i];
+	for (int i = 0; i < g->regions[b].n_nodes; i++) {
+		NodeId src = g->regions[b].nodes[i];
+		if (!g->nodes[src].dead)
+			copy_node(u, src, r);
+	}
+	for (int i = 0; i < g->regions[b].n_outputs; i++)
+		outputs[i] = mapped(u, g->regions[b].outputs[i]);
+}
+
+void ctrl_body_copy(Graph *g, RegionId b, RegionId r, const ValueId *inputs, ValueId *outputs,
+                    const char *suffix)
+{
+	Unroll u;
+	memset(&u, 0, sizeof u);
+	u.g = g;
+	u.n_map = g->n_values;
+	u.suffix = suffix;
+	u.map = malloc((size_t)(u.n_map ? u.n_map : 1) * sizeof *u.map);
+	if (!u.map)
+		die("out of memory");
+	copy_body(&u, b, r, inputs, outputs);
+	free(u.map);
+}
+
+int ctrl_place_after(Graph *g, NodeId id, int first, DiagSink *d)
+{
+	RegionId r = g->nodes[id].region;
+	Region *rr = &g->regions[r];
+	int m = rr->n_nodes - first, pos = 0, rc = 0;
+	NodeId *moved = malloc((size_t)(m ? m : 1) * sizeof *moved);
+	if (!moved)
+		die("out of memory");
+	memcpy(moved, &rr->nodes[first], (size_t)m * sizeof *moved);
+	while (rr->nodes[pos] != id)
+		pos++;
+	memmove(&rr->nodes[pos + 1 + m], &rr->nodes[pos + 1], (size_t)(first - pos - 1) * sizeof *moved);
+	memcpy(&rr->nodes[pos + 1], moved, (size_t)m * sizeof *moved);
+
+	/* infer the copies in order (the caller skips what was inserted after the node) */
+	for (int i = 0; i < m && !rc; i++) {
+		NodeId x = moved[i];
+		if (g->nodes[x].dead)
+			continue;
+		rc = ops_infer_node(g, x, d);
+		if (!rc && !g->nodes[x].dead && ops_node_foldable(g, x))
+			rc = ops_fold_node(g, x, d);
+	}
+	free(moved);
+	return rc;
+}
+
 int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 {
 	Node *n = &g->nodes[id];
@@ -131,16 +191,18 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 	int64_t trip = a->trip;
 	const char *origin = ir_node_name(g, id);
 	Unroll u;
-	int first, pos = 0, rc = 0;
+	int first, rc;
 
 	memset(&u, 0, sizeof u);
 	u.g = g;
 	u.n_map = g->n_values;
 	u.map = malloc((size_t)u.n_map * sizeof *u.map);
 	ValueId *cur = calloc((size_t)(n_carried ? n_carried : 1), sizeof *cur);
+	ValueId *ins = calloc((size_t)(2 + n_carried), sizeof *ins);
+	ValueId *outs = calloc((size_t)(1 + n->n_out), sizeof *outs);
 	int64_t n_elems = n_scan * trip;
 	ValueId *elems = calloc((size_t)(n_elems > 0 ? n_elems : 1), sizeof *elems);
-	if (!u.map || !cur || !elems)
+	if (!u.map || !cur || !elems || !ins || !outs)
 		die("out of memory");
 	for (int j = 0; j < n_carried; j++)
 		cur[j] = n->in[2 + j];
@@ -149,27 +211,20 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 	for (int64_t t = 0; t < trip; t++) {
 		const Region *br = &g->regions[b];
 		uint8_t yes = 1;
-		for (int i = 0; i < u.n_map; i++)
-			u.map[i] = IR_NONE;
 		u.suffix = arena_printf(&g->arena, ".it%lld", (long long)t);
 		ValueId iv = br->inputs[0], cv = br->inputs[1];
 		Type it = g->values[iv].type, ct = g->values[cv].type;   /* g->values may move */
-		u.map[iv] = ir_value_new_const(g, r, arena_printf(&g->arena, "%s%s", g->values[iv].name,
-		                               u.suffix), &it, &t);
-		u.map[cv] = ir_value_new_const(g, r, arena_printf(&g->arena, "%s%s", g->values[cv].name,
-		                               u.suffix), &ct, &yes);
+		ins[0] = ir_value_new_const(g, r, arena_printf(&g->arena, "%s%s", g->values[iv].name,
+		                            u.suffix), &it, &t);
+		ins[1] = ir_value_new_const(g, r, arena_printf(&g->arena, "%s%s", g->values[cv].name,
+		                            u.suffix), &ct, &yes);
 		for (int j = 0; j < n_carried; j++)
-			u.map[br->inputs[2 + j]] = cur[j];
-		for (int i = 0; i < g->regions[b].n_nodes; i++) {
-			NodeId src = g->regions[b].nodes[i];
-			if (!g->nodes[src].dead)
-				copy_node(&u, src, r);
-		}
-		br = &g->regions[b];
+			ins[2 + j] = cur[j];
+		copy_body(&u, b, r, ins, outs);
 		for (int j = 0; j < n_carried; j++)
-			cur[j] = mapped(&u, br->outputs[1 + j]);
+			cur[j] = outs[1 + j];
 		for (int k = 0; k < n_scan; k++)
-			elems[k * trip + t] = mapped(&u, br->outputs[1 + n_carried + k]);
+			elems[k * trip + t] = outs[1 + n_carried + k];
 	}
 	/* g->nodes moves as nodes are added: index it afresh each time */
 	for (int j = 0; j < n_carried; j++)
@@ -195,41 +250,17 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 			                        g->values[in[0]].name, (long long)t), NULL);
 			new_node(g, r, OP_UNSQUEEZE, in, 2, parts[t], origin, NULL, 0, d);
 		}
-		RawAttr ax;
-		memset(&ax, 0, sizeof ax);
-		ax.name = "axis";
-		ax.kind = RA_INT;
-		ax.i = 0;
-		ax.tensor = ax.graph = IR_NONE;
+		RawAttr ax = raw_attr_int("axis", 0);
 		new_node(g, r, OP_CONCAT, parts, (int)trip, out, origin, &ax, 1, d);
 	}
 
-	/* move the copies from the region's end to right after the Loop */
-	Region *rr = &g->regions[r];
-	int m = rr->n_nodes - first;
-	NodeId *moved = malloc((size_t)(m ? m : 1) * sizeof *moved);
-	if (!moved)
-		die("out of memory");
-	memcpy(moved, &rr->nodes[first], (size_t)m * sizeof *moved);
-	while (rr->nodes[pos] != id)
-		pos++;
-	memmove(&rr->nodes[pos + 1 + m], &rr->nodes[pos + 1], (size_t)(first - pos - 1) * sizeof *moved);
-	memcpy(&rr->nodes[pos + 1], moved, (size_t)m * sizeof *moved);
 	g->nodes[id].dead = true;
 	ctrl_region_kill(g, b);
-
-	/* infer the copies in order (the caller skips what was inserted after the Loop) */
-	for (int i = 0; i < m && !rc; i++) {
-		NodeId x = moved[i];
-		if (g->nodes[x].dead)
-			continue;
-		rc = ops_infer_node(g, x, d);
-		if (!rc && !g->nodes[x].dead && ops_node_foldable(g, x))
-			rc = ops_fold_node(g, x, d);
-	}
-	free(moved);
+	rc = ctrl_place_after(g, id, first, d);
 	free(u.map);
 	free(cur);
+	free(ins);
+	free(outs);
 	free(elems);
 	return rc;
 }

@@ -55,8 +55,11 @@ int ops_infer_node(Graph *g, NodeId id, DiagSink *d)
 {
 	InferCtx c = { g, id, d };
 	Node *n = &g->nodes[id];
-	if (check_arity(g, id, d))
+	bool done = false;
+	if (check_arity(g, id, d) || ops_seq_guard(g, id, d, &done))
 		return -1;
+	if (done)
+		return 0;
 	if (op_info(n->op)->impl->infer(&c))
 		return -1;
 	n = &g->nodes[id];   /* infer may add nodes (Loop unrolling): the array can move */
@@ -112,5 +115,7 @@ int ops_infer_region(Graph *g, RegionId r, DiagSink *d)
 
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold)
 {
-	return infer_region(g, 0, d, fold);
+	if (infer_region(g, 0, d, fold))
+		return -1;
+	return ops_seq_finish(g, d);
 }

@@ -132,6 +132,17 @@ extern const DType dtl_int[];          /* all ints */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);
 
+/* sequence.c: the sequence or optional a value is (NULL for a tensor); before a
+ * node is inferred, handles inputs that are sequences: Identity passes them on
+ * (*done set), ops that take only tensors fail. ops_seq_finish, after the main
+ * graph is inferred, turns each sequence output into one output per element
+ * (NAME.0, NAME.1, ...; an empty optional into none). 0 or -1 with diagnostics. */
+const SeqVal *ops_seq_of(const Graph *g, ValueId v);
+/* Makes v the sequence of elems (copied; type = dt scalar), or an empty optional. */
+void ops_seq_set(Graph *g, ValueId v, bool none, int n, const ValueId *elems, DType dt);
+int ops_seq_guard(Graph *g, NodeId n, DiagSink *d, bool *done);
+int ops_seq_finish(Graph *g, DiagSink *d);
+
 /* fold.c: evaluates a node whose inputs are all constant; its outputs become constants */
 bool ops_node_foldable(const Graph *g, NodeId n);
 int ops_fold_node(Graph *g, NodeId n, DiagSink *d);

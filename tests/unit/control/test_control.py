@@ -508,9 +508,9 @@ def errors(ingot, work):
               [vi("c", TP.BOOL, []), vi("x", TP.FLOAT, [2])], [vi("y", TP.FLOAT, [2])])
     expect_error("err_if_no_else", m, 1, "else_branch")
 
-    seq = oh.make_graph([oh.make_node("SequenceEmpty", [], ["t"])], "then", [],
+    rnd = oh.make_graph([oh.make_node("Bernoulli", ["x"], ["t"])], "then", [],
                         [vi("t", TP.FLOAT, [2])])
-    m = model([oh.make_node("If", ["c"], ["y"], then_branch=seq, else_branch=bad)],
+    m = model([oh.make_node("If", ["c"], ["y"], then_branch=rnd, else_branch=bad)],
               [vi("c", TP.BOOL, []), vi("x", TP.FLOAT, [2])], [vi("y", TP.FLOAT, [2])])
     expect_error("err_unsupported_in_body", m, 3, "If_0.then_branch")
 

@@ -290,7 +290,7 @@ save("complex_init.onnx", model([], [], [Y], [helper.make_tensor("y", TensorProt
 save("float8_init.onnx", model([], [], [Y], [raw_tensor("y", 17, [1], b"\x00")]), "fail", "FLOAT8E4M3FN")
 save("input_string.onnx", model([], [vi("y", TensorProto.STRING, [1])], [Y]), "fail", "string tensors")
 seq = helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, [1])
-save("input_seq.onnx", model([], [seq], [Y]), "fail", "sequence inputs")
+save("input_seq.onnx", model([], [seq], [Y]), "fail", "sequence input: give its length")
 segt = raw_tensor("y", TensorProto.FLOAT, [1], b"\0\0\0\0")
 segt.segment.begin, segt.segment.end = 0, 1
 save("segment.onnx", model([], [], [Y], [segt]), "fail", "segmented")
