@@ -221,8 +221,20 @@ static int constant_node(GraphImport *gi, size_t i)
 		int64_t len = (int64_t)a->n_ints;
 		Type ty = type_make(DT_I64, 1, &len);
 		v = onnx_const_new(L, gi->r, out, &ty, a->ints, &loc);
-	} else if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0) {
-		return onnx_fail(L, DC_UNSUPPORTED, &loc, "string constants are not supported");
+	} else if ((strcmp(an, "value_string") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING) ||
+	           (strcmp(an, "value_strings") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS)) {
+		/* as a STRING TensorProto: the one place that fills string slots */
+		Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+		int64_t len = (int64_t)a->n_strings;
+		bool one = an[12] == '\0';
+		ProtobufCBinaryData s1 = a->s;
+		tp.has_data_type = true;
+		tp.data_type = DT_STRING;
+		tp.n_dims = one ? 0 : 1;
+		tp.dims = &len;
+		tp.n_string_data = one ? 1 : a->n_strings;
+		tp.string_data = one ? &s1 : a->strings;
+		v = onnx_tensor_import(L, &tp, gi->r, out, &loc);
 	} else if (strcmp(an, "sparse_value") == 0) {
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "sparse constants are not supported");
 	} else {
@@ -600,7 +612,7 @@ static int import_outputs(GraphImport *gi)
 		const Onnx__TypeProto *tp = vi->type;
 		if (val->producer != IR_NONE && val->type.dtype == DT_UNDEF && tp &&
 		    tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type->has_elem_type &&
-		    dtype_is_valid(tp->tensor_type->elem_type) && tp->tensor_type->elem_type != DT_STRING)
+		    dtype_is_valid(tp->tensor_type->elem_type))
 			val->type.dtype = (DType)tp->tensor_type->elem_type;
 		ir_region_add_output(L->g, gi->r, v);
 	}
