@@ -565,6 +565,11 @@ int onnx_parse_bind_value(Loader *L, const char *spec, DType dt, const DiagLoc *
 		}
 		p += len + 1;
 	}
+	if (dt == DT_STRING) {
+		free(nums);
+		return onnx_fail(L, DC_USAGE, loc, "--bind of a string input takes a tensor file "
+		                 "(.pb with string_data), not a number list");
+	}
 	uint8_t *buf = malloc((size_t)count * dtype_size(dt) + 1);
 	if (!buf)
 		die("out of memory");
