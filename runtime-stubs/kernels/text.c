@@ -236,7 +236,8 @@ INGOT_KERNEL int ingot_strnorm(const void *params, const void *const *in, void *
                                void *scratch, int task, int n_tasks)
 {
 	const ingot_strnorm_params *p = (const ingot_strnorm_params *)params;
-	const char *x = (const char *)in[0], *stop = (const char *)in[1];
+	const char *x = (const char *)in[0];
+	const char *stop = p->n_stop > 0 ? (const char *)in[1] : NULL;   /* in[] may end at 0 */
 	char *y = (char *)out[0];
 	int64_t *dims = (int64_t *)out[1];
 	int64_t i, j, k = 0;

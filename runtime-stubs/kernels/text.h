@@ -30,7 +30,7 @@ INGOT_KERNEL int ingot_cast_str(const void *params, const void *const *in, void 
 #define INGOT_CASE_UPPER 2
 
 /* StringNormalizer: in[0] n strings (shape [n] or [1, n]), in[1] the n_stop
- * stopwords (NULL when n_stop is 0). The strings that are not stopwords (compared
+ * stopwords (in[] ends at slot 0 when n_stop is 0). The strings that are not stopwords (compared
  * exactly, or ASCII case-insensitively when case_sensitive is 0) are written to
  * out[0] in order, then their case changed (ASCII letters only; other bytes are
  * kept). out[0] holds up to max(n, 1) slots; out[1] (int64[INGOT_MAX_RANK]) gets the
