@@ -11,9 +11,9 @@ the file and the node."""
 import os
 
 import numpy as np
-from onnx import AttributeProto, TensorProto, helper, numpy_helper
+from onnx import AttributeProto, TensorProto, helper
 
-from common import check, main, run, save, stderr_lines, vi
+from common import check, check_all_pass, main, run, save, stderr_lines, vi, write_test_dir
 
 T = TensorProto
 N = helper.make_node
@@ -158,20 +158,6 @@ def cases(r):
     ]
 
 
-def write_case(work, name, m, inputs, outputs):
-    d = os.path.join(work, name)
-    ds = os.path.join(d, "test_data_set_0")
-    os.makedirs(ds)
-    save(m, os.path.join(d, "model.onnx"))
-    for i, arr in enumerate(inputs):
-        t = numpy_helper.from_array(arr, m.graph.input[i].name)
-        open(os.path.join(ds, "input_%d.pb" % i), "wb").write(t.SerializeToString())
-    for i, arr in enumerate(outputs):
-        t = numpy_helper.from_array(arr, m.graph.output[i].name)
-        open(os.path.join(ds, "output_%d.pb" % i), "wb").write(t.SerializeToString())
-    return d
-
-
 def bad_cases():
     x = [vi("a", T.FLOAT, [2])]
     y = [vi("y", T.FLOAT, [2])]
@@ -196,12 +182,7 @@ def bad_cases():
 
 def test(ingot, work):
     r = np.random.default_rng(7)
-    dirs = [write_case(work, name, m, ins, outs) for name, m, ins, outs in cases(r)]
-    rc, out, err = run([ingot, "check"] + dirs)
-    lines = stderr_lines(out)
-    for d in dirs:
-        check(("PASS %s" % d) in lines, "%s did not pass:\n%s%s" % (os.path.basename(d), out, err))
-    check(rc == 0, "ingot check exited %d:\n%s%s" % (rc, out, err))
+    check_all_pass(ingot, [write_test_dir(work, *c) for c in cases(r)])
     for name, m, needles in bad_cases():
         p = save(m, os.path.join(work, name + ".onnx"))
         rc, out, err = run([ingot, "compile", p, "-o", os.path.join(work, "o_" + name)])

@@ -15,7 +15,8 @@ import os
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from common import check, ingot_compile, main, model, run, run_ok, save, stderr_lines, tool, vi
+from common import (check, check_all_pass, ingot_compile, main, model, run, run_ok, save,
+                    stderr_lines, tool, vi, write_test_dir)
 
 T = TensorProto
 N = helper.make_node
@@ -101,32 +102,13 @@ def tensor_for(arr, name):
         numpy_helper.from_array(a, name)
 
 
-def write_case(work, name, m, inputs, outputs):
-    d = os.path.join(work, name)
-    ds = os.path.join(d, "test_data_set_0")
-    os.makedirs(ds)
-    save(m, os.path.join(d, "model.onnx"))
-    for i, arr in enumerate(inputs):
-        t = tensor_for(arr, m.graph.input[i].name)
-        open(os.path.join(ds, "input_%d.pb" % i), "wb").write(t.SerializeToString())
-    for i, arr in enumerate(outputs):
-        t = tensor_for(arr, m.graph.output[i].name)
-        open(os.path.join(ds, "output_%d.pb" % i), "wb").write(t.SerializeToString())
-    return d
-
-
 def test(ingot, work):
-    dirs = [write_case(work, *c) for c in cases()]
-    rc, out, err = run([ingot, "check"] + dirs)
-    lines = stderr_lines(out)
-    for d in dirs:
-        check(("PASS %s" % d) in lines, "%s did not pass:\n%s%s" % (os.path.basename(d), out, err))
-    check(rc == 0, "ingot check exited %d:\n%s%s" % (rc, out, err))
+    dirs = [write_test_dir(work, *c, to_tensor=tensor_for) for c in cases()]
+    check_all_pass(ingot, dirs)
     # the string kernels stay inside their buffers (StringNormalizer with and without
     # stopwords, every cast) when the generated code runs under ASan and UBSan
-    rc, out, err = run([ingot, "check"] + dirs[:4] + [
-        "--cflags", "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"])
-    check(rc == 0, "under -fsanitize=address,undefined:\n%s%s" % (out, err))
+    check_all_pass(ingot, dirs[:4], "--cflags",
+                   "-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all")
 
     # string constants in the text IR: print -> parse -> print is the identity
     ir1 = os.path.join(work, "moves.ir")
