@@ -31,6 +31,17 @@ enum {
 	INGOT_DT_BF16 = 16
 };
 
+/* String tensors (ONNX STRING): every element is a fixed slot of INGOT_STRING_CAP
+ * bytes holding a NUL-terminated byte string (UTF-8 in ONNX files) of at most
+ * INGOT_STRING_CAP - 1 bytes, zero-padded. Callers write inputs into such slots and
+ * read outputs from them; a string op never allocates and never writes past a slot
+ * (a result that would not fit makes it return INGOT_ERANGE). The slot size is
+ * fixed for every model, so ingot plans memory with it like any element size. */
+#define INGOT_STRING_CAP 64
+typedef struct ingot_str {
+	char s[INGOT_STRING_CAP];
+} ingot_str;
+
 /* One graph input or output, as the generated m_inputs[] / m_outputs[] describe it. */
 typedef struct ingot_io {
 	const char *name;                 /* the ONNX value name */
@@ -154,7 +165,7 @@ static inline INGOT_UNUSED uint16_t ingot_f32_to_bf16(float f)
 	return (uint16_t)(v.u >> 16);
 }
 
-/* Size in bytes of one element of an INGOT_DT_* type (0 for strings/unknown). */
+/* Size in bytes of one element of an INGOT_DT_* type (0 for unknown ones). */
 static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 {
 	switch (dt) {
@@ -163,6 +174,7 @@ static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 	case INGOT_DT_U16: case INGOT_DT_I16: case INGOT_DT_F16: case INGOT_DT_BF16: return 2;
 	case INGOT_DT_I64: case INGOT_DT_F64: case INGOT_DT_U64: case INGOT_DT_C64: return 8;
 	case INGOT_DT_C128: return 16;
+	case INGOT_DT_STRING: return INGOT_STRING_CAP;
 	default: return 0;
 	}
 }

@@ -43,8 +43,8 @@ static uint32_t rng_next(void)
 	return (uint32_t)(rng_state >> 33);
 }
 
-/* Seeded random data: floats in [-1, 1), integers and bools in {0, 1} (valid as
- * indices of any non-empty axis). */
+/* Seeded random data: floats in [-1, 1) (strings: such a float as text), integers
+ * and bools in {0, 1} (valid as indices of any non-empty axis). */
 static void fill_random(const ingot_io *io, void *data)
 {
 	size_t es = ingot_dtype_size(io->dtype), n = es ? io->bytes / es : 0, i;
@@ -56,6 +56,10 @@ static void fill_random(const ingot_io *io, void *data)
 		case INGOT_DT_F64: ((double *)data)[i] = (double)f; break;
 		case INGOT_DT_F16: ((uint16_t *)data)[i] = ingot_f32_to_f16(f); break;
 		case INGOT_DT_BF16: ((uint16_t *)data)[i] = ingot_f32_to_bf16(f); break;
+		case INGOT_DT_STRING:              /* the float as text, zero-padded */
+			memset((char *)data + i * es, 0, es);
+			snprintf((char *)data + i * es, es, "%g", (double)f);
+			break;
 		default:
 			memset((char *)data + i * es, 0, es);
 			((unsigned char *)data)[i * es] = (unsigned char)b;   /* little-endian */

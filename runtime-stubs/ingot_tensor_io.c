@@ -54,6 +54,8 @@ TIO_API size_t ingot_tensor_elem_size(int dtype)
 		return 4;
 	case INGOT_DT_I64: case INGOT_DT_U64: case INGOT_DT_F64:
 		return 8;
+	case INGOT_DT_STRING:
+		return INGOT_STRING_CAP;
 	default:
 		return 0;
 	}
@@ -173,6 +175,7 @@ TIO_FN const char *tio_field_name(uint64_t field)
 	case TIO_F_NAME: return "name";
 	case TIO_F_RAW: return "raw_data";
 	case TIO_F_DOUBLE: return "double_data";
+	case TIO_F_STRING: return "string_data";
 	case TIO_F_UINT64: return "uint64_data";
 	case TIO_F_LOCATION: return "data_location";
 	default: return "field";
@@ -335,6 +338,35 @@ TIO_FN int tio_typed(TioPb *s, TioRd *r, uint64_t field, unsigned wire, char *er
 	return 0;
 }
 
+/* string_data: one length-delimited field per element; pass 1 checks that each fits
+ * a slot (INGOT_STRING_CAP - 1 bytes, no NUL inside), pass 2 copies it into its slot
+ * (the buffer is zeroed, so slots are NUL-padded) */
+TIO_FN int tio_string(TioPb *s, TioRd *r, unsigned wire, char *err, size_t cap)
+{
+	TioRd sub;
+	size_t n;
+	if (wire != 2)
+		return tio_fail(err, cap, "string_data has wire type %u, expected 2", wire);
+	if (tio_bytes(r, TIO_F_STRING, &sub, err, cap))
+		return -1;
+	n = (size_t)(sub.end - sub.p);
+	if (s->fill == 0) {
+		if (n > INGOT_STRING_CAP - 1)
+			return tio_fail(err, cap, "string element %llu has %llu bytes, at most %d fit "
+			                "(INGOT_STRING_CAP)", (tio_ull)s->count[TIO_F_STRING], (tio_ull)n,
+			                INGOT_STRING_CAP - 1);
+		if (n && memchr(sub.p, 0, n))
+			return tio_fail(err, cap, "string element %llu holds a NUL byte",
+			                (tio_ull)s->count[TIO_F_STRING]);
+		s->count[TIO_F_STRING]++;
+	} else if (s->n_out < s->max_out) {
+		if (n)
+			memcpy(s->out + (size_t)s->n_out * INGOT_STRING_CAP, sub.p, n);
+		s->n_out++;
+	}
+	return 0;
+}
+
 TIO_FN int tio_dim(TioPb *s, uint64_t v, char *err, size_t cap)
 {
 	if (s->rank == INGOT_MAX_RANK)
@@ -363,8 +395,9 @@ TIO_FN int tio_pb_scan(TioPb *s, const uint8_t *buf, size_t len, char *err, size
 			return tio_fail(err, cap, "invalid field number %llu at byte %llu",
 			                (tio_ull)field, tio_off(&r, at));
 		if (s->fill) {                 /* pass 2: everything was validated */
-			if (field == (uint64_t)s->fill ? tio_typed(s, &r, field, wire, err, cap)
-			                               : tio_skip(&r, field, wire, err, cap))
+			if (field != (uint64_t)s->fill ? tio_skip(&r, field, wire, err, cap)
+			    : field == TIO_F_STRING ? tio_string(s, &r, wire, err, cap)
+			    : tio_typed(s, &r, field, wire, err, cap))
 				return -1;
 			continue;
 		}
@@ -398,7 +431,9 @@ TIO_FN int tio_pb_scan(TioPb *s, const uint8_t *buf, size_t len, char *err, size
 				return -1;
 			break;
 		case TIO_F_STRING:
-			return tio_fail(err, cap, "string tensors (string_data) are not supported");
+			if (tio_string(s, &r, wire, err, cap))
+				return -1;
+			break;
 		case TIO_F_NAME:
 		case TIO_F_RAW:
 			if (wire != 2)
@@ -447,6 +482,7 @@ TIO_FN int tio_typed_field(int dtype)
 	case INGOT_DT_I64: return TIO_F_INT64;
 	case INGOT_DT_F64: return TIO_F_DOUBLE;
 	case INGOT_DT_U32: case INGOT_DT_U64: return TIO_F_UINT64;
+	case INGOT_DT_STRING: return TIO_F_STRING;
 	default: return TIO_F_INT32;       /* int32 and narrower, bool, float16, bfloat16 */
 	}
 }
@@ -455,7 +491,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
                                   char *err, size_t cap)
 {
 	static const int typed[] = { TIO_F_FLOAT, TIO_F_INT32, TIO_F_INT64, TIO_F_DOUBLE,
-	                             TIO_F_UINT64 };
+	                             TIO_F_UINT64, TIO_F_STRING };
 	TioPb s;
 	char shape[160];
 	size_t esize, bytes, i;
@@ -474,7 +510,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 		return -1;
 	if (!s.have_dtype || s.dtype == 0)
 		return tio_fail(err, cap, "TensorProto has no data_type");
-	if (s.dtype == INGOT_DT_STRING || s.dtype == INGOT_DT_C64 || s.dtype == INGOT_DT_C128)
+	if (s.dtype == INGOT_DT_C64 || s.dtype == INGOT_DT_C128)
 		return tio_fail(err, cap, "%s tensors are not supported",
 		                ingot_tensor_dtype_name((int)s.dtype));
 	if (s.dtype > INGOT_DT_BF16)
@@ -490,6 +526,8 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 		if (typed[i] != sel && s.count[typed[i]])
 			return tio_fail(err, cap, "%s given for a %s tensor",
 			                tio_field_name((uint64_t)typed[i]), ingot_tensor_dtype_name(dtype));
+	if (s.have_raw && dtype == INGOT_DT_STRING)
+		return tio_fail(err, cap, "raw_data given for a string tensor");
 	if (s.have_raw) {
 		if (s.count[sel])
 			return tio_fail(err, cap, "both raw_data and %s are set",
@@ -505,7 +543,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 		                tio_field_name((uint64_t)sel), (tio_ull)s.count[sel],
 		                (tio_ull)numel, shape);
 	}
-	t->data = malloc(bytes ? bytes : 1);
+	t->data = dtype == INGOT_DT_STRING ? calloc(1, bytes ? bytes : 1) : malloc(bytes ? bytes : 1);
 	if (!t->data)
 		return tio_fail(err, cap, "out of memory (%llu bytes)", (tio_ull)bytes);
 	if (s.have_raw) {
@@ -876,6 +914,18 @@ TIO_FN void tio_write_pb(FILE *f, const ingot_tensor *t)
 		tio_put_varint(f, (uint64_t)name_len);
 		fwrite(t->name, 1, name_len, f);
 	}
+	if (t->dtype == INGOT_DT_STRING) {  /* string_data, each up to its slot's NUL */
+		size_t k;
+		for (k = 0; k < t->bytes / INGOT_STRING_CAP; k++) {
+			const char *e = (const char *)t->data + k * INGOT_STRING_CAP;
+			const char *z = (const char *)memchr(e, '\0', INGOT_STRING_CAP);
+			size_t n = z ? (size_t)(z - e) : INGOT_STRING_CAP;
+			putc((TIO_F_STRING << 3) | 2, f);
+			tio_put_varint(f, (uint64_t)n);
+			fwrite(e, 1, n, f);
+		}
+		return;
+	}
 	putc((TIO_F_RAW << 3) | 2, f);
 	tio_put_varint(f, (uint64_t)t->bytes);
 	if (t->bytes)
@@ -937,6 +987,8 @@ TIO_API int ingot_tensor_write(const char *path, const ingot_tensor *t, char *er
 		return tio_fail(err, cap, "no path");
 	if (tio_check(t, err, cap))
 		return -1;
+	if (t->dtype == INGOT_DT_STRING && tio_is_npy_path(path))
+		return tio_fail(err, cap, "string tensors are written as .pb only, not .npy");
 	f = fopen(path, "wb");
 	if (!f)
 		return tio_fail(err, cap, "cannot create: %s", strerror(errno));

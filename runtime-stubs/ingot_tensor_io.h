@@ -18,7 +18,7 @@ typedef struct ingot_tensor {
 	int dtype;                       /* INGOT_DT_* */
 	int rank;
 	int64_t dims[INGOT_MAX_RANK];
-	size_t bytes;                    /* numel * element size */
+	size_t bytes;                    /* numel * element size (strings: INGOT_STRING_CAP slots) */
 	void *data;                      /* malloc-owned, little-endian, row-major */
 } ingot_tensor;
 
@@ -28,13 +28,15 @@ typedef struct ingot_tensor {
 
 /* Reads a .pb (TensorProto: raw_data or any typed *_data field) or .npy file
  * (chosen by content: .npy starts with "\x93NUMPY"). Returns 0, or -1 with a one-line
- * reason in err (without the path: callers print "PATH: reason"). Strings are not
- * supported. */
+ * reason in err (without the path: callers print "PATH: reason"). Strings
+ * (string_data) are read into zero-padded INGOT_STRING_CAP slots; a longer one is an
+ * error. */
 INGOT_TENSOR_IO_API int ingot_tensor_read(const char *path, ingot_tensor *t, char *err, size_t cap);
 /* Parses a TensorProto from memory. */
 INGOT_TENSOR_IO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *t,
                                               char *err, size_t cap);
-/* Writes a TensorProto with raw_data (.pb) or, when path ends in ".npy", an .npy file. */
+/* Writes a TensorProto with raw_data (string_data for strings) (.pb) or, when path
+ * ends in ".npy", an .npy file (not for strings). */
 INGOT_TENSOR_IO_API int ingot_tensor_write(const char *path, const ingot_tensor *t, char *err, size_t cap);
 INGOT_TENSOR_IO_API void ingot_tensor_free(ingot_tensor *t);
 
@@ -46,7 +48,7 @@ INGOT_TENSOR_IO_API int ingot_tensor_parse_npy(const uint8_t *buf, size_t len, i
 INGOT_TENSOR_IO_API int ingot_tensor_parse(const uint8_t *buf, size_t len, ingot_tensor *t,
                                            char *err, size_t cap);
 /* Bytes per element of an INGOT_DT_* type this file can carry; 0 for the others
- * (undefined, string, complex, unknown). */
+ * (undefined, complex, unknown); INGOT_STRING_CAP for strings. */
 INGOT_TENSOR_IO_API size_t ingot_tensor_elem_size(int dtype);
 /* numpy's name of an INGOT_DT_* type ("float32", "bfloat16"), for messages. */
 INGOT_TENSOR_IO_API const char *ingot_tensor_dtype_name(int dtype);

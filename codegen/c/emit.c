@@ -170,6 +170,16 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 		em_line(&e, "extern const unsigned char %s_weights[%s_WEIGHTS_SIZE];", o->name, c->NAME);
 	}
 	em_blank(&e);
+	bool strings = false;
+	for (int i = 0; i < main->n_inputs; i++)
+		strings |= c->g->values[main->inputs[i]].type.dtype == DT_STRING;
+	for (int i = 0; i < main->n_outputs; i++)
+		strings |= c->g->values[main->outputs[i]].type.dtype == DT_STRING;
+	if (strings) {
+		em_line(&e, "/* String tensors (ingot_str, ingot_rt.h): one INGOT_STRING_CAP-byte slot per");
+		em_line(&e, " * element, a NUL-terminated string of at most INGOT_STRING_CAP - 1 bytes.");
+		em_line(&e, " * Write inputs zero-padded; outputs are written zero-padded. */");
+	}
 	em_line(&e, "/* Runs the model. Returns 0, INGOT_EINVAL (NULL or misaligned workspace) or");
 	em_line(&e, " * INGOT_ERANGE (an index input was out of range). */");
 	em_printf(&e, "int %s_run(", o->name);

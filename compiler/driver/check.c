@@ -176,6 +176,17 @@ static int compare(const ingot_tensor *got, const ingot_tensor *want, double rto
 		return -1;
 	}
 	n = want->bytes / es;
+	if (want->dtype == INGOT_DT_STRING) {     /* slots: compare up to the NUL */
+		for (size_t i = 0; i < n; i++) {
+			const char *a = (const char *)got->data + i * es, *b = (const char *)want->data + i * es;
+			if (strncmp(a, b, es) != 0) {
+				snprintf(why, cap, "element %zu: got \"%.*s\", expected \"%.*s\"", i,
+				         (int)strnlen(a, es), a, (int)strnlen(b, es), b);
+				return -1;
+			}
+		}
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool fl;
 		double a = elem_f64(got, i, &fl), b = elem_f64(want, i, &fl);

@@ -29,6 +29,9 @@ typedef struct GraphImport {
 	const char **synth;        /* per node: its synthesized name, made once */
 	struct GraphImport *parent;/* the enclosing graph of a body, NULL for the main graph */
 	const char *graph_name;    /* a body's name for diagnostics ("If_0.then_branch") */
+	const int *opsets;         /* per node: ai.onnx opset of an inlined function's node;
+	                              NULL: all run under the model's */
+	Onnx__GraphProto flat;     /* gp with function calls inlined (gp points here) */
 } GraphImport;
 
 static int import_graph(Loader *L, const Onnx__GraphProto *gp, RegionId r, GraphImport *parent,
@@ -127,8 +130,10 @@ static int check_node(GraphImport *gi, size_t i)
 	if (!n->op_type || !n->op_type[0])
 		return onnx_fail(L, DC_PARSE, &loc, "node has no op_type");
 	if (!is_known_domain(n->domain, n->op_type))
-		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain '%s'",
-		                 n->op_type, n->domain);
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain '%s' (%s)",
+		                 n->op_type, n->domain, L->n_functions
+		                 ? "no model-local function has this domain and name"
+		                 : "the model defines no local functions");
 	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) == OP_COUNT)
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s'", n->op_type);
 	int rc = 0;
@@ -140,13 +145,18 @@ static int check_node(GraphImport *gi, size_t i)
 		if (t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH && has_bodies(n->op_type) && a->g) {
 			/* the body's unsupported ops are listed with the rest */
 			GraphImport sub;
+			int *opsets;
 			memset(&sub, 0, sizeof sub);
 			sub.L = L;
-			sub.gp = a->g;
 			sub.parent = gi;
 			sub.graph_name = arena_printf(&L->g->arena, "%s.%s", loc.node, a->name ? a->name : "");
-			sub.synth = arena_array(&L->g->arena, a->g->n_node ? a->g->n_node : 1, sizeof *sub.synth);
-			for (size_t j = 0; j < a->g->n_node; j++)
+			if (onnx_functions_expand(L, a->g, sub.graph_name, &sub.flat, &opsets)) {
+				rc = -1;
+				continue;
+			}
+			sub.gp = &sub.flat;
+			sub.synth = arena_array(&L->g->arena, sub.gp->n_node ? sub.gp->n_node : 1, sizeof *sub.synth);
+			for (size_t j = 0; j < sub.gp->n_node; j++)
 				if (check_node(&sub, j))
 					rc = -1;
 		} else if (t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
@@ -211,8 +221,20 @@ static int constant_node(GraphImport *gi, size_t i)
 		int64_t len = (int64_t)a->n_ints;
 		Type ty = type_make(DT_I64, 1, &len);
 		v = onnx_const_new(L, gi->r, out, &ty, a->ints, &loc);
-	} else if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0) {
-		return onnx_fail(L, DC_UNSUPPORTED, &loc, "string constants are not supported");
+	} else if ((strcmp(an, "value_string") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING) ||
+	           (strcmp(an, "value_strings") == 0 && t == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS)) {
+		/* as a STRING TensorProto: the one place that fills string slots */
+		Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+		int64_t len = (int64_t)a->n_strings;
+		bool one = an[12] == '\0';
+		ProtobufCBinaryData s1 = a->s;
+		tp.has_data_type = true;
+		tp.data_type = DT_STRING;
+		tp.n_dims = one ? 0 : 1;
+		tp.dims = &len;
+		tp.n_string_data = one ? 1 : a->n_strings;
+		tp.string_data = one ? &s1 : a->strings;
+		v = onnx_tensor_import(L, &tp, gi->r, out, &loc);
 	} else if (strcmp(an, "sparse_value") == 0) {
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "sparse constants are not supported");
 	} else {
@@ -425,7 +447,8 @@ static int op_node(GraphImport *gi, size_t i)
 				return onnx_fail(L, DC_PARSE, &al, "attribute given twice");
 			}
 	}
-	NodeId id = ir_node_new(g, gi->r, op, L->opset, in, (int)n_in, out, (int)n_out,
+	int opset = gi->opsets ? gi->opsets[i] : L->opset;
+	NodeId id = ir_node_new(g, gi->r, op, opset, in, (int)n_in, out, (int)n_out,
 	                        node_name(gi, i));
 	return ops_import_attrs(g, id, raw, (int)n->n_attribute, L->d);
 }
@@ -598,7 +621,7 @@ static int import_outputs(GraphImport *gi)
 		const Onnx__TypeProto *tp = vi->type;
 		if (val->producer != IR_NONE && val->type.dtype == DT_UNDEF && tp &&
 		    tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type->has_elem_type &&
-		    dtype_is_valid(tp->tensor_type->elem_type) && tp->tensor_type->elem_type != DT_STRING)
+		    dtype_is_valid(tp->tensor_type->elem_type))
 			val->type.dtype = (DType)tp->tensor_type->elem_type;
 		ir_region_add_output(L->g, gi->r, v);
 	}
@@ -620,16 +643,20 @@ static int import_graph(Loader *L, const Onnx__GraphProto *gp, RegionId r, Graph
 
 	memset(&gi, 0, sizeof gi);
 	gi.L = L;
-	gi.gp = gp;
 	gi.r = r;
 	gi.parent = parent;
 	gi.graph_name = graph_name;
-	gi.synth = arena_array(&L->g->arena, gp->n_node ? gp->n_node : 1, sizeof *gi.synth);
 	onnx_names_init(&gi.names);
 	onnx_names_init(&inits);
 
 	if (onnx_check_unknown(L, &gp->base, &loc))
 		goto out;
+	int *opsets;
+	if (onnx_functions_expand(L, gp, graph_name, &gi.flat, &opsets))
+		goto out;
+	gi.opsets = opsets;
+	gp = gi.gp = &gi.flat;
+	gi.synth = arena_array(&L->g->arena, gp->n_node ? gp->n_node : 1, sizeof *gi.synth);
 	if (gp->n_sparse_initializer) {
 		onnx_fail(L, DC_UNSUPPORTED, &loc, "sparse initializers are not supported");
 		goto out;

@@ -4,8 +4,9 @@
  *
  * Sections follow the implementing files: onnx_load.c (the model, the name map,
  * located errors), onnx_tensor.c (TensorProto decoding, external data, --bind
- * values), onnx_inputs.c (graph input types and overrides), onnx_graph.c
- * (initializers, nodes, attributes, outputs).
+ * values), onnx_inputs.c (graph input types and overrides), onnx_function.c
+ * (model-local functions, inlined), onnx_graph.c (initializers, nodes, attributes,
+ * outputs).
  */
 #ifndef INGOT_ONNX_INTERNAL_H
 #define INGOT_ONNX_INTERNAL_H
@@ -28,6 +29,8 @@ void onnx_names_free(NameMap *m);
 ValueId onnx_names_get(const NameMap *m, const char *name);   /* IR_NONE if absent */
 void onnx_names_put(NameMap *m, const char *key, ValueId v);  /* key: arena-owned */
 
+typedef struct OnnxFunction OnnxFunction;
+
 /* The state of one onnx_load() call. */
 typedef struct Loader {
 	Graph *g;
@@ -38,6 +41,9 @@ typedef struct Loader {
 	int opset;                    /* ai.onnx opset of the model */
 	bool *dim_used;               /* per opt->dims entry: matched some symbolic dim */
 	int n_attr_consts;            /* counter for names of attribute tensors */
+	OnnxFunction *functions;      /* the model's local functions (onnx_function.c) */
+	size_t n_functions;
+	int n_fn_calls;               /* inlined calls so far, for unique value prefixes */
 } Loader;
 
 /* Reports an error at the model file with an optional location template. */
@@ -85,6 +91,18 @@ bool onnx_input_is_bound(const Loader *L, const char *name);
 int onnx_inputs_check_names(Loader *L, const Onnx__GraphProto *gp);
 /* Warns about --dim symbols that matched no input dim. */
 void onnx_inputs_warn_unused_dims(Loader *L);
+
+/* ---- onnx_function.c ---- */
+
+/* Reads ModelProto.functions (with their attribute defaults) into L. 0 or -1. */
+int onnx_functions_init(Loader *L, const Onnx__ModelProto *m);
+void onnx_functions_free(Loader *L);
+/* The function a node of this domain and op_type calls, or NULL. */
+const OnnxFunction *onnx_function_find(const Loader *L, const char *domain, const char *name);
+/* *out = gp with every function call inlined (recursively). *opsets: NULL when
+ * nothing was inlined, else the ai.onnx opset of each node of out (graph arena). */
+int onnx_functions_expand(Loader *L, const Onnx__GraphProto *gp, const char *graph_name,
+                          Onnx__GraphProto *out, int **opsets);
 
 /* ---- onnx_graph.c ---- */
 

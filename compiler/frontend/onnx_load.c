@@ -110,6 +110,10 @@ static const struct NewerField {
 	{ "onnx.NodeProto", 10, "device_configurations", true },
 	{ "onnx.TensorProto", 16, "metadata_props", true },
 	{ "onnx.ValueInfoProto", 4, "metadata_props", true },
+	{ "onnx.FunctionProto", 11, "attribute_proto", true },   /* read by onnx_function.c */
+	{ "onnx.FunctionProto", 12, "value_info", true },
+	{ "onnx.FunctionProto", 13, "overload", false },
+	{ "onnx.FunctionProto", 14, "metadata_props", true },
 };
 
 int onnx_check_unknown(Loader *L, const ProtobufCMessage *m, const DiagLoc *loc)
@@ -294,12 +298,13 @@ int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *
 		if (!L.dim_used)
 			die("out of memory");
 	}
-	if (check_header(&L, m) == 0 && onnx_inputs_check_names(&L, m->graph) == 0 &&
-	    onnx_graph_import(&L, m->graph, 0) == 0) {
+	if (check_header(&L, m) == 0 && onnx_functions_init(&L, m) == 0 &&
+	    onnx_inputs_check_names(&L, m->graph) == 0 && onnx_graph_import(&L, m->graph, 0) == 0) {
 		onnx_inputs_warn_unused_dims(&L);
 		rc = 0;
 	}
 	free(L.dim_used);
+	onnx_functions_free(&L);
 	onnx__model_proto__free_unpacked(m, &alloc);
 	return rc;
 }

@@ -39,8 +39,6 @@ int onnx_dtype_check(Loader *L, int code, const DiagLoc *loc, DType *out)
 	*out = DT_UNDEF;
 	if (code == DT_UNDEF)
 		return onnx_fail(L, DC_TYPE, loc, "element type is UNDEFINED");
-	if (code == DT_STRING)
-		return onnx_fail(L, DC_UNSUPPORTED, loc, "string tensors are not supported");
 	if (name && !dtype_is_valid(code))
 		return onnx_fail(L, DC_UNSUPPORTED, loc, "element type %s (%d) is not supported%s",
 		                 name, code, code >= DT_COUNT ? " (newer than ONNX 1.12)" : "");
@@ -262,6 +260,51 @@ static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, vo
 	}
 }
 
+/* A string tensor: string_data only, each element into a zero-padded slot of
+ * INGOT_STRING_CAP bytes (ingot_rt.h). */
+static ValueId string_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
+                             const char *name, const Type *ty, const DiagLoc *loc)
+{
+	char tb[128];
+	int64_t numel = type_numel(ty);
+	if (t->has_data_location && t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
+		onnx_fail(L, DC_UNSUPPORTED, loc, "string tensors with external data are not supported");
+		return IR_NONE;
+	}
+	if (t->has_raw_data || t->n_float_data || t->n_int32_data || t->n_int64_data ||
+	    t->n_double_data || t->n_uint64_data) {
+		onnx_fail(L, DC_PARSE, loc, "a string tensor keeps its elements in string_data only");
+		return IR_NONE;
+	}
+	if ((int64_t)t->n_string_data != numel) {
+		onnx_fail(L, DC_SHAPE, loc, "string_data has %zu elements, expected %lld for %s",
+		          t->n_string_data, (long long)numel, type_str(ty, tb, sizeof tb));
+		return IR_NONE;
+	}
+	char *slots = calloc((size_t)numel + 1, INGOT_STRING_CAP);
+	if (!slots)
+		die("out of memory");
+	for (int64_t i = 0; i < numel; i++) {
+		const ProtobufCBinaryData *e = &t->string_data[i];
+		if (e->len > INGOT_STRING_CAP - 1) {
+			onnx_fail(L, DC_LIMIT, loc, "string element %lld has %zu bytes, at most %d fit a "
+			          "string slot (INGOT_STRING_CAP)", (long long)i, e->len, INGOT_STRING_CAP - 1);
+			free(slots);
+			return IR_NONE;
+		}
+		if (e->len && memchr(e->data, 0, e->len)) {
+			onnx_fail(L, DC_PARSE, loc, "string element %lld holds a NUL byte", (long long)i);
+			free(slots);
+			return IR_NONE;
+		}
+		if (e->len)
+			memcpy(slots + i * INGOT_STRING_CAP, e->data, e->len);
+	}
+	ValueId v = onnx_const_new(L, r, name, ty, slots, loc);
+	free(slots);
+	return v;
+}
+
 ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
                            const char *name, const DiagLoc *loc)
 {
@@ -276,8 +319,9 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		onnx_fail(L, DC_TYPE, loc, "tensor has no data_type");
 		return IR_NONE;
 	}
-	if (t->n_string_data || t->data_type == DT_STRING) {
-		onnx_fail(L, DC_UNSUPPORTED, loc, "string tensors are not supported");
+	if (t->n_string_data && t->data_type != DT_STRING) {
+		onnx_fail(L, DC_PARSE, loc, "string_data given for a %s tensor",
+		          onnx_dtype_label(t->data_type) ? onnx_dtype_label(t->data_type) : "?");
 		return IR_NONE;
 	}
 	if (onnx_dtype_check(L, t->data_type, loc, &dt))
@@ -313,6 +357,8 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 	memset(&ext, 0, sizeof ext);
 	ValueId v = IR_NONE;
 
+	if (dt == DT_STRING)
+		return string_import(L, t, r, name, &ty, loc);
 	if (t->has_data_location && t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
 		if (t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
 			onnx_fail(L, DC_PARSE, loc, "unknown data_location %d", (int)t->data_location);
@@ -519,6 +565,11 @@ int onnx_parse_bind_value(Loader *L, const char *spec, DType dt, const DiagLoc *
 		}
 		p += len + 1;
 	}
+	if (dt == DT_STRING) {
+		free(nums);
+		return onnx_fail(L, DC_USAGE, loc, "--bind of a string input takes a tensor file "
+		                 "(.pb with string_data), not a number list");
+	}
 	uint8_t *buf = malloc((size_t)count * dtype_size(dt) + 1);
 	if (!buf)
 		die("out of memory");
@@ -552,7 +603,7 @@ int onnx_read_tensor_file(const char *path, Type *t, void **data, DiagSink *d)
 		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot read tensor: %s", err);
 		return -1;
 	}
-	if (it.dtype == DT_STRING || !dtype_is_valid(it.dtype)) {
+	if (!dtype_is_valid(it.dtype)) {
 		const char *name = onnx_dtype_label(it.dtype);
 		diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l, "element type %s is not supported",
 		            name ? name : "?");

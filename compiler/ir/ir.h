@@ -68,7 +68,7 @@ typedef enum DType {
 	DT_COUNT
 } DType;
 
-size_t dtype_size(DType t);            /* bytes per element; 0 for string/undef */
+size_t dtype_size(DType t);            /* bytes per element (a string: its INGOT_STRING_CAP slot); 0 for undef */
 const char *dtype_name(DType t);       /* IR text name: f32, i64, bool, ... */
 const char *dtype_c_type(DType t);     /* C type in generated code: float, int64_t, ... */
 const char *dtype_onnx_name(DType t);  /* FLOAT, INT64, ... */

@@ -205,7 +205,9 @@
 	X(SEQUENCE_INSERT, SequenceInsert, sequence, 2, 3, 1, 1, 0x4) \
 	X(SEQUENCE_LENGTH, SequenceLength, sequence, 1, 1, 1, 1, 0x0) \
 	X(SEQUENCE_MAP, SequenceMap, sequence_map, 1, -1, 1, -1, 0x0) \
-	X(SPLIT_TO_SEQUENCE, SplitToSequence, sequence, 1, 2, 1, 1, 0x2)
+	X(SPLIT_TO_SEQUENCE, SplitToSequence, sequence, 1, 2, 1, 1, 0x2) \
+	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
+	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k) OP_##e,
@@ -228,6 +230,6 @@ typedef enum Op {
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
-	G(sequence) G(sequence_map)
+	G(sequence) G(sequence_map) G(string_normalizer)
 
 #endif /* INGOT_OPS_H */

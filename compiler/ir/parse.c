@@ -198,6 +198,14 @@ static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 {
 	Scalar s;
 	size_t es = dtype_size(dt);
+	if (dt == DT_STRING) {             /* print.c's quoted form, into a zeroed slot */
+		if (parse_quoted(P))
+			return -1;
+		if (strlen(P->buf) >= es)
+			return fail(P, "string longer than %zu bytes", es - 1);
+		memcpy(dst, P->buf, strlen(P->buf));
+		return 0;
+	}
 	if (dt == DT_I64 || dt == DT_U64) {
 		int64_t v;
 		if (dt == DT_U64) {

@@ -59,6 +59,20 @@ static void print_elem(FILE *f, DType dt, const uint8_t *p, int64_t i)
 {
 	Scalar s;
 	size_t es = dtype_size(dt);
+	if (dt == DT_STRING) {             /* "text", with \" \\ and \xNN escapes */
+		const uint8_t *e = p + es * (size_t)i;
+		fputc('"', f);
+		for (size_t k = 0; k < es && e[k]; k++) {
+			if (e[k] == '"' || e[k] == '\\')
+				fprintf(f, "\\%c", e[k]);
+			else if (e[k] < 0x20 || e[k] >= 0x7f)
+				fprintf(f, "\\x%02x", e[k]);
+			else
+				fputc(e[k], f);
+		}
+		fputc('"', f);
+		return;
+	}
 	memset(&s, 0, sizeof s);
 	s.dtype = dt;
 	memcpy(s.bytes, p + es * (size_t)i, es);

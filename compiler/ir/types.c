@@ -17,7 +17,7 @@ static const struct {
 	[DT_I16] = { "i16", "int16_t", "INT16", 2 },
 	[DT_I32] = { "i32", "int32_t", "INT32", 4 },
 	[DT_I64] = { "i64", "int64_t", "INT64", 8 },
-	[DT_STRING] = { "str", "char *", "STRING", 0 },
+	[DT_STRING] = { "str", "ingot_str", "STRING", INGOT_STRING_CAP },
 	[DT_BOOL] = { "bool", "bool", "BOOL", 1 },
 	[DT_F16] = { "f16", "uint16_t", "FLOAT16", 2 },
 	[DT_F64] = { "f64", "double", "DOUBLE", 8 },

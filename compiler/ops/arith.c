@@ -782,15 +782,14 @@ static int one_hot_lower(LowerCtx *c)
 const OpImpl op_impl_one_hot = { sizeof(OneHotAttrs), one_hot_fields, COUNTOF(one_hot_fields),
                                  one_hot_import, one_hot_infer, one_hot_lower };
 
-/* ---- cast_like: Cast to the element type of input 1, through ingot_cast ---- */
+/* ---- cast_like: Cast to the element type of input 1, through ingot_cast (strings:
+ * ingot_cast_str, text.c) ---- */
 
 static int cast_like_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0), *like = infer_in(c, 1);
-	if (x->dtype == DT_STRING || like->dtype == DT_STRING)
-		return infer_unsupported(c, "CastLike from %s to %s: string tensors are not supported",
-		                   dtype_name(x->dtype), dtype_name(like->dtype));
-	if (infer_check_dtype(c, 0, dtl_all) || infer_check_dtype(c, 1, dtl_all))
+	if ((x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all)) ||
+	    (like->dtype != DT_STRING && infer_check_dtype(c, 1, dtl_all)))
 		return -1;
 	*infer_out(c, 0) = plain_like(like->dtype, x);
 	return 0;
@@ -806,6 +805,8 @@ static int cast_like_lower(LowerCtx *c)
 	const Type *x = in_type(c, 0), *like = in_type(c, 1);
 	if (!x || !like)
 		return -1;
+	if (x->dtype == DT_STRING || like->dtype == DT_STRING)
+		return text_cast_lower(c, x->dtype, like->dtype, type_numel(x));
 	ingot_cast_params *p = lower_params(c, &cast_desc);
 	p->from = x->dtype;
 	p->to = like->dtype;

@@ -523,12 +523,9 @@ static int cast_infer(InferCtx *c)
 	const CastAttrs *a = infer_node(c)->attrs;
 	const Type *x = infer_in(c, 0);
 	DType to = (DType)a->to;
-	if (x->dtype == DT_STRING || to == DT_STRING)
-		return infer_unsupported(c, "Cast from %s to %s: string tensors are not supported",
-		                   dtype_name(x->dtype), dtype_name(to));
-	if (infer_check_dtype(c, 0, dtl_all))
+	if (x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all))
 		return -1;
-	bool ok = false;
+	bool ok = to == DT_STRING;
 	for (int i = 0; dtl_all[i] != DT_UNDEF; i++)
 		ok |= dtl_all[i] == to;
 	if (!ok)
@@ -549,6 +546,8 @@ static int cast_lower(LowerCtx *c)
 	ingot_cast_params *p = lower_params(c, &cast_desc);
 	if (!x)
 		return -1;
+	if (x->dtype == DT_STRING || a->to == DT_STRING)
+		return text_cast_lower(c, x->dtype, (DType)a->to, type_numel(x));
 	p->from = x->dtype;
 	p->to = a->to;
 	p->n = type_numel(x);
@@ -722,7 +721,7 @@ static int identity_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0);
 	if (infer_node(c)->op == OP_DROPOUT)
 		return dropout_infer(c);
-	if (infer_check_dtype(c, 0, dtl_all))
+	if (x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all))   /* copies slots */
 		return -1;
 	*infer_out(c, 0) = plain_like(x->dtype, x);
 	return 0;

@@ -128,6 +128,9 @@ extern const DType dtl_numeric[];      /* floats + all ints */
 extern const DType dtl_all[];          /* numeric + bool */
 extern const DType dtl_int[];          /* all ints */
 
+/* text.c: Cast/CastLike from or to STRING (ingot_cast_str over n elements) */
+int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n);
+
 /* infer.c: shape inference over a region, folding constant nodes as it goes */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);

@@ -105,6 +105,31 @@ def save(m, path):
     return path
 
 
+def write_test_dir(work, name, m, inputs, outputs, to_tensor=None):
+    """A test in the ONNX backend-test layout (model.onnx, test_data_set_0/input_*.pb and
+    output_*.pb, named after the graph's inputs and outputs) for `ingot check`."""
+    to_tensor = to_tensor or (lambda arr, nm: numpy_helper.from_array(arr, nm))
+    d = os.path.join(work, name)
+    ds = os.path.join(d, "test_data_set_0")
+    os.makedirs(ds)
+    save(m, os.path.join(d, "model.onnx"))
+    for kind, arrs, vis in (("input", inputs, m.graph.input), ("output", outputs, m.graph.output)):
+        for i, arr in enumerate(arrs):
+            with open(os.path.join(ds, "%s_%d.pb" % (kind, i)), "wb") as f:
+                f.write(to_tensor(arr, vis[i].name).SerializeToString())
+    return d
+
+
+def check_all_pass(ingot, dirs, *extra):
+    """`ingot check DIRS... EXTRA` passes every directory and exits 0."""
+    rc, out, err = run([ingot, "check"] + list(dirs) + list(extra))
+    lines = stderr_lines(out)
+    for d in dirs:
+        check(("PASS %s" % d) in lines, "%s did not pass %s:\n%s%s" %
+              (os.path.basename(d), " ".join(extra), out, err))
+    check(rc == 0, "ingot check exited %d:\n%s%s" % (rc, out, err))
+
+
 def rng(seed=0):
     return np.random.default_rng(seed)
 

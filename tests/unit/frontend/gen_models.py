@@ -274,21 +274,29 @@ save("graph_attr.onnx", model([helper.make_node("Relu", ["x"], ["y"], body=sub)]
 # control flow imports its branches as nested regions; an outer-scope name resolves
 save("if.onnx", model([helper.make_node("If", ["c"], ["y"], then_branch=sub, else_branch=sub)],
                       [vi("c", TensorProto.BOOL, []), X], [Y]), "ok")
-save("const_string.onnx", model([helper.make_node("Constant", [], ["y"], value_string="hi")], [], [Y]),
-     "fail", "string constants")
-save("const_strings.onnx", model([helper.make_node("Constant", [], ["y"], value_strings=["a"])], [], [Y]),
-     "fail", "string constants")
+SY = vi("y", TensorProto.STRING, None)
+save("const_string.onnx", model([helper.make_node("Constant", [], ["y"], value_string="hi")], [], [SY]), "ok")
+save("const_strings.onnx", model([helper.make_node("Constant", [], ["y"], value_strings=["a", ""])], [], [SY]),
+     "ok")
+save("const_string_long.onnx", model([helper.make_node("Constant", [], ["y"], value_strings=["a", "b" * 64])],
+                                     [], [SY]), "fail", "string element 1 has 64 bytes, at most 63")
 sp = helper.make_sparse_tensor(helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]),
                                helper.make_tensor("i", TensorProto.INT64, [1], [0]), [3])
 save("const_sparse.onnx", model([helper.make_node("Constant", [], ["y"], sparse_value=sp)], [], [Y]),
      "fail", "sparse constants")
 save("string_init.onnx", model([], [], [vi("s", TensorProto.STRING, [1])],
-                               [helper.make_tensor("s", TensorProto.STRING, [1], [b"x"])]),
-     "fail", "string tensors")
+                               [helper.make_tensor("s", TensorProto.STRING, [1], [b"x"])]), "ok")
+short_s = helper.make_tensor("s", TensorProto.STRING, [1], [b"x"])
+short_s.dims[0] = 2
+save("string_init_count.onnx", model([], [], [vi("s", TensorProto.STRING, [2])], [short_s]),
+     "fail", "string_data has 1 elements, expected 2")
+bad_s = helper.make_tensor("s", TensorProto.FLOAT, [1], [1.0])
+bad_s.string_data.append(b"x")
+save("string_data_float.onnx", model([], [], [Y], [bad_s]), "fail", "string_data given for a FLOAT tensor")
 save("complex_init.onnx", model([], [], [Y], [helper.make_tensor("y", TensorProto.COMPLEX64, [1], [1 + 2j])]),
      "fail", "COMPLEX64")
 save("float8_init.onnx", model([], [], [Y], [raw_tensor("y", 17, [1], b"\x00")]), "fail", "FLOAT8E4M3FN")
-save("input_string.onnx", model([], [vi("y", TensorProto.STRING, [1])], [Y]), "fail", "string tensors")
+save("input_string.onnx", model([], [vi("y", TensorProto.STRING, [1])], [SY]), "ok")
 seq = helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, [1])
 save("input_seq.onnx", model([], [seq], [Y]), "fail", "sequence input: give its length")
 segt = raw_tensor("y", TensorProto.FLOAT, [1], b"\0\0\0\0")

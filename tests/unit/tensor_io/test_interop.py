@@ -87,6 +87,11 @@ def tool_read(path, raw):
     return tool_read_many([(path, raw)])[0]
 
 
+def slots(strings):
+    """string elements as ingot stores them: INGOT_STRING_CAP (64) byte slots"""
+    return b''.join(bytes(w).ljust(64, b'\0') for w in strings)
+
+
 def same(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
@@ -215,8 +220,20 @@ def run(tmp):
     expect_error('object .npy', npy, "'|O'", tmp)
     np.save(npy, np.zeros(2, dtype=[('a', '<f4'), ('b', '<i4')]))
     expect_error('structured .npy', npy, 'structured', tmp)
-    onnx.save_tensor(helper.make_tensor('s', TensorProto.STRING, [2], [b'a', b'b']), pb)
-    expect_error('string tensor', pb, 'string', tmp)
+    # strings: zero-padded 64-byte slots, written back as string_data (and not as .npy)
+    words = [b'a', b'', 'caf\u00e9'.encode(), b'x' * 63]
+    onnx.save_tensor(helper.make_tensor('s', TensorProto.STRING, [2, 2], words), pb)
+    if check_read('string tensor', pb, TensorProto.STRING, (2, 2), slots(words), 's', tmp):
+        out_pb = os.path.join(tmp, 'conv.pb')
+        r = tool('convert', pb, out_pb)
+        back = onnx.load_tensor(out_pb) if r.returncode == 0 else None
+        if back is None or list(back.string_data) != words or list(back.dims) != [2, 2]:
+            fail('string tensor: the .pb written by the tool differs (%s)' % r.stderr.strip())
+        r = tool('convert', pb, os.path.join(tmp, 'conv.npy'))
+        if r.returncode == 0 or '.pb only' not in r.stderr:
+            fail('string tensor: writing .npy should fail, got %r' % r.stderr)
+    onnx.save_tensor(helper.make_tensor('s', TensorProto.STRING, [1], [b'y' * 64]), pb)
+    expect_error('string longer than a slot', pb, 'has 64 bytes, at most 63 fit', tmp)
     onnx.save_tensor(helper.make_tensor('c', TensorProto.COMPLEX64, [1], [1 + 2j]), pb)
     expect_error('complex tensor', pb, 'complex64', tmp)
     t = TensorProto(name='e', data_type=TensorProto.FLOAT, dims=[2])
@@ -261,7 +278,12 @@ def node_tests(tmp, root='/tmp/onnx-tests/node'):
             if t.data_type == 0:          # a sequence or optional, not a TensorProto
                 continue
             lab = '%s/%s' % (test, os.path.basename(path))
-            if t.data_type in (TensorProto.STRING, TensorProto.COMPLEX64, TensorProto.COMPLEX128):
+            if t.data_type == TensorProto.STRING:
+                check_read(lab, path, t.data_type, tuple(t.dims), slots(t.string_data), t.name,
+                           tmp, got)
+                n += 1
+                continue
+            if t.data_type in (TensorProto.COMPLEX64, TensorProto.COMPLEX128):
                 expect_error(lab, path, 'not supported', tmp, got)
                 continue
             try:

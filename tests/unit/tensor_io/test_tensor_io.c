@@ -388,9 +388,21 @@ static void test_pb_errors(void)
 	RESET(); field_varint(&b, 2, 0);
 	EXPECT_ERR(&b, "no data_type");
 	RESET(); field_varint(&b, 2, INGOT_DT_STRING); field_bytes(&b, 6, "hi", 2);
-	EXPECT_ERR(&b, "string");
+	field_bytes(&b, 6, "yo", 2);
+	EXPECT_ERR(&b, "string_data has 2 values, expected 1");
 	RESET(); field_varint(&b, 2, INGOT_DT_STRING);
-	EXPECT_ERR(&b, "string tensors are not supported");
+	EXPECT_ERR(&b, "no data (raw_data or string_data)");
+	RESET(); field_varint(&b, 2, INGOT_DT_STRING);
+	field_bytes(&b, 6, "0123456789012345678901234567890123456789012345678901234567890123", 64);
+	EXPECT_ERR(&b, "string element 0 has 64 bytes, at most 63 fit");
+	RESET(); field_varint(&b, 2, INGOT_DT_STRING); field_bytes(&b, 6, "a\0b", 3);
+	EXPECT_ERR(&b, "NUL");
+	RESET(); field_varint(&b, 2, INGOT_DT_STRING); field_bytes(&b, 9, "ab", 2);
+	EXPECT_ERR(&b, "raw_data given for a string tensor");
+	RESET(); field_varint(&b, 2, INGOT_DT_F32); field_bytes(&b, 6, "ab", 2);
+	EXPECT_ERR(&b, "string_data given for a float32 tensor");
+	RESET(); field_varint(&b, 2, INGOT_DT_STRING); field_varint(&b, 6, 1);
+	EXPECT_ERR(&b, "string_data has wire type 0");
 	RESET(); field_varint(&b, 2, INGOT_DT_C64); field_bytes(&b, 9, "12345678", 8);
 	EXPECT_ERR(&b, "complex64");
 	RESET(); field_varint(&b, 2, 99);
@@ -581,6 +593,37 @@ static void test_prefixes(const char *ext, uint8_t *file, size_t *file_len)
 		expect_err(file, k, NULL, __LINE__);
 }
 
+/* string_data into zero-padded INGOT_STRING_CAP slots, and back out of a .pb file
+ * (not .npy) */
+static void test_strings(void)
+{
+	Buf b;
+	ingot_tensor t, u;
+	char path[128], err[256];
+	const int64_t d2[1] = { 3 };
+	memset(&b, 0, sizeof b);
+	dims_unpacked(&b, 1, d2);
+	field_varint(&b, 2, INGOT_DT_STRING);
+	field_bytes(&b, 6, "hi", 2);
+	field_bytes(&b, 6, "", 0);
+	field_bytes(&b, 6, "\xc3\xa9t\xc3\xa9", 5);
+	if (!parse_ok(&b, &t, __LINE__))
+		return;
+	CHECK(t.dtype == INGOT_DT_STRING && t.rank == 1 && t.dims[0] == 3);
+	CHECK(t.bytes == 3 * INGOT_STRING_CAP);
+	CHECK(strcmp((char *)t.data, "hi") == 0 && ((char *)t.data)[INGOT_STRING_CAP] == 0);
+	CHECK(strcmp((char *)t.data + 2 * INGOT_STRING_CAP, "\xc3\xa9t\xc3\xa9") == 0);
+	CHECK(((char *)t.data)[INGOT_STRING_CAP - 1] == 0);   /* zero-padded */
+	snprintf(path, sizeof path, "%s/s.pb", tmpdir);
+	CHECK(ingot_tensor_write(path, &t, err, sizeof err) == 0);
+	CHECK(ingot_tensor_read(path, &u, err, sizeof err) == 0);
+	CHECK(u.bytes == t.bytes && memcmp(u.data, t.data, t.bytes) == 0);
+	ingot_tensor_free(&u);
+	snprintf(path, sizeof path, "%s/s.npy", tmpdir);
+	CHECK(ingot_tensor_write(path, &t, err, sizeof err) == -1 && strstr(err, ".pb only"));
+	ingot_tensor_free(&t);
+}
+
 static void test_write_errors(void)
 {
 	ingot_tensor t;
@@ -591,7 +634,8 @@ static void test_write_errors(void)
 	t.dtype = INGOT_DT_STRING;
 	t.data = d;
 	t.bytes = 8;
-	CHECK(ingot_tensor_write(path, &t, err, sizeof err) == -1 && strstr(err, "string"));
+	CHECK(ingot_tensor_write(path, &t, err, sizeof err) == -1 &&
+	      strstr(err, "8 bytes, its dims need 64"));
 	t.dtype = INGOT_DT_F32;
 	CHECK(ingot_tensor_write(path, &t, err, sizeof err) == -1 && strstr(err, "8 bytes, its dims need 4"));
 	t.rank = 9;
@@ -664,6 +708,7 @@ int main(int argc, char **argv)
 	test_pb_fields();
 	test_pb_errors();
 	test_npy();
+	test_strings();
 	test_write_errors();
 	test_prefixes(".pb", pb, &pb_len);
 	test_prefixes(".npy", npy, &npy_len);

@@ -1,0 +1,46 @@
+/* text.h — reference kernels of string tensors: Cast to and from STRING and
+ * StringNormalizer. A string element is an INGOT_STRING_CAP-byte slot holding a
+ * NUL-terminated, zero-padded byte string (ingot_rt.h). These kernels format and
+ * parse numbers with the C library (snprintf, strtod/strtof), which every hosted
+ * libc and newlib provide; models without string tensors never include this file.
+ */
+#ifndef INGOT_KERNELS_TEXT_H
+#define INGOT_KERNELS_TEXT_H
+
+#include "ingot_rt.h"
+
+/* y = x converted over n elements, from or to INGOT_DT_STRING (either side may be
+ * any element type; string to string copies). Numbers become text as numpy's
+ * astype(str) writes them: the shortest digits that read back to the same value
+ * in the source's own precision (f16, bf16, f32 or f64), positional for
+ * 1e-4 <= |x| < 1e16 ("0.5", "100.0"), else scientific ("1e-05", "1.5e+20"); "nan",
+ * "inf", "-inf"; integers in decimal; bools "True"/"False". Text becomes a number
+ * as numpy parses it: decimal or exponent notation, "NaN", "INF", "-INF", "+INF" in
+ * any case, leading and trailing blanks; text that is not a number gives NaN (to
+ * floats) or 0 (to integers), "True"/"False" give 1/0. */
+#define INGOT_CAST_STR_FIELDS(F) F(I64, from) F(I64, to) F(I64, n)
+INGOT_PARAMS(ingot_cast_str_params, INGOT_CAST_STR_FIELDS)
+
+INGOT_KERNEL int ingot_cast_str(const void *params, const void *const *in, void *const *out,
+                                void *scratch, int task, int n_tasks);
+
+/* Values of the `action` field (case_change_action). */
+#define INGOT_CASE_NONE  0
+#define INGOT_CASE_LOWER 1
+#define INGOT_CASE_UPPER 2
+
+/* StringNormalizer: in[0] n strings (shape [n] or [1, n]), in[1] the n_stop
+ * stopwords (in[] ends at slot 0 when n_stop is 0). The strings that are not stopwords (compared
+ * exactly, or ASCII case-insensitively when case_sensitive is 0) are written to
+ * out[0] in order, then their case changed (ASCII letters only; other bytes are
+ * kept). out[0] holds up to max(n, 1) slots; out[1] (int64[INGOT_MAX_RANK]) gets the
+ * actual dims: [k] or [1, k] (two_dim), and [1] / [1, 1] holding "" when every
+ * string was a stopword. Not split across tasks (task 0 does it). */
+#define INGOT_STRNORM_FIELDS(F) F(I64, n) F(I64, n_stop) F(I64, action) \
+	F(I64, case_sensitive) F(I64, two_dim)
+INGOT_PARAMS(ingot_strnorm_params, INGOT_STRNORM_FIELDS)
+
+INGOT_KERNEL int ingot_strnorm(const void *params, const void *const *in, void *const *out,
+                               void *scratch, int task, int n_tasks);
+
+#endif /* INGOT_KERNELS_TEXT_H */
