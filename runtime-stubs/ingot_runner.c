@@ -73,6 +73,14 @@ static double now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+static int cmp_double(const void *a, const void *b);
+
+#ifdef RUNNER_PROF
+#define PROF_N (RUNNER_NUM_PROF_NODES > 0 ? RUNNER_NUM_PROF_NODES : 1)
+#else
+#define PROF_N 1
+#endif
+
 #ifdef RUNNER_PROF
 static double prof_clock(void *ctx)
 {
@@ -88,28 +96,37 @@ static int cmp_prof(const void *a, const void *b)
 	return tx > ty ? -1 : tx < ty ? 1 : x - y;   /* slowest first, then in run order */
 }
 
-/* The per-node table: time per run, share of the total, GFLOP/s (2 FLOPs per MAC). */
-static void print_profile(FILE *f, const double *seconds, int runs)
+/* The per-node table from `runs` rows of per-node seconds (one row per run): each
+ * node's median time, its share of the sum of the medians, GFLOP/s (2 FLOPs per MAC). */
+static void print_profile(FILE *f, const double *rows, int runs)
 {
-	int order[RUNNER_NUM_PROF_NODES > 0 ? RUNNER_NUM_PROF_NODES : 1], i;
-	double total = 0;
+	static double med[PROF_N];
+	int order[PROF_N], i, r;
+	double total = 0, *col = (double *)malloc(sizeof(double) * (size_t)runs);
+	if (!col)
+		return;
 	for (i = 0; i < RUNNER_NUM_PROF_NODES; i++) {
+		for (r = 0; r < runs; r++)
+			col[r] = rows[(size_t)r * PROF_N + (size_t)i];
+		qsort(col, (size_t)runs, sizeof col[0], cmp_double);
+		med[i] = runs % 2 ? col[runs / 2] : 0.5 * (col[runs / 2 - 1] + col[runs / 2]);
 		order[i] = i;
-		total += seconds[i];
+		total += med[i];
 	}
-	prof_sort_key = seconds;
+	free(col);
+	prof_sort_key = med;
 	qsort(order, (size_t)RUNNER_NUM_PROF_NODES, sizeof order[0], cmp_prof);
-	fprintf(f, "profile: %d nodes, %d run%s, %.2f us per run in nodes\n", RUNNER_NUM_PROF_NODES, runs,
-	        runs == 1 ? "" : "s", total / runs * 1e6);
+	fprintf(f, "profile: %d nodes, median of %d run%s, %.2f us in nodes\n", RUNNER_NUM_PROF_NODES, runs,
+	        runs == 1 ? "" : "s", total * 1e6);
 	fprintf(f, "%12s %7s %9s  %-20s %-24s %s\n", "time_us", "share%", "GFLOP/s", "op", "shape", "onnx_nodes");
 	for (i = 0; i < RUNNER_NUM_PROF_NODES; i++) {
 		const ingot_prof_node *n = &RUNNER_PROF_NODES[order[i]];
-		double t = seconds[order[i]] / runs;
+		double t = med[order[i]];
 		char gf[32] = "-";
 		if (n->macs > 0 && t > 0)
 			snprintf(gf, sizeof gf, "%.2f", 2.0 * (double)n->macs / t / 1e9);
-		fprintf(f, "%12.2f %7.2f %9s  %-20s %-24s %s\n", t * 1e6, total > 0 ? 100.0 * seconds[order[i]] / total : 0.0,
-		        gf, n->op, n->shape, n->names);
+		fprintf(f, "%12.2f %7.2f %9s  %-20s %-24s %s\n", t * 1e6, total > 0 ? 100.0 * t / total : 0.0, gf,
+		        n->op, n->shape, n->names);
 	}
 }
 #endif
@@ -123,7 +140,7 @@ static int run_model(const void *const *inputs, void *const *outputs, void *ws, 
 	prof.clock = prof_clock;
 	prof.ctx = NULL;
 	prof.seconds = prof_seconds;
-	return RUNNER_RUN_PROF_V(inputs, outputs, ws, par, &prof);
+	return RUNNER_RUN_PROF_V(inputs, outputs, ws, par, prof_seconds ? &prof : NULL);
 #else
 	(void)prof_seconds;
 	return RUNNER_RUN_PAR_V(inputs, outputs, ws, par);
@@ -201,7 +218,8 @@ int main(int argc, char **argv)
 			        par && par->n_threads > 1 ? "s" : "", threads);
 	}
 #ifdef RUNNER_PROF
-	prof_seconds = (double *)calloc(RUNNER_NUM_PROF_NODES > 0 ? RUNNER_NUM_PROF_NODES : 1, sizeof(double));
+	/* one row of per-node times per timed run */
+	prof_seconds = (double *)calloc((size_t)(bench > 0 ? bench : 1) * PROF_N, sizeof(double));
 	if (!prof_seconds) {
 		fprintf(stderr, "%s: out of memory\n", argv[0]);
 		return 1;
@@ -254,13 +272,10 @@ int main(int argc, char **argv)
 		if (!t)
 			return 1;
 		for (i = 0; i < 10 && rc == 0; i++)
-			rc = run_model(inputs, outputs, ws, par, prof_seconds);
-#ifdef RUNNER_PROF
-		memset(prof_seconds, 0, sizeof(double) * (RUNNER_NUM_PROF_NODES > 0 ? RUNNER_NUM_PROF_NODES : 1));
-#endif
+			rc = run_model(inputs, outputs, ws, par, NULL);
 		for (i = 0; i < bench && rc == 0; i++) {
 			double t0 = now_us();
-			rc = run_model(inputs, outputs, ws, par, prof_seconds);
+			rc = run_model(inputs, outputs, ws, par, prof_seconds ? prof_seconds + (size_t)i * PROF_N : NULL);
 			t[i] = now_us() - t0;
 		}
 		if (rc == 0) {
