@@ -2,7 +2,7 @@
 """threads: NAME_run_par on pools of 1, 2, 3 and 4 threads (and with no pool) gives
 outputs identical, byte for byte, to NAME_run, on generated models (a CNN with
 grouped/depthwise convolutions, pooling, Gemm and Softmax; an MLP of MatMul+Add;
-a normalization/reduction model) plus any model directories given (conformance
+one-row products split by column blocks; a normalization/reduction model) plus any model directories given (conformance
 tests, exported models). Every node that can split is split (-DINGOT_PAR_GRAIN=1).
 Built plainly, under ThreadSanitizer (two callers share one pool) and under
 ASan+UBSan; a -DINGOT_NO_THREADS build compiles with -ffreestanding, has no pool and
@@ -190,6 +190,19 @@ def mlp(path):
                [vi("y", TensorProto.FLOAT, [3, 7, 24])], inits), path)
 
 
+def gemv(path):
+    """One-row products: split by column blocks (Gemm with B transposed, MatMul)."""
+    r = rng(4)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="gemv1"),
+        helper.make_node("Relu", ["h"], ["hr"], name="relu"),
+        helper.make_node("Gemm", ["hr", "w2", "b2"], ["y"], transB=1, name="gemv2"),
+    ]
+    inits = [init("w1", randf(r, 200, 300)), init("w2", randf(r, 130, 300)), init("b2", randf(r, 130))]
+    save(model(nodes, [vi("x", TensorProto.FLOAT, [1, 200])], [vi("y", TensorProto.FLOAT, [1, 130])],
+               inits), path)
+
+
 def norms(path):
     r = rng(3)
     nodes = [
@@ -268,7 +281,7 @@ def check_runner(d, tag):
 def run_all(ingot, work, *extra):
     cc = tool("cc")
     models = []
-    for name, fn in (("cnn", cnn), ("mlp", mlp), ("norms", norms)):
+    for name, fn in (("cnn", cnn), ("mlp", mlp), ("gemv", gemv), ("norms", norms)):
         p = os.path.join(work, name + ".onnx")
         fn(p)
         models.append((name, p))
