@@ -1,8 +1,9 @@
 /* ingot_par.c — the pthreads pool of NAME_run_par (see ingot_par.h). Fork-join:
  * the caller publishes a job and runs task 0 itself, worker w runs task w + 1, and
  * the caller returns once every task has finished, which is the barrier between
- * two nodes. One mutex and two condition variables; a pool serves one job at a
- * time, so callers sharing a pool take turns. */
+ * two nodes. One mutex and two condition variables, with a short poll before
+ * sleeping on either; a pool serves one job at a time, so callers sharing a pool
+ * take turns. */
 #include "ingot_par.h"
 
 #ifdef INGOT_NO_THREADS
@@ -23,6 +24,35 @@ INGOT_PAR_API void ingot_par_destroy(ingot_par *par)
 #include <pthread.h>
 #include <stdlib.h>
 
+/* Before sleeping on a condition variable, a waiting thread polls for up to this many
+ * rounds (a few microseconds): the next node usually starts sooner than a wake-up
+ * through the kernel would take. 0 disables polling (a machine with more runnable
+ * threads than cores). Polling needs the GNU atomic builtins. */
+#ifndef INGOT_PAR_SPIN
+#define INGOT_PAR_SPIN 2000
+#endif
+#if defined(__GNUC__) && INGOT_PAR_SPIN > 0
+#define INGOT_PAR_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define INGOT_PAR_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#if defined(__x86_64__) || defined(__i386__)
+#define INGOT_PAR_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define INGOT_PAR_RELAX() __asm__ __volatile__("yield")
+#else
+#define INGOT_PAR_RELAX() ((void)0)
+#endif
+#define INGOT_PAR_POLL(cond) \
+	do { \
+		int spin_; \
+		for (spin_ = 0; spin_ < INGOT_PAR_SPIN && !(cond); spin_++) \
+			INGOT_PAR_RELAX(); \
+	} while (0)
+#else
+#define INGOT_PAR_LOAD(x) (x)
+#define INGOT_PAR_STORE(x, v) ((x) = (v))
+#define INGOT_PAR_POLL(cond) ((void)0)
+#endif
+
 typedef struct ingot_par_pool ingot_par_pool;
 
 typedef struct ingot_par_worker {
@@ -31,6 +61,7 @@ typedef struct ingot_par_worker {
 	pthread_t th;
 } ingot_par_worker;
 
+/* gen, pending and quit are written under mu, and read without it only while polling. */
 struct ingot_par_pool {
 	ingot_par par;                   /* what callers hold; par.impl points back here */
 	pthread_mutex_t mu;
@@ -40,6 +71,8 @@ struct ingot_par_pool {
 	unsigned long gen;               /* jobs published so far */
 	int pending;                     /* tasks 1.. of the job not yet finished */
 	int quit;
+	int sleeping;                    /* workers waiting on `wake` */
+	int waiting;                     /* callers waiting on `done` */
 	int n_workers;
 	int rc[INGOT_PAR_MAX_THREADS];   /* per task of the current job */
 	ingot_par_worker w[INGOT_PAR_MAX_THREADS - 1];
@@ -50,27 +83,34 @@ static void *ingot_par_main(void *arg)
 	ingot_par_worker *w = (ingot_par_worker *)arg;
 	ingot_par_pool *p = w->pool;
 	unsigned long seen = 0;
-	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		const ingot_par_job *job;
-		int rc;
-		while (!p->quit && p->gen == seen)
+		int rc, mine;
+		INGOT_PAR_POLL(INGOT_PAR_LOAD(p->gen) != seen || INGOT_PAR_LOAD(p->quit));
+		pthread_mutex_lock(&p->mu);
+		while (!p->quit && p->gen == seen) {
+			p->sleeping++;
 			pthread_cond_wait(&p->wake, &p->mu);
-		if (p->quit)
-			break;
+			p->sleeping--;
+		}
+		if (p->quit) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
 		seen = p->gen;
 		job = p->job;
-		if (!job || w->task >= job->n_tasks)
-			continue;                /* this job has fewer tasks than the pool threads */
-		pthread_mutex_unlock(&p->mu);
+		mine = job && w->task < job->n_tasks;   /* (read under mu: a job without this */
+		pthread_mutex_unlock(&p->mu);          /* task may be gone once mu is released) */
+		if (!mine)
+			continue;
 		rc = ingot_par_task(job, w->task);
 		pthread_mutex_lock(&p->mu);
 		p->rc[w->task] = rc;
-		if (--p->pending == 0)
+		INGOT_PAR_STORE(p->pending, p->pending - 1);
+		if (p->pending == 0 && p->waiting)
 			pthread_cond_broadcast(&p->done);
+		pthread_mutex_unlock(&p->mu);
 	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
 }
 
 static int ingot_par_run(const ingot_par *par, const ingot_par_job *job)
@@ -80,23 +120,32 @@ static int ingot_par_run(const ingot_par *par, const ingot_par_job *job)
 	if (job->n_tasks > p->n_workers + 1 || job->n_tasks < 1)
 		return INGOT_EINVAL;
 	pthread_mutex_lock(&p->mu);
-	while (p->job)                   /* another caller's job */
+	while (p->job) {                 /* another caller's job */
+		p->waiting++;
 		pthread_cond_wait(&p->done, &p->mu);
+		p->waiting--;
+	}
 	p->job = job;
-	p->pending = job->n_tasks - 1;
-	p->gen++;
-	pthread_cond_broadcast(&p->wake);
+	INGOT_PAR_STORE(p->pending, job->n_tasks - 1);
+	INGOT_PAR_STORE(p->gen, p->gen + 1);
+	if (p->sleeping)
+		pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 
 	rc = ingot_par_task(job, 0);
 
+	INGOT_PAR_POLL(INGOT_PAR_LOAD(p->pending) == 0);
 	pthread_mutex_lock(&p->mu);
-	while (p->pending > 0)
+	while (p->pending > 0) {
+		p->waiting++;
 		pthread_cond_wait(&p->done, &p->mu);
+		p->waiting--;
+	}
 	for (t = 1; t < job->n_tasks && rc == 0; t++)
 		rc = p->rc[t];
 	p->job = NULL;
-	pthread_cond_broadcast(&p->done);   /* callers waiting for the pool */
+	if (p->waiting)                  /* callers waiting for the pool */
+		pthread_cond_broadcast(&p->done);
 	pthread_mutex_unlock(&p->mu);
 	return rc;
 }
@@ -148,7 +197,7 @@ INGOT_PAR_API void ingot_par_destroy(ingot_par *par)
 		return;
 	p = (ingot_par_pool *)par->impl;
 	pthread_mutex_lock(&p->mu);
-	p->quit = 1;
+	INGOT_PAR_STORE(p->quit, 1);
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 	for (i = 0; i < p->n_workers; i++)
