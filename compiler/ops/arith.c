@@ -813,6 +813,7 @@ static int cast_like_lower(LowerCtx *c)
 	p->to = like->dtype;
 	p->n = type_numel(x);
 	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

@@ -556,6 +556,7 @@ static int cast_lower(LowerCtx *c)
 	p->to = a->to;
 	p->n = type_numel(x);
 	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -752,6 +753,7 @@ static int identity_lower(LowerCtx *c)
 	p->ratio_dtype = ratio ? ratio->dtype : DT_F32;
 	p->ratio = n->op == OP_DROPOUT ? 0.5f : 0.0f;
 	lower_call(c, "ingot_identity", "elementwise", &ingot_identity, &identity_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

@@ -181,6 +181,7 @@ static int instancenorm_lower(LowerCtx *c)
 		p->inner *= x->dims[d];
 	p->epsilon = a->epsilon;
 	lower_call(c, "ingot_instancenorm", "norm", &ingot_instancenorm, &instancenorm_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

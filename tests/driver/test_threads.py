@@ -2,7 +2,8 @@
 """threads: NAME_run_par on pools of 1, 2, 3 and 4 threads (and with no pool) gives
 outputs identical, byte for byte, to NAME_run, on generated models (a CNN with
 grouped/depthwise convolutions, pooling, Gemm and Softmax; an MLP of MatMul+Add;
-one-row products split by column blocks; a normalization/reduction model) plus any model directories given (conformance
+one-row products split by column blocks; data movement with a Resize whose tables
+live in per-task scratch; a normalization/reduction model) plus any model directories given (conformance
 tests, exported models). Every node that can split is split (-DINGOT_PAR_GRAIN=1).
 Built plainly, under ThreadSanitizer (two callers share one pool) and under
 ASan+UBSan; a -DINGOT_NO_THREADS build compiles with -ffreestanding, has no pool and
@@ -12,6 +13,7 @@ still runs. The runner's --threads and --bench --threads give the same outputs.
 """
 import glob
 import os
+import re
 import sys
 
 import numpy as np
@@ -203,6 +205,26 @@ def gemv(path):
                inits), path)
 
 
+def shapes(path):
+    """Data movement: Resize (its tables in per-task scratch), Transpose, Pad, Split,
+    Concat, Gather, Cast."""
+    r = rng(5)
+    nodes = [
+        helper.make_node("Resize", ["x", "", "sc"], ["rs"], mode="linear", name="resize"),
+        helper.make_node("Transpose", ["rs"], ["tr"], perm=[0, 2, 3, 1], name="transpose"),
+        helper.make_node("Pad", ["tr", "pads"], ["pd"], mode="reflect", name="pad"),
+        helper.make_node("Split", ["pd"], ["s1", "s2"], axis=3, name="split"),
+        helper.make_node("Concat", ["s2", "s1", "s2"], ["cc"], axis=3, name="concat"),
+        helper.make_node("Gather", ["cc", "idx"], ["ga"], axis=1, name="gather"),
+        helper.make_node("Cast", ["ga"], ["y"], to=TensorProto.DOUBLE, name="cast"),
+    ]
+    inits = [init("sc", np.array([1, 1, 1.5, 2], np.float32)),
+             init("pads", np.array([0, 1, 2, 0, 0, 2, 1, 0], np.int64)),
+             init("idx", np.array([[0, 3, 5], [7, 2, 2]], np.int64))]
+    save(model(nodes, [vi("x", TensorProto.FLOAT, [2, 6, 9, 11])],
+               [vi("y", TensorProto.DOUBLE, [2, 2, 3, 25, 9])], inits), path)
+
+
 def norms(path):
     r = rng(3)
     nodes = [
@@ -241,6 +263,9 @@ def check_model(ingot, work, tag, onnx_path, cc):
     w = [f for f in glob.glob(os.path.join(d, "m_weights.*")) if f.endswith((".c", ".S"))]
     n_split = split_calls(d)
     check(n_split > 0, "%s: no call is split over threads" % tag)
+    if tag == "shapes":
+        with open(os.path.join(d, "m.h")) as f:
+            check(re.search(r"#define M_PAR_SCRATCH [1-9]", f.read()), "shapes: no per-task scratch")
     builds = [("plain", ["-O2"]), ("tsan", ["-O1", "-g", "-fsanitize=thread"]),
               ("asan", ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"])]
     for kind, flags in builds:
@@ -281,7 +306,7 @@ def check_runner(d, tag):
 def run_all(ingot, work, *extra):
     cc = tool("cc")
     models = []
-    for name, fn in (("cnn", cnn), ("mlp", mlp), ("gemv", gemv), ("norms", norms)):
+    for name, fn in (("cnn", cnn), ("mlp", mlp), ("gemv", gemv), ("shapes", shapes), ("norms", norms)):
         p = os.path.join(work, name + ".onnx")
         fn(p)
         models.append((name, p))
