@@ -27,7 +27,7 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
  * largest input or output in elements. */
 int64_t cg_c_par_work(const Graph *g, NodeId id);
 void cg_c_emit_par_pool(Emitter *e, const char *name);               /* NAME.c */
-void cg_c_emit_par_api(Emitter *e, const Graph *g, const CodegenOptions *o, const char *NAME,
+void cg_c_emit_par_api(Emitter *e, const CodegenOptions *o, const char *NAME,
                        int64_t stride);                              /* NAME.h */
 void cg_c_emit_prof_api(Emitter *e, const char *name, const char *NAME, int n_prof);
 void cg_c_emit_prof_table(Emitter *e, const Graph *g, const char *name, const NodeId *nodes, int n);

@@ -197,7 +197,7 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 	em_line(&e, " * output's size depends on the data); returns its rank, or -1 for a bad i. */");
 	em_line(&e, "int %s_out_dims(const void *workspace, int i, int64_t dims[INGOT_MAX_RANK]);", o->name);
 	em_blank(&e);
-	cg_c_emit_par_api(&e, c->g, o, c->NAME, c->par_stride);
+	cg_c_emit_par_api(&e, o, c->NAME, c->par_stride);
 	emit_typed_proto(&e, c, "run_par", ", const ingot_par *par);\n");
 	em_line(&e, "int %s_run_par_v(const void *const inputs[], void *const outputs[], void *workspace,",
 	        o->name);

@@ -38,10 +38,8 @@ void cg_c_emit_par_pool(Emitter *e, const char *name)
 	em_line(e, "}");
 }
 
-void cg_c_emit_par_api(Emitter *e, const Graph *g, const CodegenOptions *o, const char *NAME,
-                       int64_t stride)
+void cg_c_emit_par_api(Emitter *e, const CodegenOptions *o, const char *NAME, int64_t stride)
 {
-	(void)g;
 	em_line(e, "/* Threads. %s_run_par runs the big nodes on the threads of a pool and the rest on", o->name);
 	em_line(e, " * the caller's; its outputs equal %s_run's bit for bit. Each thread past the first", o->name);
 	em_line(e, " * needs %s_PAR_SCRATCH more bytes of workspace: give it %s_WORKSPACE_SIZE_PAR(n).",
