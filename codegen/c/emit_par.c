@@ -51,8 +51,8 @@ void cg_c_emit_par_api(Emitter *e, const CodegenOptions *o, const char *NAME, in
 	em_line(e, " * The pool allocates (once, in %s_par_create) and serves one run at a time; runs", o->name);
 	em_line(e, " * sharing it take turns. Any model's pool runs any model. */");
 	em_line(e, "#define %s_PAR_SCRATCH %" PRId64, NAME, stride);
-	em_line(e, "#define %s_WORKSPACE_SIZE_PAR(n) (%s_WORKSPACE_SIZE + ((n) > 1 ? (n) - 1 : 0) * %s_PAR_SCRATCH)",
-	        NAME, NAME, NAME);
+	em_line(e, "#define %s_WORKSPACE_SIZE_PAR(n) \\", NAME);
+	em_line(e, "\t(%s_WORKSPACE_SIZE + ((n) > 1 ? (size_t)(n) - 1 : 0) * (size_t)%s_PAR_SCRATCH)", NAME, NAME);
 	em_line(e, "ingot_par *%s_par_create(int n_threads);", o->name);
 	em_line(e, "void %s_par_destroy(ingot_par *par);", o->name);
 }
