@@ -2,11 +2,13 @@
 """threads: NAME_run_par on pools of 1, 2, 3 and 4 threads (and with no pool) gives
 outputs identical, byte for byte, to NAME_run, on generated models (a CNN with
 grouped/depthwise convolutions, pooling, Gemm and Softmax; an MLP of MatMul+Add;
-one-row products split by column blocks; data movement with a Resize whose tables
+one-row products split by column blocks; 3x3 convolutions for x86's Winograd
+kernel; data movement with a Resize whose tables
 live in per-task scratch; a normalization/reduction model) plus any model directories given (conformance
 tests, exported models). Every node that can split is split (-DINGOT_PAR_GRAIN=1).
 Built plainly, under ThreadSanitizer (two callers share one pool) and under
-ASan+UBSan; a -DINGOT_NO_THREADS build compiles with -ffreestanding, has no pool and
+ASan+UBSan, and again with --target x86-avx2 on a host that runs it (the x86
+kernels split tiles their own way); a -DINGOT_NO_THREADS build compiles with -ffreestanding, has no pool and
 still runs. The runner's --threads and --bench --threads give the same outputs.
 
     test_threads.py INGOT WORKDIR [MODEL.onnx | TESTDIR ...]
@@ -205,6 +207,22 @@ def gemv(path):
                inits), path)
 
 
+def wino(path):
+    """3x3 stride-1 convolutions wide enough for the x86 targets' Winograd kernel, whose
+    tile rows go through per-task scratch, and a residual Add."""
+    r = rng(6)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="wconv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="wrelu"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], name="wconv2"),
+        helper.make_node("Add", ["c2", "x"], ["y"], name="wres"),
+    ]
+    inits = [init("w1", randf(r, 16, 16, 3, 3, scale=0.2)), init("b1", randf(r, 16)),
+             init("w2", randf(r, 16, 16, 3, 3, scale=0.2))]
+    save(model(nodes, [vi("x", TensorProto.FLOAT, [2, 16, 13, 11])],
+               [vi("y", TensorProto.FLOAT, [2, 16, 13, 11])], inits), path)
+
+
 def shapes(path):
     """Data movement: Resize (its tables in per-task scratch), Transpose, Pad, Split,
     Concat, Gather, Cast."""
@@ -245,6 +263,18 @@ def norms(path):
                 vi("y3", TensorProto.FLOAT, [2, 5, 6, 7])], inits, opset=17), path)
 
 
+X86_FLAGS = ["-mavx2", "-mfma"]
+
+
+def host_has_avx2():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return os.uname().machine == "x86_64" and " avx2" in flags and " fma" in flags
+
+
 def build(cc, d, flags, exe, extra_src=()):
     run_ok([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-I.", "-DINGOT_PAR_GRAIN=1",
             "-DM_PAR_SPLIT_CALLS=%d" % split_calls(d)] + flags +
@@ -256,13 +286,25 @@ def split_calls(d):
         return f.read().count("ingot_par_call(par,")
 
 
-def check_model(ingot, work, tag, onnx_path, cc):
-    d = os.path.join(work, tag)
-    ingot_compile(ingot, onnx_path, d, "m", "--emit", "exe")
+def check_model(ingot, work, tag, onnx_path, cc, target="c"):
+    d = os.path.join(work, tag if target == "c" else tag + "_" + target)
+    ingot_compile(ingot, onnx_path, d, "m", "--emit", "exe", "--target", target)
     write(os.path.join(d, "par_check.c"), PROG)
     w = [f for f in glob.glob(os.path.join(d, "m_weights.*")) if f.endswith((".c", ".S"))]
     n_split = split_calls(d)
     check(n_split > 0, "%s: no call is split over threads" % tag)
+    if target != "c":   # the SIMD kernels: plain and TSan builds
+        with open(os.path.join(d, "m.c")) as f:
+            src = f.read()
+        check("kernels/x86/" in src, "%s: --target %s uses no x86 kernel" % (tag, target))
+        if tag == "wino":
+            check(".packed = 2" in src, "wino: --target %s does not use the Winograd kernel" % target)
+        for kind, flags in (("plain", ["-O2"]), ("tsan", ["-O1", "-g", "-fsanitize=thread"])):
+            build(cc, d, flags + X86_FLAGS, "par_" + kind, [os.path.basename(f) for f in w])
+            rc, out, err = run([os.path.join(d, "par_" + kind)], cwd=d)
+            check(rc == 0 and "identical outputs" in out and "ThreadSanitizer" not in err,
+                  "%s (%s, %s build): exit %d\n%s%s" % (tag, target, kind, rc, out, err[-3000:]))
+        return d, n_split
     if tag == "shapes":
         with open(os.path.join(d, "m.h")) as f:
             check(re.search(r"#define M_PAR_SCRATCH [1-9]", f.read()), "shapes: no per-task scratch")
@@ -306,7 +348,8 @@ def check_runner(d, tag):
 def run_all(ingot, work, *extra):
     cc = tool("cc")
     models = []
-    for name, fn in (("cnn", cnn), ("mlp", mlp), ("gemv", gemv), ("shapes", shapes), ("norms", norms)):
+    for name, fn in (("cnn", cnn), ("mlp", mlp), ("gemv", gemv), ("wino", wino), ("shapes", shapes),
+                     ("norms", norms)):
         p = os.path.join(work, name + ".onnx")
         fn(p)
         models.append((name, p))
@@ -323,6 +366,13 @@ def run_all(ingot, work, *extra):
         d, n = check_model(ingot, work, tag, p, cc)
         check_runner(d, tag)
         print("%s: %d split calls, identical on 1..4 threads (plain, TSan, ASan+UBSan)" % (tag, n))
+    # the x86 kernels (Conv, MatMul, Gemm, pooling) split their own way: same check
+    if host_has_avx2():
+        for tag, p in models[:4]:
+            d, n = check_model(ingot, work, tag, p, cc, "x86-avx2")
+            print("%s --target x86-avx2: %d split calls, identical on 1..4 threads (plain, TSan)" % (tag, n))
+    else:
+        print("not an x86-64 host with AVX2 and FMA: the x86-avx2 kernels are not checked here")
 
 
 if __name__ == "__main__":
