@@ -86,6 +86,88 @@ typedef int (*ingot_kernel_fn)(const void *params, const void *const *in,
 #define INGOT_ALIGNED64
 #endif
 
+/* ---- threads: NAME_run_par ----
+ * A node whose kernel splits its work over disjoint outputs runs as one job of
+ * n_tasks tasks; the caller's pool runs them concurrently and returns when every
+ * task has finished (the barrier between nodes). ingot_par.c is a pthreads pool
+ * (NAME_par_create); on a system without pthreads, fill an ingot_par yourself with a
+ * `run` that hands the tasks to your own threads. */
+typedef struct ingot_par_job {
+	ingot_kernel_fn fn;             /* the node's kernel */
+	const void *params;
+	const void *const *in;
+	void *const *out;
+	unsigned char *scratch;         /* task 0's kernel scratch */
+	unsigned char *scratch_more;    /* task t > 0: scratch_more + (t - 1) * scratch_stride */
+	size_t scratch_stride;
+	int n_tasks;                    /* 2..n_threads */
+} ingot_par_job;
+
+typedef struct ingot_par {
+	int n_threads;    /* tasks per split node, >= 1; the workspace is NAME_WORKSPACE_SIZE_PAR(n_threads) */
+	/* Runs tasks 0 .. job->n_tasks-1 (ingot_par_task), concurrently or not, and
+	 * returns after all of them: 0, or the first non-zero code in task order. */
+	int (*run)(const struct ingot_par *par, const ingot_par_job *job);
+	void *impl;       /* the pool's own state */
+} ingot_par;
+
+/* How many tasks a node of `work` MACs or elements is split into, at most: nodes
+ * under 2 * INGOT_PAR_GRAIN run whole, since waking a thread and the barrier cost
+ * microseconds. Define INGOT_PAR_GRAIN when compiling NAME.c to tune it (1 splits
+ * every splittable node: the tests do that). */
+#ifndef INGOT_PAR_GRAIN
+#define INGOT_PAR_GRAIN 16384
+#endif
+#define INGOT_PAR_TASKS(work) ((work) / INGOT_PAR_GRAIN < 1 ? 1 : \
+                               (work) / INGOT_PAR_GRAIN > 256 ? 256 : (int)((work) / INGOT_PAR_GRAIN))
+
+/* Runs one task of a job. */
+static inline INGOT_UNUSED int ingot_par_task(const ingot_par_job *job, int task)
+{
+	unsigned char *s = task == 0 ? job->scratch :
+	                   job->scratch_more + (size_t)(task - 1) * job->scratch_stride;
+	return job->fn(job->params, job->in, job->out, s, task, job->n_tasks);
+}
+
+/* One node of NAME_run_par: on up to max_tasks tasks of par, or on the caller's
+ * thread when par is NULL or single-threaded. */
+static inline INGOT_UNUSED int ingot_par_call(const ingot_par *par, int max_tasks, ingot_kernel_fn fn,
+                                                 const void *params, const void *const *in,
+                                                 void *const *out, unsigned char *scratch,
+                                                 unsigned char *scratch_more, size_t stride)
+{
+	ingot_par_job job;
+	int n = par && par->run ? par->n_threads : 1;
+	if (n > max_tasks)
+		n = max_tasks;
+	if (n <= 1)
+		return fn(params, in, out, scratch, 0, 1);
+	job.fn = fn;
+	job.params = params;
+	job.in = in;
+	job.out = out;
+	job.scratch = scratch;
+	job.scratch_more = scratch_more;
+	job.scratch_stride = stride;
+	job.n_tasks = n;
+	return par->run(par, &job);
+}
+
+/* ---- --profile builds: NAME_run_prof_v times each node with the caller's clock ---- */
+typedef struct ingot_prof {
+	double (*clock)(void *ctx);     /* the caller's monotonic clock, in seconds */
+	void *ctx;
+	double *seconds;                /* [NAME_PROF_NODES]: each node's time is added here */
+} ingot_prof;
+
+/* One timed node, as NAME_prof_nodes[] lists them in execution order. */
+typedef struct ingot_prof_node {
+	const char *names;              /* the ONNX node names ('+' between the members of a fused node) */
+	const char *op;                 /* the IR op */
+	const char *shape;              /* the first output's type, e.g. "f32[1,64,56,56]" */
+	int64_t macs;                   /* multiply-accumulates by formula (0 for ops without) */
+} ingot_prof_node;
+
 /* float16 / bfloat16 are carried as uint16_t; these convert exactly (round to
  * nearest even on narrowing, NaN stays NaN). */
 static inline INGOT_UNUSED float ingot_f16_to_f32(uint16_t h)

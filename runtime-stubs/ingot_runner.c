@@ -3,7 +3,10 @@
  * includes this file:
  *   ./m --input in0.pb [--input in1.pb] [--output-dir D]   run once, write output_N.pb/.npy
  *   ./m --bench N [--threads T] [--input ...]               time N runs after 10 warm-ups
- * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. */
+ * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. --threads T runs
+ * the model through NAME_run_par on a pool of T threads. A model compiled with
+ * --profile (RUNNER_PROF defined) times every node and prints a table of them, slowest
+ * first: after the bench runs on stdout, after a single run on stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +77,80 @@ static double now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+static int cmp_double(const void *a, const void *b);
+
+#ifdef RUNNER_PROF
+#define PROF_N (RUNNER_NUM_PROF_NODES > 0 ? RUNNER_NUM_PROF_NODES : 1)
+#else
+#define PROF_N 1
+#endif
+
+#ifdef RUNNER_PROF
+static double prof_clock(void *ctx)
+{
+	(void)ctx;
+	return now_us() / 1e6;
+}
+
+static const double *prof_sort_key;
+static int cmp_prof(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	double tx = prof_sort_key[x], ty = prof_sort_key[y];
+	return tx > ty ? -1 : tx < ty ? 1 : x - y;   /* slowest first, then in run order */
+}
+
+/* The per-node table from `runs` rows of per-node seconds (one row per run): each
+ * node's median time, its share of the sum of the medians, GFLOP/s (2 FLOPs per MAC). */
+static void print_profile(FILE *f, const double *rows, int runs)
+{
+	static double med[PROF_N];
+	int order[PROF_N], i, r;
+	double total = 0, *col = (double *)malloc(sizeof(double) * (size_t)runs);
+	if (!col)
+		return;
+	for (i = 0; i < RUNNER_NUM_PROF_NODES; i++) {
+		for (r = 0; r < runs; r++)
+			col[r] = rows[(size_t)r * PROF_N + (size_t)i];
+		qsort(col, (size_t)runs, sizeof col[0], cmp_double);
+		med[i] = runs % 2 ? col[runs / 2] : 0.5 * (col[runs / 2 - 1] + col[runs / 2]);
+		order[i] = i;
+		total += med[i];
+	}
+	free(col);
+	prof_sort_key = med;
+	qsort(order, (size_t)RUNNER_NUM_PROF_NODES, sizeof order[0], cmp_prof);
+	fprintf(f, "profile: %d nodes, median of %d run%s, %.2f us in nodes\n", RUNNER_NUM_PROF_NODES, runs,
+	        runs == 1 ? "" : "s", total * 1e6);
+	fprintf(f, "%12s %7s %9s  %-20s %-24s %s\n", "time_us", "share%", "GFLOP/s", "op", "shape", "onnx_nodes");
+	for (i = 0; i < RUNNER_NUM_PROF_NODES; i++) {
+		const ingot_prof_node *n = &RUNNER_PROF_NODES[order[i]];
+		double t = med[order[i]];
+		char gf[32] = "-";
+		if (n->macs > 0 && t > 0)
+			snprintf(gf, sizeof gf, "%.2f", 2.0 * (double)n->macs / t / 1e9);
+		fprintf(f, "%12.2f %7.2f %9s  %-20s %-24s %s\n", t * 1e6, total > 0 ? 100.0 * t / total : 0.0, gf,
+		        n->op, n->shape, n->names);
+	}
+}
+#endif
+
+/* One run: through the profiling entry point when the model has one. */
+static int run_model(const void *const *inputs, void *const *outputs, void *ws, const ingot_par *par,
+                     double *prof_seconds)
+{
+#ifdef RUNNER_PROF
+	ingot_prof prof;
+	prof.clock = prof_clock;
+	prof.ctx = NULL;
+	prof.seconds = prof_seconds;
+	return RUNNER_RUN_PROF_V(inputs, outputs, ws, par, prof_seconds ? &prof : NULL);
+#else
+	(void)prof_seconds;
+	return RUNNER_RUN_PAR_V(inputs, outputs, ws, par);
+#endif
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -103,6 +180,8 @@ int main(int argc, char **argv)
 	void *ws, *ws_base;
 	char err[512];
 	int n_bases = 0;
+	ingot_par *par = NULL;
+	double *prof_seconds = NULL;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
@@ -136,10 +215,22 @@ int main(int argc, char **argv)
 		        RUNNER_NUM_INPUTS, n_in_files);
 		return 2;
 	}
-	if (threads > 1)
-		fprintf(stderr, "%s: note: this build runs on one thread\n", argv[0]);
+	if (threads > 1) {
+		par = RUNNER_PAR_CREATE(threads);
+		if (!par || par->n_threads < threads)
+			fprintf(stderr, "%s: note: running on %d thread%s, not %d\n", argv[0], par ? par->n_threads : 1,
+			        par && par->n_threads > 1 ? "s" : "", threads);
+	}
+#ifdef RUNNER_PROF
+	/* one row of per-node times per timed run */
+	prof_seconds = (double *)calloc((size_t)(bench > 0 ? bench : 1) * PROF_N, sizeof(double));
+	if (!prof_seconds) {
+		fprintf(stderr, "%s: out of memory\n", argv[0]);
+		return 1;
+	}
+#endif
 
-	ws = alloc_aligned(RUNNER_WORKSPACE_SIZE, &ws_base);
+	ws = alloc_aligned(RUNNER_WORKSPACE_SIZE_PAR(par ? par->n_threads : 1), &ws_base);
 	if (!ws) {
 		fprintf(stderr, "%s: out of memory\n", argv[0]);
 		return 1;
@@ -185,20 +276,27 @@ int main(int argc, char **argv)
 		if (!t)
 			return 1;
 		for (i = 0; i < 10 && rc == 0; i++)
-			rc = RUNNER_RUN_V(inputs, outputs, ws);
+			rc = run_model(inputs, outputs, ws, par, NULL);
 		for (i = 0; i < bench && rc == 0; i++) {
 			double t0 = now_us();
-			rc = RUNNER_RUN_V(inputs, outputs, ws);
+			rc = run_model(inputs, outputs, ws, par, prof_seconds ? prof_seconds + (size_t)i * PROF_N : NULL);
 			t[i] = now_us() - t0;
 		}
 		if (rc == 0) {
+#ifdef RUNNER_PROF
+			print_profile(stdout, prof_seconds, bench);
+#endif
 			qsort(t, (size_t)bench, sizeof *t, cmp_double);
 			printf("median_us=%.2f p10_us=%.2f p90_us=%.2f runs=%d\n", t[bench / 2],
 			       t[bench / 10], t[(bench * 9) / 10 < bench ? (bench * 9) / 10 : bench - 1], bench);
 		}
 		free(t);
 	} else {
-		rc = RUNNER_RUN_V(inputs, outputs, ws);
+		rc = run_model(inputs, outputs, ws, par, prof_seconds);
+#ifdef RUNNER_PROF
+		if (rc == 0)
+			print_profile(stderr, prof_seconds, 1);
+#endif
 		for (i = 0; i < RUNNER_NUM_OUTPUTS && rc == 0; i++) {
 			ingot_tensor t;
 			char path[4096];
@@ -225,5 +323,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n_bases; i++)
 		free(bases[i]);
 	free(ws_base);
+	free(prof_seconds);
+	RUNNER_PAR_DESTROY(par);
 	return rc == 0 ? 0 : 1;
 }

@@ -30,6 +30,10 @@ typedef struct Ctx {
 	int n_calls;
 	Emitter funcs;               /* body functions of control-flow nodes */
 	int n_funcs;
+	int64_t par_stride;          /* per-task scratch of the split calls, 64-byte multiple */
+	int n_par;                   /* calls NAME_run_par splits over threads */
+	int n_prof;                  /* nodes timed by --profile (main region) */
+	NodeId *prof_nodes;          /* which ones, in order (graph arena) */
 } Ctx;
 
 /* The function being emitted: NAME_run_v (region 0) or a body's function, which
@@ -95,21 +99,6 @@ static void value_desc(const Graph *g, ValueId v, char *buf, size_t cap)
 	snprintf(buf, cap, "%s %s", name, type_format(&g->values[v].type, ty, sizeof ty));
 }
 
-static void emit_c_string(Emitter *e, const char *s)
-{
-	em_printf(e, "\"");
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			em_printf(e, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			em_printf(e, "\\%03o", ch);
-		else
-			em_printf(e, "%c", ch);
-	}
-	em_printf(e, "\"");
-}
-
 /* ---- NAME.h ---- */
 
 static void emit_io_comment(Emitter *e, Ctx *c, const char *what, const ValueId *vals, int n)
@@ -120,6 +109,21 @@ static void emit_io_comment(Emitter *e, Ctx *c, const char *what, const ValueId 
 		value_desc(c->g, vals[i], desc, sizeof desc);
 		em_line(e, " *   %d  %s", i, desc);
 	}
+}
+
+/* `int NAME_<fn>(const T *in..., T *out..., void *workspace<end>` */
+static void emit_typed_proto(Emitter *e, Ctx *c, const char *fn, const char *end)
+{
+	const Region *main = &c->g->regions[0];
+	int np = 0;
+	em_printf(e, "int %s_%s(", c->o->name, fn);
+	for (int i = 0; i < main->n_inputs; i++, np++)
+		em_printf(e, "%sconst %s *%s", np ? ", " : "",
+		          dtype_c_type(c->g->values[main->inputs[i]].type.dtype), c->param_names[np]);
+	for (int i = 0; i < main->n_outputs; i++, np++)
+		em_printf(e, "%s%s *%s", np ? ", " : "",
+		          dtype_c_type(c->g->values[main->outputs[i]].type.dtype), c->param_names[np]);
+	em_printf(e, "%svoid *workspace%s", np ? ", " : "", end);
 }
 
 static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
@@ -182,15 +186,7 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 	}
 	em_line(&e, "/* Runs the model. Returns 0, INGOT_EINVAL (NULL or misaligned workspace) or");
 	em_line(&e, " * INGOT_ERANGE (an index input was out of range). */");
-	em_printf(&e, "int %s_run(", o->name);
-	int np = 0;
-	for (int i = 0; i < main->n_inputs; i++, np++)
-		em_printf(&e, "%sconst %s *%s", np ? ", " : "",
-		          dtype_c_type(c->g->values[main->inputs[i]].type.dtype), c->param_names[np]);
-	for (int i = 0; i < main->n_outputs; i++, np++)
-		em_printf(&e, "%s%s *%s", np ? ", " : "",
-		          dtype_c_type(c->g->values[main->outputs[i]].type.dtype), c->param_names[np]);
-	em_line(&e, "%svoid *workspace);", np ? ", " : "");
+	emit_typed_proto(&e, c, "run", ");\n");
 	for (int i = 0; i < main->n_outputs; i++) {
 		const Value *v = &c->g->values[main->outputs[i]];
 		char id[200], up[200];
@@ -210,6 +206,14 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 	em_line(&e, "/* Dims of output i after a run with this workspace (the static dims unless the");
 	em_line(&e, " * output's size depends on the data); returns its rank, or -1 for a bad i. */");
 	em_line(&e, "int %s_out_dims(const void *workspace, int i, int64_t dims[INGOT_MAX_RANK]);", o->name);
+	em_blank(&e);
+	cg_c_emit_par_api(&e, o, c->NAME, c->par_stride);
+	emit_typed_proto(&e, c, "run_par", ", const ingot_par *par);\n");
+	em_line(&e, "int %s_run_par_v(const void *const inputs[], void *const outputs[], void *workspace,",
+	        o->name);
+	em_line(&e, "\tconst ingot_par *par);");
+	if (o->profile)
+		cg_c_emit_prof_api(&e, o->name, c->NAME, c->n_prof);
 	em_blank(&e);
 	em_line(&e, "#ifdef __cplusplus");
 	em_line(&e, "}");
@@ -318,7 +322,7 @@ static void emit_io_table(Emitter *e, Ctx *c, const char *which, const ValueId *
 	for (int i = 0; i < n; i++) {
 		const Type *t = &c->g->values[vals[i]].type;
 		em_printf(e, "\t{ ");
-		emit_c_string(e, c->g->values[vals[i]].name);
+		cg_c_emit_string(e, c->g->values[vals[i]].name);
 		em_printf(e, ", %d, %d, {", (int)t->dtype, t->rank);
 		if (t->rank == 0)
 			em_printf(e, "0");   /* a scalar: C99 has no empty initializer */
@@ -405,10 +409,19 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 	}
 	emit_dynamic_dims(c, body, id);
 	em_printf(body, " };\n");
-	if (kc.pdesc)
-		em_line(body, "\t\tif ((rc = %s(&p%d, in, out, scratch, 0, 1)) != 0)", kc.fn_name, c->n_calls);
-	else
-		em_line(body, "\t\tif ((rc = %s(NULL, in, out, scratch, 0, 1)) != 0)", kc.fn_name);
+	char pref[32];
+	snprintf(pref, sizeof pref, kc.pdesc ? "&p%d" : "NULL", c->n_calls);
+	if (s->r == 0 && kc.split) {   /* NAME_run_par may split it over threads */
+		int64_t stride = (kc.scratch_bytes + 63) / 64 * 64;
+		if (stride > c->par_stride)
+			c->par_stride = stride;
+		c->n_par++;
+		em_line(body, "\t\tif ((rc = ingot_par_call(par, INGOT_PAR_TASKS(%" PRId64 "), %s, %s, in, out, "
+		        "scratch,", cg_c_par_work(g, id), kc.fn_name, pref);
+		em_line(body, "\t\t                         scratch_more, %s_PAR_SCRATCH)) != 0)", c->NAME);
+	} else {
+		em_line(body, "\t\tif ((rc = %s(%s, in, out, scratch, 0, 1)) != 0)", kc.fn_name, pref);
+	}
 	em_line(body, "\t\t\treturn rc;");
 	em_line(body, "\t}");
 	c->n_calls++;
@@ -426,8 +439,15 @@ static int emit_nodes(Ctx *c, const Scope *s, Emitter *body)
 		const Node *n = &c->g->nodes[id];
 		if (n->dead)
 			continue;
+		bool timed = c->o->profile && s->r == 0;
+		if (timed)
+			em_line(body, "\tif (prof)\n\t\tt0 = prof->clock(prof->ctx);");
 		if (n->n_bodies ? emit_control(c, s, body, id) : emit_call(c, s, body, id))
 			return -1;
+		if (timed) {
+			em_line(body, "\tif (prof)\n\t\tprof->seconds[%d] += prof->clock(prof->ctx) - t0;", c->n_prof);
+			c->prof_nodes[c->n_prof++] = id;
+		}
 	}
 	return 0;
 }
@@ -854,6 +874,8 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_init(&c->funcs);
 	em_init(&body);
 	em_init(&e);
+	c->prof_nodes = arena_array(&g->arena, (size_t)(main->n_nodes ? main->n_nodes : 1),
+	                            sizeof *c->prof_nodes);
 	rc = emit_nodes(c, &main_scope, &body);
 	if (rc)
 		goto done;
@@ -899,6 +921,8 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 		em_line(&e, "#include \"kernels/%s.c\"", ks->families[i]);
 	em_line(&e, "#endif");
 	em_blank(&e);
+	cg_c_emit_par_pool(&e, o->name);
+	em_blank(&e);
 	emit_io_table(&e, c, "inputs", main->inputs, main->n_inputs);
 	emit_io_table(&e, c, "outputs", main->outputs, main->n_outputs);
 	em_blank(&e);
@@ -909,14 +933,27 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	}
 	if (c->funcs.len)
 		em_raw(&e, c->funcs.buf, c->funcs.len);
-	em_line(&e, "int %s_run_v(const void *const inputs[], void *const outputs[], void *workspace)",
+	if (o->profile)
+		cg_c_emit_prof_table(&e, g, o->name, c->prof_nodes, c->n_prof);
+	em_line(&e, "/* The graph: on the caller's thread when par is NULL, else split nodes on par's");
+	em_line(&e, " * threads (per-task scratch after the first %s_WORKSPACE_SIZE bytes)%s */", c->NAME,
+	        o->profile ? "; prof, if\n * not NULL, adds each node's time to prof->seconds[]." : ".");
+	em_line(&e, "static int %s_exec(const void *const inputs[], void *const outputs[], void *workspace,",
 	        o->name);
+	em_line(&e, "\tconst ingot_par *par%s)", o->profile ? ", const ingot_prof *prof" : "");
 	em_line(&e, "{");
 	em_line(&e, "\tunsigned char *ws = (unsigned char *)workspace;");
 	em_line(&e, "\tunsigned char *scratch = ws + %" PRId64 ";", g->arena_bytes);
+	if (c->n_par)
+		em_line(&e, "\tunsigned char *scratch_more = ws + %s_WORKSPACE_SIZE;", c->NAME);
 	em_line(&e, "\tint rc = 0;");
+	if (o->profile)
+		em_line(&e, "\tdouble t0 = 0;");
 	em_blank(&e);
 	em_line(&e, "\t(void)scratch;");
+	em_line(&e, "\t(void)par;");
+	if (o->profile)
+		em_line(&e, "\t(void)t0;");
 	em_line(&e, "\tif (!inputs || !outputs || (%s_WORKSPACE_SIZE > 0 && !workspace) ||", c->NAME);
 	em_line(&e, "\t    ((uintptr_t)workspace & 63u) != 0)");
 	em_line(&e, "\t\treturn INGOT_EINVAL;");
@@ -924,29 +961,44 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_line(&e, "\treturn rc;");
 	em_line(&e, "}");
 	em_blank(&e);
-	/* the typed entry point */
-	em_printf(&e, "int %s_run(", o->name);
-	int np = 0;
-	for (int i = 0; i < main->n_inputs; i++, np++)
-		em_printf(&e, "%sconst %s *%s", np ? ", " : "",
-		          dtype_c_type(g->values[main->inputs[i]].type.dtype), c->param_names[np]);
-	for (int i = 0; i < main->n_outputs; i++, np++)
-		em_printf(&e, "%s%s *%s", np ? ", " : "",
-		          dtype_c_type(g->values[main->outputs[i]].type.dtype), c->param_names[np]);
-	em_line(&e, "%svoid *workspace)", np ? ", " : "");
+	const char *no_prof = o->profile ? ", NULL" : "";
+	em_line(&e, "int %s_run_v(const void *const inputs[], void *const outputs[], void *workspace)", o->name);
 	em_line(&e, "{");
-	np = 0;
-	em_printf(&e, "\tconst void *const in[%d] = {", main->n_inputs ? main->n_inputs : 1);
-	for (int i = 0; i < main->n_inputs; i++, np++)
-		em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
-	em_printf(&e, main->n_inputs ? " };\n" : " NULL };\n");
-	em_printf(&e, "\tvoid *const out[%d] = {", main->n_outputs ? main->n_outputs : 1);
-	for (int i = 0; i < main->n_outputs; i++, np++)
-		em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
-	em_printf(&e, " };\n");
-	em_line(&e, "\treturn %s_run_v(in, out, workspace);", o->name);
+	em_line(&e, "\treturn %s_exec(inputs, outputs, workspace, NULL%s);", o->name, no_prof);
 	em_line(&e, "}");
 	em_blank(&e);
+	em_line(&e, "int %s_run_par_v(const void *const inputs[], void *const outputs[], void *workspace,", o->name);
+	em_line(&e, "\tconst ingot_par *par)");
+	em_line(&e, "{");
+	em_line(&e, "\treturn %s_exec(inputs, outputs, workspace, par%s);", o->name, no_prof);
+	em_line(&e, "}");
+	em_blank(&e);
+	if (o->profile) {
+		em_line(&e, "int %s_run_prof_v(const void *const inputs[], void *const outputs[], void *workspace,",
+		        o->name);
+		em_line(&e, "\tconst ingot_par *par, const ingot_prof *prof)");
+		em_line(&e, "{");
+		em_line(&e, "\treturn %s_exec(inputs, outputs, workspace, par, prof);", o->name);
+		em_line(&e, "}");
+		em_blank(&e);
+	}
+	/* the typed entry points */
+	for (int par = 0; par < 2; par++) {
+		emit_typed_proto(&e, c, par ? "run_par" : "run", par ? ", const ingot_par *par)\n" : ")\n");
+		em_line(&e, "{");
+		int np = 0;
+		em_printf(&e, "\tconst void *const in[%d] = {", main->n_inputs ? main->n_inputs : 1);
+		for (int i = 0; i < main->n_inputs; i++, np++)
+			em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
+		em_printf(&e, main->n_inputs ? " };\n" : " NULL };\n");
+		em_printf(&e, "\tvoid *const out[%d] = {", main->n_outputs ? main->n_outputs : 1);
+		for (int i = 0; i < main->n_outputs; i++, np++)
+			em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
+		em_printf(&e, " };\n");
+		em_line(&e, "\treturn %s_exec(in, out, workspace, %s%s);", o->name, par ? "par" : "NULL", no_prof);
+		em_line(&e, "}");
+		em_blank(&e);
+	}
 	emit_out_dims_fn(&e, c);
 	snprintf(file, sizeof file, "%s.c", o->name);
 	rc = em_write_file(&e, o->out_dir, file, d);
@@ -980,6 +1032,16 @@ static int emit_runner(Ctx *c, DiagSink *d)
 	em_line(&e, "#define RUNNER_INPUTS %s_inputs", c->o->name);
 	em_line(&e, "#define RUNNER_OUTPUTS %s_outputs", c->o->name);
 	em_line(&e, "#define RUNNER_RUN_V %s_run_v", c->o->name);
+	em_line(&e, "#define RUNNER_RUN_PAR_V %s_run_par_v", c->o->name);
+	em_line(&e, "#define RUNNER_PAR_CREATE %s_par_create", c->o->name);
+	em_line(&e, "#define RUNNER_PAR_DESTROY %s_par_destroy", c->o->name);
+	em_line(&e, "#define RUNNER_WORKSPACE_SIZE_PAR %s_WORKSPACE_SIZE_PAR", c->NAME);
+	if (c->o->profile) {
+		em_line(&e, "#define RUNNER_PROF 1");
+		em_line(&e, "#define RUNNER_RUN_PROF_V %s_run_prof_v", c->o->name);
+		em_line(&e, "#define RUNNER_PROF_NODES %s_prof_nodes", c->o->name);
+		em_line(&e, "#define RUNNER_NUM_PROF_NODES %s_PROF_NODES", c->NAME);
+	}
 	em_line(&e, "#define RUNNER_OUT_DIMS %s_out_dims", c->o->name);
 	em_line(&e, "#include \"ingot_runner.c\"");
 	snprintf(file, sizeof file, "%s_main.c", c->o->name);
@@ -1046,6 +1108,10 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 		rc = cg_c_copy_kernels(&ks, o->out_dir, d);
 	if (!rc && t->simd[0])
 		rc = ukgen_write(t, o->out_dir, d);
+	if (!rc)
+		rc = cg_copy_stub(o->out_dir, "ingot_par.c", d);
+	if (!rc)
+		rc = cg_copy_stub(o->out_dir, "ingot_par.h", d);
 	if (!rc)
 		rc = cg_weights_emit(&c.w, o, wm, d);
 	if (!rc && (o->emit & EMIT_EXE))

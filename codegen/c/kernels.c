@@ -125,3 +125,19 @@ void cg_c_emit_params(Emitter *e, const ParamDesc *d, const void *params)
 	}
 	em_printf(e, " }");
 }
+
+/* A C string literal (escaped; bytes outside printable ASCII as octal). */
+void cg_c_emit_string(Emitter *e, const char *s)
+{
+	em_printf(e, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			em_printf(e, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			em_printf(e, "\\%03o", ch);
+		else
+			em_printf(e, "%c", ch);
+	}
+	em_printf(e, "\"");
+}

@@ -251,6 +251,7 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		if (extern_kernels_lib)
 			argv[argc++] = extern_kernels_lib;
 		argv[argc++] = "-lm";
+		argv[argc++] = "-pthread";   /* NAME_run_par's pool */
 		argv[argc] = NULL;
 		rc = build_step(argv, out_dir, d, "linking the runner");
 	}

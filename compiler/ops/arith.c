@@ -220,6 +220,7 @@ static int math_lower(LowerCtx *c)
 	if (a->detect_negative.n > 0 && a->detect_negative.v[0])
 		p->flags |= 2;
 	lower_call(c, "ingot_math_unary", "arith", &ingot_math_unary, &math_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -262,6 +263,7 @@ static int lower_binary(LowerCtx *c, int64_t op, const Type *a, const Type *b)
 	bcast_strides(y, a, p->sa);
 	bcast_strides(y, b, p->sb);
 	lower_call(c, "ingot_arith_binary", "arith", &ingot_arith_binary, &binary_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -812,6 +814,7 @@ static int cast_like_lower(LowerCtx *c)
 	p->to = like->dtype;
 	p->n = type_numel(x);
 	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

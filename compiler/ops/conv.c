@@ -292,6 +292,7 @@ static int conv_lower(LowerCtx *c)
 	}
 	p->has_residual = a->residual != 0;
 	lower_call(c, "ingot_conv", "conv", &ingot_conv, &conv_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

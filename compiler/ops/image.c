@@ -363,6 +363,7 @@ static int resize_lower(LowerCtx *c)
 		*hi[d] = pl.roi_hi[d];
 	}
 	lower_call(c, "ingot_resize", "image", &ingot_resize, &resize_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs; each fills its own scratch tables */
 	c->kc.scratch_bytes = pl.scratch;
 	return 0;
 }

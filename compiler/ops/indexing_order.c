@@ -355,6 +355,7 @@ static int depth_space_lower(LowerCtx *c)
 		memcpy(p->strides, s, sizeof s);
 	}
 	lower_call(c, "ingot_strided_copy", "shape", ingot_strided_copy, &strided_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

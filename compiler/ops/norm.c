@@ -120,6 +120,7 @@ static int batchnorm_lower(LowerCtx *c)
 	p->epsilon = a->epsilon;
 	p->momentum = a->momentum;
 	lower_call(c, "ingot_batchnorm", "norm", &ingot_batchnorm, &batchnorm_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -180,6 +181,7 @@ static int instancenorm_lower(LowerCtx *c)
 		p->inner *= x->dims[d];
 	p->epsilon = a->epsilon;
 	lower_call(c, "ingot_instancenorm", "norm", &ingot_instancenorm, &instancenorm_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -306,6 +308,7 @@ static int layernorm_lower(LowerCtx *c)
 	p->has_inv = has_out(n, 2);
 	p->epsilon = a->epsilon;
 	lower_call(c, "ingot_layernorm", "norm", &ingot_layernorm, &layernorm_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -378,6 +381,7 @@ static int softmax_lower(LowerCtx *c)
 	}
 	p->log = n->op == OP_LOG_SOFTMAX;
 	lower_call(c, "ingot_softmax", "norm", &ingot_softmax, &softmax_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

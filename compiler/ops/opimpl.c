@@ -278,3 +278,42 @@ int infer_unsupported(InferCtx *c, const char *fmt, ...)
 	va_end(ap);
 	return -1;
 }
+
+/* Multiply-accumulates by formula: every algorithm for these ops does at least this work. */
+int64_t ops_node_macs(const Graph *g, NodeId id)
+{
+	const Node *n = &g->nodes[id];
+	const Type *x = n->n_in > 0 && n->in[0] != IR_NONE ? &g->values[n->in[0]].type : NULL;
+	const Type *w = n->n_in > 1 && n->in[1] != IR_NONE ? &g->values[n->in[1]].type : NULL;
+	const Type *y = n->n_out > 0 && n->out[0] != IR_NONE ? &g->values[n->out[0]].type : NULL;
+	int64_t m = 1;
+	if (!x || !w || (!y && n->op != OP_LSTM && n->op != OP_GRU && n->op != OP_RNN))
+		return 0;   /* (a recurrent node may omit its first output) */
+	switch (n->op) {
+	case OP_CONV:          /* every output element: Cin/group * kernel taps */
+		m = type_numel(y);
+		for (int i = 1; i < w->rank; i++)
+			m *= w->dims[i];
+		return m;
+	case OP_CONV_TRANSPOSE: /* every input element scatters Cout/group * kernel taps */
+		m = type_numel(x);
+		for (int i = 1; i < w->rank; i++)
+			m *= w->dims[i];
+		return m;
+	case OP_GEMM:           /* y (M,N) = A (M,K or K,M) x B: K = numel(A) / M */
+		return y->rank == 2 && y->dims[0] ? type_numel(y) * (type_numel(x) / y->dims[0]) : 0;
+	case OP_MATMUL:         /* every output element: a K-long dot product */
+		return type_numel(y) * (x->rank ? x->dims[x->rank - 1] : 1);
+	case OP_LSTM:           /* every step of every sequence: X·Wᵀ and H·Rᵀ for all gates */
+	case OP_GRU:            /* and directions, i.e. numel(W) + numel(R) MACs per step */
+	case OP_RNN: {
+		const Type *r = n->n_in > 2 && n->in[2] != IR_NONE ? &g->values[n->in[2]].type : NULL;
+		int64_t input = x->rank ? x->dims[x->rank - 1] : 0;
+		if (!r || input <= 0)
+			return 0;
+		return type_numel(x) / input * (type_numel(w) + type_numel(r));
+	}
+	default:
+		return 0;
+	}
+}

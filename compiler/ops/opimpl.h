@@ -41,6 +41,9 @@ typedef struct KernelCall {
 	const ParamDesc *pdesc;      /* NULL when the kernel takes no parameters */
 	const void *params;          /* filled struct, graph arena */
 	int64_t scratch_bytes;       /* kernel scratch needed beyond the arena */
+	bool split;                  /* its (task, n_tasks) split gives each task disjoint outputs
+	                              * and the same values for any n_tasks: NAME_run_par may run
+	                              * the tasks concurrently (each with its own scratch) */
 } KernelCall;
 
 /* ---- contexts ---- */
@@ -145,6 +148,10 @@ const SeqVal *ops_seq_of(const Graph *g, ValueId v);
 void ops_seq_set(Graph *g, ValueId v, bool none, int n, const ValueId *elems, DType dt);
 int ops_seq_guard(Graph *g, NodeId n, DiagSink *d, bool *done);
 int ops_seq_finish(Graph *g, DiagSink *d);
+
+/* Multiply-accumulates of a node by formula (Conv, ConvTranspose, Gemm, MatMul, RNNs;
+ * 0 for other ops), whatever algorithm runs: `inspect --json` and --profile. */
+int64_t ops_node_macs(const Graph *g, NodeId n);
 
 /* fold.c: evaluates a node whose inputs are all constant; its outputs become constants */
 bool ops_node_foldable(const Graph *g, NodeId n);

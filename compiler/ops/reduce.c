@@ -142,6 +142,7 @@ static int reduce_lower(LowerCtx *c)
 		}
 	}
 	lower_call(c, "ingot_reduce", "reduce", &ingot_reduce, &reduce_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

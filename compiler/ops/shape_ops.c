@@ -160,6 +160,7 @@ static int lower_strided(LowerCtx *c, int64_t esize, int rank, const int64_t *di
 	}
 	p->rank = r;
 	lower_call(c, "ingot_strided_copy", "shape", ingot_strided_copy, &strided_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -330,6 +331,7 @@ static int reshape_lower(LowerCtx *c)
 	ingot_copy_params *p = lower_params(c, &copy_desc);
 	p->bytes = type_bytes(lout(c, 0));
 	lower_call(c, "ingot_copy", "shape", ingot_copy, &copy_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -622,6 +624,7 @@ static int tile_lower(LowerCtx *c)
 		p->out_dims[k] = o->dims[k];
 	}
 	lower_call(c, "ingot_pad", "shape", ingot_pad, &pad_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -884,6 +887,7 @@ static int concat_lower(LowerCtx *c)
 	ingot_concat_params *p = rows_params(c, o, a->axis < 0 ? a->axis + o->rank : a->axis, n,
 	                                     parts);
 	lower_call(c, "ingot_concat", "shape", ingot_concat, &concat_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -993,6 +997,7 @@ static int split_lower(LowerCtx *c)
 	}
 	ingot_concat_params *p = rows_params(c, t, axis, a->split.n, parts);
 	lower_call(c, "ingot_split", "shape", ingot_split, &split_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -1044,6 +1049,7 @@ static int gather_lower(LowerCtx *c)
 	p->n_idx = type_numel(ti);
 	p->idx_size = esize_of(ti);
 	lower_call(c, "ingot_gather", "shape", ingot_gather, &gather_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
@@ -1160,6 +1166,7 @@ static int pad_lower(LowerCtx *c)
 		p->begin[k] = a->pads.v[k];
 	}
 	lower_call(c, "ingot_pad", "shape", ingot_pad, &pad_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 

@@ -73,7 +73,7 @@ LINALG_EPI_DEF(linalg_epi_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16,
 
 /* Floating point dtypes: T storage, ACC accumulator, LD/ST convert. */
 #define LINALG_MM_FLOAT(NAME, T, ACC, LD, ST, EPI) \
-static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
+static void NAME(const linalg_job *jb, int64_t r0, int64_t r1, int64_t c0, int64_t c1) \
 { \
 	const T *a = (const T *)jb->a, *b = (const T *)jb->b, *c = (const T *)jb->c; \
 	T *y = (T *)jb->y; \
@@ -82,9 +82,9 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 	if (jb->b_sj != 1) {      /* B transposed: 4 dot products at a time along k */ \
 		for (i = r0; i < r1; i++) { \
 			const T *ar = a + i * jb->a_si; \
-			for (j0 = 0; j0 < jb->n; j0 += 4) { \
+			for (j0 = c0; j0 < c1; j0 += 4) { \
 				const T *bc[4]; \
-				len = jb->n - j0 < 4 ? jb->n - j0 : 4; \
+				len = c1 - j0 < 4 ? c1 - j0 : 4; \
 				for (j = 0; j < 4; j++)    /* a short tail repeats its last column */ \
 					bc[j] = b + (j0 + (j < len ? j : len - 1)) * jb->b_sj; \
 				for (j = 0; j < 4; j++) \
@@ -108,8 +108,8 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 		return; \
 	} \
 	for (i = r0; i < r1; i++) { \
-		for (j0 = 0; j0 < jb->n; j0 += LINALG_CHUNK) { \
-			len = jb->n - j0 < LINALG_CHUNK ? jb->n - j0 : LINALG_CHUNK; \
+		for (j0 = c0; j0 < c1; j0 += LINALG_CHUNK) { \
+			len = c1 - j0 < LINALG_CHUNK ? c1 - j0 : LINALG_CHUNK; \
 			for (j = 0; j < len; j++) \
 				acc[j] = (ACC)0; \
 			for (k = 0; k < jb->k; k++) { \
@@ -179,7 +179,7 @@ static uint64_t linalg_d2u(double v, int bits, int sgn)
 }
 
 #define LINALG_MM_INT(NAME, U, BITS) \
-static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
+static void NAME(const linalg_job *jb, int64_t r0, int64_t r1, int64_t c0, int64_t c1) \
 { \
 	const U *a = (const U *)jb->a, *b = (const U *)jb->b, *c = (const U *)jb->c; \
 	U *y = (U *)jb->y; \
@@ -187,8 +187,8 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 	int exact = jb->alpha == 1.0f && (!c || jb->beta == 0.0f || jb->beta == 1.0f); \
 	int64_t i, j0, j, k, len; \
 	for (i = r0; i < r1; i++) { \
-		for (j0 = 0; j0 < jb->n; j0 += LINALG_CHUNK) { \
-			len = jb->n - j0 < LINALG_CHUNK ? jb->n - j0 : LINALG_CHUNK; \
+		for (j0 = c0; j0 < c1; j0 += LINALG_CHUNK) { \
+			len = c1 - j0 < LINALG_CHUNK ? c1 - j0 : LINALG_CHUNK; \
 			for (j = 0; j < len; j++) \
 				acc[j] = 0; \
 			for (k = 0; k < jb->k; k++) { \
@@ -215,7 +215,9 @@ static void NAME(const linalg_job *jb, int64_t r0, int64_t r1) \
 LINALG_MM_INT(linalg_mm_u32, uint32_t, 32)
 LINALG_MM_INT(linalg_mm_u64, uint64_t, 64)
 
-typedef void (*linalg_mm_fn)(const linalg_job *jb, int64_t r0, int64_t r1);
+/* Rows [r0, r1) x columns [c0, c1) of one product; c0 is a multiple of LINALG_CHUNK,
+ * so the column chunks are the same however the work is split. */
+typedef void (*linalg_mm_fn)(const linalg_job *jb, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
 static linalg_mm_fn linalg_pick(int64_t dtype, int *sgn)
 {
@@ -248,14 +250,34 @@ static int linalg_set_epi(linalg_job *jb, int64_t dtype, int64_t act, float al, 
 	return INGOT_OK;
 }
 
-static void linalg_range(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
+/* A task's share of the work: rows x column blocks of LINALG_CHUNK, numbered row by
+ * row, so that a product with few rows (a GEMV) still splits. *u0, *u1: this task's
+ * units; *nb: blocks per row. */
+static void linalg_share(int64_t rows, int64_t n, int task, int n_tasks, int64_t *u0, int64_t *u1,
+                         int64_t *nb)
 {
-	if (n_tasks < 1) {
+	int64_t units;
+	if (n_tasks < 1 || task < 0 || task >= n_tasks) {
 		task = 0;
 		n_tasks = 1;
 	}
-	*lo = n * task / n_tasks;
-	*hi = n * (task + 1) / n_tasks;
+	*nb = n > 0 ? (n + LINALG_CHUNK - 1) / LINALG_CHUNK : 1;
+	units = rows * *nb;
+	*u0 = units * task / n_tasks;
+	*u1 = units * (task + 1) / n_tasks;
+}
+
+/* Row r's blocks from unit u up to unit `end`: columns [*c0, *c1); returns the next unit. */
+static int64_t linalg_run(int64_t u, int64_t end, int64_t nb, int64_t n, int64_t *r, int64_t *c0,
+                          int64_t *c1)
+{
+	int64_t b0, b1;
+	*r = u / nb;
+	b0 = u - *r * nb;
+	b1 = end - *r * nb < nb ? end - *r * nb : nb;
+	*c0 = b0 * LINALG_CHUNK;
+	*c1 = b1 * LINALG_CHUNK < n ? b1 * LINALG_CHUNK : n;
+	return *r * nb + b1;
 }
 
 INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *const *out,
@@ -265,7 +287,7 @@ INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *c
 	linalg_job jb;
 	linalg_mm_fn fn;
 	size_t es = ingot_dtype_size((int)p->dtype);
-	int64_t nbatch = 1, r0, r1, r, d;
+	int64_t nbatch = 1, u, u1, nb, r, c0, c1, d;
 	(void)scratch;
 	memset(&jb, 0, sizeof jb);
 	fn = linalg_pick(p->dtype, &jb.sgn);
@@ -282,11 +304,13 @@ INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *c
 	jb.b_sk = p->n;
 	jb.b_sj = 1;
 	jb.alpha = 1.0f;
-	linalg_range(nbatch * p->m, task, n_tasks, &r0, &r1);
-	for (r = r0; r < r1;) {
-		int64_t bi = r / p->m, i0 = r - bi * p->m;
-		int64_t i1 = r1 - bi * p->m < p->m ? r1 - bi * p->m : p->m;
-		int64_t aoff = 0, boff = 0, rem = bi;
+	linalg_share(nbatch * p->m, p->n, task, n_tasks, &u, &u1, &nb);
+	while (u < u1) {
+		int64_t bi, i0, aoff = 0, boff = 0, rem;
+		u = linalg_run(u, u1, nb, p->n, &r, &c0, &c1);
+		bi = r / p->m;
+		i0 = r - bi * p->m;
+		rem = bi;
 		for (d = p->nb - 1; d >= 0; d--) {   /* batch index -> element offsets */
 			int64_t idx = rem % p->bdims[d];
 			rem /= p->bdims[d];
@@ -298,8 +322,7 @@ INGOT_KERNEL int ingot_matmul(const void *params, const void *const *in, void *c
 		jb.y = (char *)out[0] + (size_t)(bi * p->m * p->n) * es;
 		if (p->has_residual)
 			jb.res = (const char *)in[2] + (size_t)(bi * p->m * p->n) * es;
-		fn(&jb, i0, i1);
-		r += i1 - i0;
+		fn(&jb, i0, i0 + 1, c0, c1);
 	}
 	return INGOT_OK;
 }
@@ -310,7 +333,7 @@ INGOT_KERNEL int ingot_gemm(const void *params, const void *const *in, void *con
 	const ingot_gemm_params *p = (const ingot_gemm_params *)params;
 	linalg_job jb;
 	linalg_mm_fn fn;
-	int64_t r0, r1;
+	int64_t u, u1, nb, r, c0, c1;
 	(void)scratch;
 	memset(&jb, 0, sizeof jb);
 	fn = linalg_pick(p->dtype, &jb.sgn);
@@ -332,7 +355,10 @@ INGOT_KERNEL int ingot_gemm(const void *params, const void *const *in, void *con
 	jb.c_cs = p->c_cs;
 	jb.alpha = p->alpha;
 	jb.beta = p->beta;
-	linalg_range(p->m, task, n_tasks, &r0, &r1);
-	fn(&jb, r0, r1);
+	linalg_share(p->m, p->n, task, n_tasks, &u, &u1, &nb);
+	while (u < u1) {
+		u = linalg_run(u, u1, nb, p->n, &r, &c0, &c1);
+		fn(&jb, r, r + 1, c0, c1);
+	}
 	return INGOT_OK;
 }

@@ -105,8 +105,12 @@ INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void
 		task = 0;
 		n_tasks = 1;
 	}
-	lo = p->n * task / n_tasks;
-	hi = p->n * (task + 1) / n_tasks;
+	/* tasks take whole vectors, so only the last task has the scalar tail and the
+	 * results do not depend on the split (NAME_run_par) */
+	lo = (p->n + UK_VF - 1) / UK_VF * task / n_tasks * UK_VF;
+	hi = (p->n + UK_VF - 1) / UK_VF * (task + 1) / n_tasks * UK_VF;
+	lo = lo < p->n ? lo : p->n;
+	hi = hi < p->n ? hi : p->n;
 	for (i = lo; i + UK_VF <= hi; i += UK_VF) {
 		uk_vec v = uk_load(x + i);
 		switch (p->op) {

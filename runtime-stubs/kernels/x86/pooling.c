@@ -67,7 +67,7 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 	const int64_t sh = two ? p->strides[0] : 1, sw = p->strides[p->nsp - 1];
 	const int64_t dh = two ? p->dilations[0] : 1, dw = p->dilations[p->nsp - 1];
 	const int64_t ph = two ? p->pads[0] : 0, pw = p->pads[p->nsp - 1];
-	const int64_t phe = two ? p->pads[p->nsp] : 0, pwe = p->pads[2 * p->nsp - 1];
+	const int64_t phe = two ? p->pads[p->nsp] : 0;
 	for (int64_t oy = 0; oy < OH; oy++) {
 		int64_t ky0, j;
 		const int64_t iy0 = oy * sh - ph, nky = xp_span(iy0, KH, dh, H, &ky0);
