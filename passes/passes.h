@@ -57,5 +57,14 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */
 int64_t plan_node_scratch(const PassCtx *ctx, Graph *g, NodeId n);
+/* Reshape, Flatten, Squeeze, Unsqueeze, Identity: ops that only relabel the bytes. */
+bool plan_is_view_op(Op op);
+/* After planning: node n is a view whose output is its input's storage, so no code
+ * runs for it. */
+bool plan_node_is_alias(const Graph *g, NodeId n);
+/* Checks a planned graph (the final offsets and aliases alone): tensors alive at the
+ * same time never share a byte unless they are one storage, and an in-place write
+ * never clobbers a tensor still to be read. 0, or -1 with a message in err. */
+int plan_check(const Graph *g, char *err, size_t cap);
 
 #endif /* INGOT_PASSES_H */
