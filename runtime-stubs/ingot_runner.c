@@ -3,7 +3,12 @@
  * includes this file:
  *   ./m --input in0.pb [--input in1.pb] [--output-dir D]   run once, write output_N.pb/.npy
  *   ./m --bench N [--threads T] [--input ...]               time N runs after 10 warm-ups
- * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. */
+ * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`.
+ *
+ * The workspace is exactly NAME_WORKSPACE_SIZE bytes on the heap (so AddressSanitizer
+ * sees any access past it) and filled with garbage before each run; a plain run runs
+ * twice, over different garbage, and fails unless both give the same bytes: a
+ * kernel that reads memory it never wrote, or a wrong memory plan, shows up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,15 +30,26 @@ static int usage(const char *argv0)
 	return 2;
 }
 
-static void *alloc_aligned(size_t bytes, void **base)
+/* Exactly `bytes` (no slack after it), 64-byte aligned; never NULL for 0 bytes. */
+static void *alloc_exact(size_t bytes)
 {
-	unsigned char *p = (unsigned char *)malloc(bytes + 64);
-	size_t mis;
-	*base = p;
-	if (!p)
+	void *p = NULL;
+	if (posix_memalign(&p, 64, bytes ? bytes : 64))
 		return NULL;
-	mis = (size_t)((uintptr_t)p & 63u);
-	return p + (mis ? 64 - mis : 0);
+	return p;
+}
+
+/* Garbage of the given seed: NaNs, huge and tiny floats, odd integers. */
+static void fill_garbage(void *p, size_t bytes, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1u;
+	size_t i;
+	for (i = 0; i < bytes; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		((unsigned char *)p)[i] = (unsigned char)(x >> 24);
+	}
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -90,6 +106,53 @@ static int check_input(int i, const ingot_tensor *t, const char *path)
 	return -1;
 }
 
+static size_t out_bytes(void *ws, int i)
+{
+	int64_t dims[INGOT_MAX_RANK];
+	int rank = RUNNER_OUT_DIMS(ws, i, dims), k;
+	size_t n = ingot_dtype_size(RUNNER_OUTPUTS[i].dtype);
+	for (k = 0; k < rank; k++)
+		n *= (size_t)dims[k];
+	return n;
+}
+
+/* Runs the model over a workspace (and outputs) of garbage, keeps the outputs, runs
+ * again over other garbage: the results must be the same bytes. */
+static int run_twice(const char *argv0, const void *const *inputs, void *const *outputs, void *ws)
+{
+	void *first[RUNNER_NUM_OUTPUTS > 0 ? RUNNER_NUM_OUTPUTS : 1];
+	size_t n_first[RUNNER_NUM_OUTPUTS > 0 ? RUNNER_NUM_OUTPUTS : 1];
+	int rc, i;
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++)
+		fill_garbage(outputs[i], RUNNER_OUTPUTS[i].bytes, 100u + (uint32_t)i);
+	fill_garbage(ws, RUNNER_WORKSPACE_SIZE, 1);
+	if ((rc = RUNNER_RUN_V(inputs, outputs, ws)) != 0)
+		return rc;
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+		size_t n = out_bytes(ws, i);
+		n_first[i] = n;
+		first[i] = malloc(n ? n : 1);
+		if (!first[i]) {
+			fprintf(stderr, "%s: out of memory\n", argv0);
+			return -1;
+		}
+		memcpy(first[i], outputs[i], n);
+		fill_garbage(outputs[i], RUNNER_OUTPUTS[i].bytes, 200u + (uint32_t)i);
+	}
+	fill_garbage(ws, RUNNER_WORKSPACE_SIZE, 2);
+	rc = RUNNER_RUN_V(inputs, outputs, ws);
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+		size_t n = out_bytes(ws, i);
+		if (rc == 0 && (n != n_first[i] || memcmp(first[i], outputs[i], n) != 0)) {
+			fprintf(stderr, "%s: output %d differs between two runs over different workspace "
+			        "garbage (a kernel reads, or leaves, memory it never wrote)\n", argv0, i);
+			rc = -1;
+		}
+		free(first[i]);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".";
@@ -135,13 +198,13 @@ int main(int argc, char **argv)
 	if (threads > 1)
 		fprintf(stderr, "%s: note: this build runs on one thread\n", argv[0]);
 
-	ws = alloc_aligned(RUNNER_WORKSPACE_SIZE, &ws_base);
+	ws = ws_base = alloc_exact(RUNNER_WORKSPACE_SIZE);
 	if (!ws) {
 		fprintf(stderr, "%s: out of memory\n", argv[0]);
 		return 1;
 	}
 	for (i = 0; i < RUNNER_NUM_INPUTS; i++) {
-		void *buf = alloc_aligned(RUNNER_INPUTS[i].bytes, &bases[n_bases]);
+		void *buf = bases[n_bases] = alloc_exact(RUNNER_INPUTS[i].bytes);
 		n_bases++;
 		if (!buf) {
 			fprintf(stderr, "%s: out of memory\n", argv[0]);
@@ -168,7 +231,7 @@ int main(int argc, char **argv)
 		inputs[i] = buf;
 	}
 	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
-		outputs[i] = alloc_aligned(RUNNER_OUTPUTS[i].bytes, &bases[n_bases]);
+		outputs[i] = bases[n_bases] = alloc_exact(RUNNER_OUTPUTS[i].bytes);
 		n_bases++;
 		if (!outputs[i]) {
 			fprintf(stderr, "%s: out of memory\n", argv[0]);
@@ -180,6 +243,7 @@ int main(int argc, char **argv)
 		double *t = (double *)malloc(sizeof(double) * (size_t)bench);
 		if (!t)
 			return 1;
+		fill_garbage(ws, RUNNER_WORKSPACE_SIZE, 1);
 		for (i = 0; i < 10 && rc == 0; i++)
 			rc = RUNNER_RUN_V(inputs, outputs, ws);
 		for (i = 0; i < bench && rc == 0; i++) {
@@ -194,7 +258,7 @@ int main(int argc, char **argv)
 		}
 		free(t);
 	} else {
-		rc = RUNNER_RUN_V(inputs, outputs, ws);
+		rc = run_twice(argv[0], inputs, outputs, ws);
 		for (i = 0; i < RUNNER_NUM_OUTPUTS && rc == 0; i++) {
 			ingot_tensor t;
 			char path[4096];
