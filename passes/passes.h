@@ -3,7 +3,8 @@
  *
  * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c, and the
  * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c,
- * matmul_add_to_gemm.c, fuse_epilogue.c (their shared helpers: rewrite.h).
+ * matmul_add_to_gemm.c, fuse_epilogue.c, fuse_elementwise.c (their shared helpers:
+ * rewrite.h).
  */
 #ifndef INGOT_PASSES_H
 #define INGOT_PASSES_H
@@ -53,6 +54,7 @@ int pass_fold_chains(Graph *g, PassCtx *ctx);
 int pass_fold_batchnorm(Graph *g, PassCtx *ctx);
 int pass_matmul_add_to_gemm(Graph *g, PassCtx *ctx);
 int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
+int pass_fuse_elementwise(Graph *g, PassCtx *ctx);
 
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */

@@ -10,7 +10,8 @@
  *
  * Shared storage: a Reshape/Flatten/Squeeze/Unsqueeze/Identity of an intermediate is
  * a view (alias) of its input, no copy is emitted; an elementwise op whose input has
- * its output's dtype and element count and dies at this node writes in place. Both
+ * its output's dtype and element count and dies at this node writes in place (unary,
+ * binary, Clip and FusedElementwise, whose kernels allow it). Both
  * join the input's storage group, one allocation that lives until its last member
  * dies; Value.alias_of records the input it shares. A graph input, output or
  * constant never joins a group (inputs are read-only, outputs live in the caller's
@@ -178,7 +179,8 @@ bool plan_is_view_op(Op op)
 static bool inplace_op(Op op)
 {
 	const OpImpl *impl = op_info(op)->impl;
-	return impl == &op_impl_unary || impl == &op_impl_binary || impl == &op_impl_clip;
+	return impl == &op_impl_unary || impl == &op_impl_binary || impl == &op_impl_clip ||
+	       impl == &op_impl_fused_elementwise;
 }
 
 bool plan_node_is_alias(const Graph *g, NodeId id)

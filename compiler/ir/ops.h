@@ -192,7 +192,9 @@
 	/* control.c */ \
 	X(IF, If, if_else, 1, 1, 1, -1, 0x0) \
 	X(LOOP, Loop, loop, 0, -1, 1, -1, 0x3) \
-	X(SCAN, Scan, scan, 0, -1, 1, -1, 0x0)
+	X(SCAN, Scan, scan, 0, -1, 1, -1, 0x0) \
+	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
+	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k) OP_##e,
@@ -214,6 +216,6 @@ typedef enum Op {
 	G(upsample) G(grid_sample) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(lp_norm) \
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
-	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan)
+	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

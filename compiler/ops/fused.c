@@ -1,0 +1,136 @@
+/* fused.c — op group fused_elementwise: FusedElementwise, the node fuse_elementwise
+ * makes of a chain of f32 elementwise ops (passes/fuse_elementwise.c). Not an ONNX
+ * op: a model naming it is rejected at import; the text IR carries it as
+ *   %y = FusedElementwise(%x, %c) {prog=[15,0,255, 34,0,2], params=[...]} : f32[...]
+ * prog holds three ints per step (code, a, b: see runtime-stubs/kernels/fused.h, b
+ * 255 when unused), params three floats per step. Inference checks the program and
+ * broadcasts the inputs; lowering sets up ingot_fused_elementwise. */
+#include "opimpl.h"
+
+#include <string.h>
+
+#include "elementwise.h"
+#include "fused.h"
+
+typedef struct FusedAttrs {
+	IntList prog;                /* 3 per step: code, a, b */
+	FloatList params;            /* 3 per step: alpha/lo, beta/hi, gamma/clip flags */
+} FusedAttrs;
+
+static const AttrField fused_fields[] = {
+	{ "prog", AK_INTS, offsetof(FusedAttrs, prog), NULL },
+	{ "params", AK_FLOATS, offsetof(FusedAttrs, params), NULL },
+};
+
+static int fused_import(ImportCtx *c)
+{
+	return import_fail(c, NULL, "FusedElementwise is ingot's own op, not an ONNX op");
+}
+
+/* A step code the kernel knows: f32 unary ops, the f32 arithmetic binary ops, Clip. */
+static bool known_code(int64_t code)
+{
+	if (code >= INGOT_EW_ABS && code <= INGOT_EW_TANH)
+		return code != INGOT_EW_NOT;
+	switch (code - INGOT_FE_BINARY) {
+	case INGOT_EW_ADD: case INGOT_EW_SUB: case INGOT_EW_MUL: case INGOT_EW_DIV: case INGOT_EW_POW:
+		return true;
+	default:
+		return code == INGOT_FE_CLIP;
+	}
+}
+
+static int fused_infer(InferCtx *c)
+{
+	const Node *n = infer_node(c);
+	const FusedAttrs *a = n->attrs;
+	int n_ops = a->prog.n / 3, n_in = n->n_in;
+	static const DType f32[] = { DT_F32, DT_UNDEF };
+	if (n_in < 1 || n_in > INGOT_FE_MAX_IN)
+		return infer_fail(c, -1, "expected 1 to %d inputs, got %d", INGOT_FE_MAX_IN, n_in);
+	if (a->prog.n < 3 || a->prog.n % 3 || n_ops > INGOT_FE_MAX_OPS)
+		return infer_fail_attr(c, "prog", "expected 1 to %d steps of 3 ints, got %d ints",
+		                       INGOT_FE_MAX_OPS, a->prog.n);
+	if (a->params.n != 3 * n_ops)
+		return infer_fail_attr(c, "params", "expected %d floats (3 per step), got %d", 3 * n_ops,
+		                       a->params.n);
+	for (int k = 0; k < n_ops; k++) {
+		int64_t code = a->prog.v[3 * k], ra = a->prog.v[3 * k + 1], rb = a->prog.v[3 * k + 2];
+		bool binary = code >= INGOT_FE_BINARY && code < INGOT_FE_CLIP;
+		if (!known_code(code))
+			return infer_fail_attr(c, "prog", "step %d: unknown op code %lld", k, (long long)code);
+		if (ra < 0 || ra >= n_in + k || (binary ? rb < 0 || rb >= n_in + k : rb != 255))
+			return infer_fail_attr(c, "prog", "step %d: operand out of range", k);
+	}
+	Type r = *infer_in(c, 0);
+	for (int i = 0; i < n_in; i++) {
+		Type t;
+		if (!infer_has(c, i) || infer_check_dtype(c, i, f32))
+			return infer_has(c, i) ? -1 : infer_fail(c, i, "an input cannot be omitted");
+		if (!type_broadcast(&r, infer_in(c, i), &t))
+			return infer_fail(c, i, "shape is not broadcastable with the others");
+		r = t;
+	}
+	*infer_out(c, 0) = type_make(DT_F32, r.rank, r.dims);
+	return 0;
+}
+
+#define PARAM_STRUCT ingot_fused_params
+static const ParamField fused_pfields[] = { INGOT_FUSED_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc fused_desc = PARAM_DESC(ingot_fused_params, fused_pfields);
+
+/* Element strides of input t along the output's dims (right-aligned, 0 where t is
+ * broadcast). */
+static void strides(const Type *t, const Type *out, int64_t *s)
+{
+	int64_t st = 1;
+	for (int d = out->rank - 1; d >= 0; d--) {
+		int td = d - (out->rank - t->rank);
+		int64_t dim = td >= 0 ? t->dims[td] : 1;
+		s[d] = dim == 1 && out->dims[d] != 1 ? 0 : st;
+		st *= dim;
+	}
+}
+
+static int fused_lower(LowerCtx *c)
+{
+	const Node *n = &c->g->nodes[c->node];
+	const FusedAttrs *a = n->attrs;
+	const Type *out = &c->g->values[n->out[0]].type;
+	ingot_fused_params *p = lower_params(c, &fused_desc);
+	int64_t *s[INGOT_FE_MAX_IN] = { p->s0, p->s1, p->s2, p->s3 };
+	float *pa[INGOT_FE_MAX_OPS] = { &p->pa0, &p->pa1, &p->pa2, &p->pa3, &p->pa4, &p->pa5, &p->pa6, &p->pa7 };
+	float *pb[INGOT_FE_MAX_OPS] = { &p->pb0, &p->pb1, &p->pb2, &p->pb3, &p->pb4, &p->pb5, &p->pb6, &p->pb7 };
+	float *pg[INGOT_FE_MAX_OPS] = { &p->pg0, &p->pg1, &p->pg2, &p->pg3, &p->pg4, &p->pg5, &p->pg6, &p->pg7 };
+	bool flat = true;   /* every input whole or a scalar: one flat run */
+	p->n = type_numel(out);
+	p->n_in = n->n_in;
+	p->n_ops = a->prog.n / 3;
+	for (int i = 0; i < n->n_in; i++) {
+		int64_t m = type_numel(&c->g->values[n->in[i]].type);
+		flat = flat && (m == p->n || m == 1);
+	}
+	if (flat || out->rank == 0) {
+		p->rank = 1;
+		p->dims[0] = p->n;
+		for (int i = 0; i < n->n_in; i++)
+			s[i][0] = type_numel(&c->g->values[n->in[i]].type) == p->n ? 1 : 0;
+	} else {
+		p->rank = out->rank;
+		memcpy(p->dims, out->dims, (size_t)out->rank * sizeof *out->dims);
+		for (int i = 0; i < n->n_in; i++)
+			strides(&c->g->values[n->in[i]].type, out, s[i]);
+	}
+	for (int k = 0; k < p->n_ops; k++) {
+		p->ops[k] = a->prog.v[3 * k] | a->prog.v[3 * k + 1] << 8 | a->prog.v[3 * k + 2] << 16;
+		*pa[k] = a->params.v[3 * k];
+		*pb[k] = a->params.v[3 * k + 1];
+		*pg[k] = a->params.v[3 * k + 2];
+	}
+	lower_call(c, "ingot_fused_elementwise", "fused", &ingot_fused_elementwise, &fused_desc, p);
+	return 0;
+}
+
+const OpImpl op_impl_fused_elementwise = { sizeof(FusedAttrs), fused_fields, COUNTOF(fused_fields),
+                                           fused_import, fused_infer, fused_lower };
