@@ -203,6 +203,9 @@ typedef enum Op {
 	OP_COUNT
 } Op;
 
+/* ingot's own ops (made by passes, in the text IR) come last; no ONNX model has them */
+#define OP_FIRST_INTERNAL OP_FUSED_ELEMENTWISE
+
 /* The implementation groups, each defined in compiler/ops/<group>.c. ORDER GROUPS */
 #define IR_OP_GROUPS(G) \
 	G(unary) G(binary) G(variadic) G(cast) G(clip) G(identity) G(where) \

@@ -22,9 +22,13 @@ static const AttrField fused_fields[] = {
 	{ "params", AK_FLOATS, offsetof(FusedAttrs, params), NULL },
 };
 
+/* Only the pass makes it (the IR parser fills the attributes directly); the frontend
+ * rejects it as an unsupported op before attributes are imported, and so does this. */
 static int fused_import(ImportCtx *c)
 {
-	return import_fail(c, NULL, "FusedElementwise is ingot's own op, not an ONNX op");
+	DiagLoc l = ir_node_loc(c->g, c->node);
+	diag_report(c->diags, DIAG_ERROR, DC_UNSUPPORTED, &l, "unsupported op 'FusedElementwise'");
+	return -1;
 }
 
 /* A step code the kernel knows: f32 unary ops, the f32 arithmetic binary ops, Clip. */
