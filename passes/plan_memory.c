@@ -38,7 +38,7 @@ typedef struct Plan {
 	const PassCtx *ctx;
 	int *last_use, *def, *group;
 	int64_t scratch, naive;
-	bool verify;                 /* check the no-overlap invariant of every plan */
+	bool share;                  /* views and in-place ops share their input's storage */
 } Plan;
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) & ~(int64_t)(ALIGN - 1); }
@@ -125,6 +125,16 @@ static int by_size_desc(const void *x, const void *y)
 	return a->start != b->start ? a->start - b->start : (a->v > b->v) - (a->v < b->v);
 }
 
+/* Bytes times lifetime, largest first: the long-lived big tensors settle low. */
+static int by_area_desc(const void *x, const void *y)
+{
+	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
+	int64_t ka = a->size * (a->end - a->start + 1), kb = b->size * (b->end - b->start + 1);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return a->start != b->start ? a->start - b->start : (a->v > b->v) - (a->v < b->v);
+}
+
 static int by_start(const void *x, const void *y)
 {
 	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
@@ -196,7 +206,7 @@ static ValueId share_with(Plan *P, RegionId r, const Interval *iv, const Node *n
 {
 	Graph *g = P->g;
 	const Value *out = &g->values[v];
-	if (out->dynamic || n->n_out != 1)
+	if (!P->share || out->dynamic || n->n_out != 1)
 		return IR_NONE;
 	for (int k = 0; k < n->n_in; k++) {
 		ValueId x = n->in[k];
@@ -417,17 +427,21 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 		die("out of memory");
 	for (int k = 0; k < n_iv; k++)
 		order[k] = &iv[k];
-	qsort(order, (size_t)n_iv, sizeof *order, by_start);
-	int64_t arena = assign(order, n_iv);
+	/* each order in turn; the first smallest arena wins */
+	static int (*const orders[])(const void *, const void *) = { by_start, by_size_desc,
+	                                                              by_area_desc };
+	int64_t arena = -1;
+	for (int o = 0; o < COUNTOF(orders); o++) {
+		qsort(order, (size_t)n_iv, sizeof *order, orders[o]);
+		int64_t a = assign(order, n_iv);
+		if (arena < 0 || a < arena) {
+			arena = a;
+			for (int k = 0; k < n_iv; k++)
+				first[k] = iv[k].off;
+		}
+	}
 	for (int k = 0; k < n_iv; k++)
-		first[k] = iv[k].off;
-	qsort(order, (size_t)n_iv, sizeof *order, by_size_desc);
-	int64_t arena2 = assign(order, n_iv);
-	if (arena2 < arena)
-		arena = arena2;
-	else
-		for (int k = 0; k < n_iv; k++)
-			iv[k].off = first[k];
+		iv[k].off = first[k];
 	for (int i = 0; i < reg->n_nodes; i++) {   /* every member of a group at its offset */
 		const Node *n = &g->nodes[reg->nodes[i]];
 		for (int k = 0; k < n->n_out && !n->dead; k++)
@@ -452,14 +466,16 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 	return arena;
 }
 
-int pass_plan_memory(Graph *g, PassCtx *ctx)
+/* Plans the whole graph, with shared storage or without; sets g's plan figures and
+ * returns the arena size. */
+static int64_t plan_all(Graph *g, const PassCtx *ctx, bool share)
 {
 	Plan P;
 	int64_t arena, peak = 0;
 	memset(&P, 0, sizeof P);
 	P.g = g;
 	P.ctx = ctx;
-	P.verify = ctx->verify;
+	P.share = share;
 	P.last_use = malloc(((size_t)g->n_values + 1) * sizeof *P.last_use);
 	P.def = malloc(((size_t)g->n_values + 1) * sizeof *P.def);
 	P.group = malloc(((size_t)g->n_values + 1) * sizeof *P.group);
@@ -474,16 +490,27 @@ int pass_plan_memory(Graph *g, PassCtx *ctx)
 	g->arena_bytes = arena;
 	/* the plan's invariants, checked on every plan in debug and test builds */
 	char err[512];
-	if (P.verify && plan_check(g, err, sizeof err))
+	if (ctx->verify && plan_check(g, err, sizeof err))
 		die("memory plan is wrong: %s", err);
 	free(P.last_use);
 	free(P.def);
 	free(P.group);
-	int64_t scratch = P.scratch, naive = P.naive;
-	g->arena_bytes = arena;
-	g->naive_bytes = naive;
+	g->naive_bytes = P.naive;
 	g->peak_live_bytes = peak;
-	g->scratch_bytes = align_up(scratch);
+	g->scratch_bytes = align_up(P.scratch);
+	return arena;
+}
+
+int pass_plan_memory(Graph *g, PassCtx *ctx)
+{
+	/* Shared storage shortens the peak, but its longer-lived groups can fragment the
+	 * offline placement: when the plan is above its peak, the plan without sharing is
+	 * tried too, and the smaller arena wins (sharing on a tie). */
+	int64_t arena = plan_all(g, ctx, true);
+	if (arena > g->peak_live_bytes && plan_all(g, ctx, false) >= arena)
+		plan_all(g, ctx, true);
+	arena = g->arena_bytes;
+	int64_t naive = g->naive_bytes;
 	snprintf(ctx->changed, sizeof ctx->changed,
 	         "arena %lld bytes (naive %lld), scratch %lld bytes",
 	         (long long)arena, (long long)naive, (long long)g->scratch_bytes);

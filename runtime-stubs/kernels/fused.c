@@ -95,7 +95,7 @@ INGOT_KERNEL int ingot_fused_elementwise(const void *params, const void *const *
 		for (k = 0; k < n_ops; k++) {
 			fe_step *t = &st[k];
 			float *r = buf[n_in + k];
-			const void *a[2] = { reg[t->a], t->b < n_in + k ? reg[t->b] : NULL };
+			const void *a[3] = { reg[t->a], t->b < n_in + k ? reg[t->b] : NULL, NULL };
 			void *const o[1] = { r };
 			if (t->code < INGOT_FE_BINARY) {
 				t->u.n = len;
