@@ -44,28 +44,46 @@ static bool known_code(int64_t code)
 	}
 }
 
-static int fused_infer(InferCtx *c)
+/* What is wrong with the program of a node with n_in inputs (into msg), or false. */
+static bool bad_prog(const FusedAttrs *a, int n_in, char *msg, size_t cap)
 {
-	const Node *n = infer_node(c);
-	const FusedAttrs *a = n->attrs;
-	int n_ops = a->prog.n / 3, n_in = n->n_in;
-	static const DType f32[] = { DT_F32, DT_UNDEF };
-	if (n_in < 1 || n_in > INGOT_FE_MAX_IN)
-		return infer_fail(c, -1, "expected 1 to %d inputs, got %d", INGOT_FE_MAX_IN, n_in);
-	if (a->prog.n < 3 || a->prog.n % 3 || n_ops > INGOT_FE_MAX_OPS)
-		return infer_fail_attr(c, "prog", "expected 1 to %d steps of 3 ints, got %d ints",
-		                       INGOT_FE_MAX_OPS, a->prog.n);
-	if (a->params.n != 3 * n_ops)
-		return infer_fail_attr(c, "params", "expected %d floats (3 per step), got %d", 3 * n_ops,
-		                       a->params.n);
+	int n_ops = a->prog.n / 3;
+	if (n_in < 1 || n_in > INGOT_FE_MAX_IN) {
+		snprintf(msg, cap, "expected 1 to %d inputs, got %d", INGOT_FE_MAX_IN, n_in);
+		return true;
+	}
+	if (a->prog.n < 3 || a->prog.n % 3 || n_ops > INGOT_FE_MAX_OPS) {
+		snprintf(msg, cap, "prog: expected 1 to %d steps of 3 ints, got %d ints", INGOT_FE_MAX_OPS,
+		         a->prog.n);
+		return true;
+	}
+	if (a->params.n != 3 * n_ops) {
+		snprintf(msg, cap, "params: expected %d floats (3 per step), got %d", 3 * n_ops, a->params.n);
+		return true;
+	}
 	for (int k = 0; k < n_ops; k++) {
 		int64_t code = a->prog.v[3 * k], ra = a->prog.v[3 * k + 1], rb = a->prog.v[3 * k + 2];
 		bool binary = code >= INGOT_FE_BINARY && code < INGOT_FE_CLIP;
-		if (!known_code(code))
-			return infer_fail_attr(c, "prog", "step %d: unknown op code %lld", k, (long long)code);
-		if (ra < 0 || ra >= n_in + k || (binary ? rb < 0 || rb >= n_in + k : rb != 255))
-			return infer_fail_attr(c, "prog", "step %d: operand out of range", k);
+		if (!known_code(code)) {
+			snprintf(msg, cap, "prog: step %d: unknown op code %lld", k, (long long)code);
+			return true;
+		}
+		if (ra < 0 || ra >= n_in + k || (binary ? rb < 0 || rb >= n_in + k : rb != 255)) {
+			snprintf(msg, cap, "prog: step %d: operand out of range", k);
+			return true;
+		}
 	}
+	return false;
+}
+
+static int fused_infer(InferCtx *c)
+{
+	const Node *n = infer_node(c);
+	int n_in = n->n_in;
+	char msg[160];
+	static const DType f32[] = { DT_F32, DT_UNDEF };
+	if (bad_prog(n->attrs, n_in, msg, sizeof msg))
+		return infer_fail(c, -1, "%s", msg);
 	Type r = *infer_in(c, 0);
 	for (int i = 0; i < n_in; i++) {
 		Type t;
@@ -108,6 +126,12 @@ static int fused_lower(LowerCtx *c)
 	float *pb[INGOT_FE_MAX_OPS] = { &p->pb0, &p->pb1, &p->pb2, &p->pb3, &p->pb4, &p->pb5, &p->pb6, &p->pb7 };
 	float *pg[INGOT_FE_MAX_OPS] = { &p->pg0, &p->pg1, &p->pg2, &p->pg3, &p->pg4, &p->pg5, &p->pg6, &p->pg7 };
 	bool flat = true;   /* every input whole or a scalar: one flat run */
+	char msg[160];
+	if (bad_prog(a, n->n_in, msg, sizeof msg))
+		return -1;   /* text IR that inference never saw */
+	for (int i = 0; i < n->n_in; i++)
+		if (n->in[i] == IR_NONE || c->g->values[n->in[i]].type.dtype != DT_F32)
+			return -1;
 	p->n = type_numel(out);
 	p->n_in = n->n_in;
 	p->n_ops = a->prog.n / 3;
