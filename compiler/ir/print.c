@@ -219,6 +219,9 @@ static void print_consts(FILE *f, const Graph *g, RegionId r, int depth, unsigne
 static void print_node(FILE *f, const Graph *g, NodeId id, int depth)
 {
 	const Node *n = &g->nodes[id];
+	char prog[2048];
+	if (n->op == OP_FUSED_ELEMENTWISE && ops_fused_describe(g, id, prog, sizeof prog))
+		fprintf(f, "%*s// %s\n", depth * 2, "", prog);   /* what the loop computes */
 	fprintf(f, "%*s", depth * 2, "");
 	for (int i = 0; i < n->n_out; i++) {
 		if (i)

@@ -97,6 +97,64 @@ static int fused_infer(InferCtx *c)
 	return 0;
 }
 
+/* ONNX names of the step codes. ORDER EW_UNARY, then the binary codes. */
+static const char *step_name(int64_t code)
+{
+	static const char *const unary[] = { "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "HardSigmoid",
+		"HardSwish", "LeakyRelu", "Log", "Neg", "Not", "Reciprocal", "Relu", "Selu", "Sigmoid",
+		"Softplus", "Softsign", "Sqrt", "Tanh" };
+	_Static_assert(sizeof unary / sizeof unary[0] == INGOT_EW_TANH + 1, "ORDER EW_UNARY");
+	if (code >= 0 && code <= INGOT_EW_TANH)
+		return unary[code];
+	switch (code - INGOT_FE_BINARY) {
+	case INGOT_EW_ADD: return "Add";
+	case INGOT_EW_SUB: return "Sub";
+	case INGOT_EW_MUL: return "Mul";
+	case INGOT_EW_DIV: return "Div";
+	case INGOT_EW_POW: return "Pow";
+	default: return code == INGOT_FE_CLIP ? "Clip" : "?";
+	}
+}
+
+bool ops_fused_describe(const Graph *g, NodeId id, char *buf, size_t cap)
+{
+	const Node *n = &g->nodes[id];
+	const FusedAttrs *a = n->attrs;
+	char msg[160];
+	size_t len = 0;
+	if (cap == 0 || bad_prog(a, n->n_in, msg, sizeof msg))
+		return false;
+	buf[0] = 0;
+#define OUT(...) do { if (len < cap) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__); } while (0)
+	for (int k = 0; k < a->prog.n / 3; k++) {
+		const float *p = &a->params.v[3 * k];
+		OUT("%ss%d = %s(", k ? "; " : "", k, step_name(a->prog.v[3 * k]));
+		for (int j = 1; j <= 2; j++) {
+			int64_t r = a->prog.v[3 * k + j];
+			if (r == 255)
+				continue;
+			if (j == 2)
+				OUT(", ");
+			if (r < n->n_in)
+				OUT("%%%s", g->values[n->in[r]].name);
+			else
+				OUT("s%d", (int)(r - n->n_in));
+		}
+		if (a->prog.v[3 * k] == INGOT_FE_CLIP) {
+			int flags = (int)p[2];
+			if (flags & 1)
+				OUT(", min=%.9g", (double)p[0]);
+			if (flags & 2)
+				OUT(", max=%.9g", (double)p[1]);
+		} else if (a->prog.v[3 * k] < INGOT_FE_BINARY && (p[0] != 0 || p[1] != 0 || p[2] != 0)) {
+			OUT(", %.9g, %.9g, %.9g", (double)p[0], (double)p[1], (double)p[2]);
+		}
+		OUT(")");
+	}
+#undef OUT
+	return true;
+}
+
 #define PARAM_STRUCT ingot_fused_params
 static const ParamField fused_pfields[] = { INGOT_FUSED_FIELDS(PARAM_FIELD) };
 #undef PARAM_STRUCT

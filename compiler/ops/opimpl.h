@@ -132,6 +132,10 @@ extern const DType dtl_int[];          /* all ints */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);
 
+/* fused.c: FusedElementwise's program as text, "s0 = Sigmoid(%x); s1 = Mul(%x, s0)"
+ * (the IR printer writes it as a comment line above the node); false if malformed. */
+bool ops_fused_describe(const Graph *g, NodeId n, char *buf, size_t cap);
+
 /* fold.c: evaluates a node whose inputs are all constant; its outputs become constants */
 bool ops_node_foldable(const Graph *g, NodeId n);
 int ops_fold_node(Graph *g, NodeId n, DiagSink *d);
