@@ -211,8 +211,10 @@ def case_bind(ingot, work):
 
 
 def case_max_workspace(ingot, work):
+    # (a Softmax between the Relus: an elementwise chain would fuse into one loop
+    # without intermediates)
     m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
-               helper.make_node("Sigmoid", ["h"], ["h2"], name="sig0"),
+               helper.make_node("Softmax", ["h"], ["h2"], name="softmax0"),
                helper.make_node("Relu", ["h2"], ["y"], name="relu1")],
               [vi("x", T.FLOAT, [16, 16])], [vi("y", T.FLOAT, None)])
     p = save(m, os.path.join(work, "ws.onnx"))
