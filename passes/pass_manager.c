@@ -18,6 +18,8 @@ static const Pass passes[] = {
 	  "MatMul before it", pass_fold_batchnorm, "types, constant weights; after matmul_add_to_gemm" },
 	{ "fuse_epilogue", "fuse residual Add and activation after Conv/Gemm/MatMul into its "
 	  "kernel", pass_fuse_epilogue, "types; after fold_batchnorm and matmul_add_to_gemm" },
+	{ "fuse_elementwise", "fuse chains of f32 elementwise ops into one FusedElementwise loop",
+	  pass_fuse_elementwise, "types; after fuse_epilogue" },
 	{ "dce", "remove nodes whose results are never used", pass_dce, "" },
 	{ "plan_memory", "assign every intermediate an offset in one arena by liveness", pass_plan_memory,
 	  "types, final schedule" },
@@ -40,7 +42,8 @@ const Pass *pass_lookup(const char *name)
 /* The pipeline of each optimization level. -O0 runs nothing; the driver always
  * appends plan_memory. MatMul+Add becomes Gemm first, so a BatchNormalization after
  * a Linear layer folds into it; then the epilogue fusion sees Conv/Gemm directly
- * followed by the residual Add and the activation. */
+ * followed by the residual Add and the activation; what elementwise ops remain are
+ * fused into loops last. */
 int pass_pipeline(int opt_level, const char **names, int cap)
 {
 	int n = 0;
@@ -56,6 +59,7 @@ int pass_pipeline(int opt_level, const char **names, int cap)
 		ADD("matmul_add_to_gemm");
 		ADD("fold_batchnorm");
 		ADD("fuse_epilogue");
+		ADD("fuse_elementwise");
 		ADD("dce");
 	}
 #undef ADD

@@ -3,7 +3,8 @@
  *
  * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c, and the
  * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c,
- * matmul_add_to_gemm.c, fuse_epilogue.c (their shared helpers: rewrite.h).
+ * matmul_add_to_gemm.c, fuse_epilogue.c, fuse_elementwise.c (their shared helpers:
+ * rewrite.h).
  */
 #ifndef INGOT_PASSES_H
 #define INGOT_PASSES_H
@@ -53,9 +54,19 @@ int pass_fold_chains(Graph *g, PassCtx *ctx);
 int pass_fold_batchnorm(Graph *g, PassCtx *ctx);
 int pass_matmul_add_to_gemm(Graph *g, PassCtx *ctx);
 int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
+int pass_fuse_elementwise(Graph *g, PassCtx *ctx);
 
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */
 int64_t plan_node_scratch(const PassCtx *ctx, Graph *g, NodeId n);
+/* Reshape, Flatten, Squeeze, Unsqueeze, Identity: ops that only relabel the bytes. */
+bool plan_is_view_op(Op op);
+/* After planning: node n is a view whose output is its input's storage, so no code
+ * runs for it. */
+bool plan_node_is_alias(const Graph *g, NodeId n);
+/* Checks a planned graph (the final offsets and aliases alone): tensors alive at the
+ * same time never share a byte unless they are one storage, and an in-place write
+ * never clobbers a tensor still to be read. 0, or -1 with a message in err. */
+int plan_check(const Graph *g, char *err, size_t cap);
 
 #endif /* INGOT_PASSES_H */

@@ -8,6 +8,17 @@
  * than the reference kernel).
  * NAME_WORKSPACE_SIZE = arena_bytes + scratch_bytes.
  *
+ * Shared storage: a Reshape/Flatten/Squeeze/Unsqueeze/Identity of an intermediate is
+ * a view (alias) of its input, no copy is emitted; an elementwise op whose input has
+ * its output's dtype and element count and dies at this node writes in place (unary,
+ * binary, Clip and FusedElementwise, whose kernels allow it). Both
+ * join the input's storage group, one allocation that lives until its last member
+ * dies; Value.alias_of records the input it shares. A graph input, output or
+ * constant never joins a group (inputs are read-only, outputs live in the caller's
+ * buffers), so a view of one is still a copy. The checker proves, per tensor, that
+ * tensors alive at the same time overlap only within one group, and that an in-place
+ * write happens only once every earlier tensor of its group is dead.
+ *
  * Control flow: while an If/Loop/Scan runs, one block of its region's arena holds
  * the node's own buffers (control.h) and then the frame of its bodies, each body
  * planned the same way from offset 0 and shifted into the block. Outer values a
@@ -20,13 +31,14 @@
 
 #define ALIGN 64
 
-/* State of one planning run; per value, the index of its last reader in its region. */
+/* State of one planning run; per value, the index of its last reader in its region,
+ * the index of its producer, and the interval (storage group) it lives in. */
 typedef struct Plan {
 	Graph *g;
 	const PassCtx *ctx;
-	int *last_use;
+	int *last_use, *def, *group;
 	int64_t scratch, naive;
-	bool verify;                 /* check the no-overlap invariant of every plan */
+	bool share;                  /* views and in-place ops share their input's storage */
 } Plan;
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) & ~(int64_t)(ALIGN - 1); }
@@ -88,15 +100,16 @@ static void shift_region(Graph *g, RegionId r, int64_t delta)
 	}
 }
 
-/* One allocation of a region: a value, or a control node's block. Lifetimes are
- * node indices, both ends inclusive: a node's outputs start where its inputs end,
- * so the two never share memory (no in-place execution yet). */
+/* One allocation of a region: a storage group of values, or a control node's
+ * block. Lifetimes are node indices, both ends inclusive: a node's outputs start
+ * where its inputs end, so the two never share memory unless they are one group. */
 typedef struct Interval {
 	int start, end;
 	int64_t size, bytes;         /* size: padded to ALIGN */
-	ValueId v;                   /* the value, or IR_NONE for a control block */
+	ValueId v;                   /* the group's first value, or IR_NONE for a control block */
 	NodeId ctrl;                 /* the control node whose block this is */
 	int64_t off;
+	int group;                   /* plan_check: the storage a tensor is (its root value) */
 } Interval;
 
 static bool lifetimes_overlap(const Interval *a, const Interval *b)
@@ -109,6 +122,16 @@ static int by_size_desc(const void *x, const void *y)
 	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
 	if (a->size != b->size)
 		return a->size > b->size ? -1 : 1;
+	return a->start != b->start ? a->start - b->start : (a->v > b->v) - (a->v < b->v);
+}
+
+/* Bytes times lifetime, largest first: the long-lived big tensors settle low. */
+static int by_area_desc(const void *x, const void *y)
+{
+	const Interval *a = *(Interval *const *)x, *b = *(Interval *const *)y;
+	int64_t ka = a->size * (a->end - a->start + 1), kb = b->size * (b->end - b->start + 1);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
 	return a->start != b->start ? a->start - b->start : (a->v > b->v) - (a->v < b->v);
 }
 
@@ -154,6 +177,171 @@ static int64_t assign(Interval **order, int n)
 	return arena;
 }
 
+bool plan_is_view_op(Op op)
+{
+	return op == OP_RESHAPE || op == OP_FLATTEN || op == OP_SQUEEZE || op == OP_UNSQUEEZE ||
+	       op == OP_IDENTITY;
+}
+
+/* Ops whose kernels may write their output over an input of the same dtype and
+ * element count: the element at index i is read before index i is written, and
+ * nothing else (the kernels compute through a buffer when the pointers are equal). */
+static bool inplace_op(Op op)
+{
+	const OpImpl *impl = op_info(op)->impl;
+	return impl == &op_impl_unary || impl == &op_impl_binary || impl == &op_impl_clip ||
+	       impl == &op_impl_fused_elementwise;
+}
+
+bool plan_node_is_alias(const Graph *g, NodeId id)
+{
+	const Node *n = &g->nodes[id];
+	return plan_is_view_op(n->op) && n->n_out == 1 && n->out[0] != IR_NONE &&
+	       g->values[n->out[0]].alias_of == n->in[0];
+}
+
+/* The input output `v` of the node at index i shares storage with, or IR_NONE. */
+static ValueId share_with(Plan *P, RegionId r, const Interval *iv, const Node *n, int i,
+                          ValueId v)
+{
+	Graph *g = P->g;
+	const Value *out = &g->values[v];
+	if (!P->share || out->dynamic || n->n_out != 1)
+		return IR_NONE;
+	for (int k = 0; k < n->n_in; k++) {
+		ValueId x = n->in[k];
+		if (x == IR_NONE || !needs_arena(g, x, r) || g->values[x].dynamic ||
+		    P->group[x] < 0 || type_bytes(&g->values[x].type) != type_bytes(&out->type))
+			continue;
+		if (plan_is_view_op(n->op))
+			return k == 0 ? x : IR_NONE;
+		if (inplace_op(n->op) && g->values[x].type.dtype == out->type.dtype &&
+		    type_numel(&g->values[x].type) == type_numel(&out->type) &&
+		    iv[P->group[x]].end <= i)
+			return x;
+	}
+	return IR_NONE;
+}
+
+/* ---- the checker: the plan's invariants, from the final graph alone ---- */
+
+typedef struct Check {
+	const Graph *g;
+	Interval *t;
+	int n, cap;
+	char *err;
+	size_t err_cap;
+} Check;
+
+/* The value whose storage v is (following alias_of). */
+static ValueId storage_root(const Graph *g, ValueId v)
+{
+	for (int guard = 0; g->values[v].alias_of != IR_NONE && guard < g->n_values; guard++)
+		v = g->values[v].alias_of;
+	return v;
+}
+
+static int check_fail(Check *C, const char *what, const Interval *a, const Interval *b)
+{
+	const Graph *g = C->g;
+	snprintf(C->err, C->err_cap, "%s: '%s' and '%s'", what,
+	         a->v != IR_NONE ? g->values[a->v].name : "(control-flow block)",
+	         b->v != IR_NONE ? g->values[b->v].name : "(control-flow block)");
+	return -1;
+}
+
+/* Checks region r (and its bodies), per tensor, never per group, so that the grouping
+ * is checked too: tensors alive at the same time may share bytes only when they are
+ * one storage, at the same offset, and a tensor written in place (not a view) starts
+ * no earlier than the last read of every earlier tensor of its storage. */
+static int check_region(Check *C, RegionId r)
+{
+	const Graph *g = C->g;
+	const Region *reg = &g->regions[r];
+	Plan P;
+	memset(&P, 0, sizeof P);
+	P.g = (Graph *)g;
+	P.last_use = malloc(((size_t)g->n_values + 1) * sizeof *P.last_use);
+	if (!P.last_use)
+		die("out of memory");
+	for (ValueId v = 0; v < g->n_values; v++)
+		P.last_use[v] = -1;
+	for (int i = 0; i < reg->n_nodes; i++) {   /* lifetimes, as plan_region computes them */
+		const Node *n = &g->nodes[reg->nodes[i]];
+		for (int k = 0; k < n->n_out && !n->dead; k++)
+			if (n->out[k] != IR_NONE)
+				P.last_use[n->out[k]] = i;
+	}
+	for (int i = 0; i < reg->n_nodes; i++) {
+		const Node *n = &g->nodes[reg->nodes[i]];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_in; k++)
+			if (n->in[k] != IR_NONE && g->values[n->in[k]].region == r && !g->values[n->in[k]].is_input &&
+			    !g->values[n->in[k]].is_const)
+				P.last_use[n->in[k]] = i;
+		for (int b = 0; b < n->n_bodies; b++)
+			mark_body_uses(&P, n->bodies[b], r, i);
+	}
+	C->n = 0;
+	for (int i = 0; i < reg->n_nodes; i++) {
+		const Node *n = &g->nodes[reg->nodes[i]];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_out; k++) {
+			ValueId v = n->out[k];
+			if (v == IR_NONE || !needs_arena(g, v, r))
+				continue;
+			int64_t bytes = type_bytes(&g->values[v].type);
+			*VEC_PUSH(C->t, C->n, C->cap) = (Interval){ i, P.last_use[v], bytes, bytes, v, IR_NONE,
+			                                          g->values[v].arena_off, storage_root(g, v) };
+			if (g->values[v].arena_off < 0 || (r == 0 && g->values[v].arena_off + bytes > g->arena_bytes)) {
+				snprintf(C->err, C->err_cap, "'%s' lies outside the arena", g->values[v].name);
+				free(P.last_use);
+				return -1;
+			}
+		}
+		if (n->n_bodies) {
+			const CtrlAttrs *a = n->attrs;
+			*VEC_PUSH(C->t, C->n, C->cap) = (Interval){ i, i, a->ws_bytes, a->ws_bytes, IR_NONE,
+			                                          reg->nodes[i], a->ws_off, -1 - i };
+		}
+	}
+	free(P.last_use);
+	for (int a = 0; a < C->n; a++)
+		for (int b = a + 1; b < C->n; b++) {
+			Interval *ta = &C->t[a], *tb = &C->t[b];
+			if (ta->off >= tb->off + tb->size || tb->off >= ta->off + ta->size ||
+			    !lifetimes_overlap(ta, tb))
+				continue;
+			if (ta->group != tb->group || ta->v == IR_NONE || ta->off != tb->off)
+				return check_fail(C, "live tensors overlap", ta, tb);
+			/* one storage: the later one is a view, or written after the earlier died */
+			const Interval *lo = ta->start <= tb->start ? ta : tb, *hi = lo == ta ? tb : ta;
+			if (!plan_is_view_op(g->nodes[g->values[hi->v].producer].op) && lo->end > hi->start)
+				return check_fail(C, "written in place while still read", hi, lo);
+		}
+	for (int i = 0; i < reg->n_nodes; i++) {
+		const Node *n = &g->nodes[reg->nodes[i]];
+		for (int b = 0; b < n->n_bodies && !n->dead; b++)
+			if (check_region(C, n->bodies[b]))
+				return -1;
+	}
+	return 0;
+}
+
+int plan_check(const Graph *g, char *err, size_t cap)
+{
+	Check C;
+	memset(&C, 0, sizeof C);
+	C.g = g;
+	C.err = err;
+	C.err_cap = cap;
+	int rc = check_region(&C, 0);
+	free(C.t);
+	return rc;
+}
+
 /* Plans region r's intermediates from offset 0 (a body's frame is shifted into its
  * node's block afterwards). Two offline orders are tried, execution order and
  * largest first, and the smaller arena wins. Returns the bytes the frame needs;
@@ -194,9 +382,20 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 			int64_t bytes = type_bytes(&g->values[v].type);
 			if (P->last_use[v] < i)
 				P->last_use[v] = i;   /* an unused output dies right after its node */
-			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
-			*it = (Interval){ i, P->last_use[v], align_up(bytes), bytes, v, IR_NONE, 0 };
+			P->def[v] = i;
 			P->naive += bytes;
+			ValueId x = share_with(P, r, iv, n, i, v);
+			if (x != IR_NONE) {   /* a view, or in place: x's group lives on */
+				Interval *it = &iv[P->group[x]];
+				g->values[v].alias_of = x;
+				P->group[v] = P->group[x];
+				if (it->end < P->last_use[v])
+					it->end = P->last_use[v];
+				continue;
+			}
+			P->group[v] = n_iv;
+			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
+			*it = (Interval){ i, P->last_use[v], align_up(bytes), bytes, v, IR_NONE, 0, 0 };
 		}
 		/* a control node's block: its own buffers, then its bodies' frames */
 		if (n->n_bodies) {
@@ -209,7 +408,7 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 			}
 			own[i] = t.own_bytes;
 			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
-			*it = (Interval){ i, i, align_up(t.own_bytes + body), t.own_bytes + body, IR_NONE, id, 0 };
+			*it = (Interval){ i, i, align_up(t.own_bytes + body), t.own_bytes + body, IR_NONE, id, 0, 0 };
 			P->naive += t.own_bytes;
 		}
 	}
@@ -228,30 +427,30 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 		die("out of memory");
 	for (int k = 0; k < n_iv; k++)
 		order[k] = &iv[k];
-	qsort(order, (size_t)n_iv, sizeof *order, by_start);
-	int64_t arena = assign(order, n_iv);
-	for (int k = 0; k < n_iv; k++)
-		first[k] = iv[k].off;
-	qsort(order, (size_t)n_iv, sizeof *order, by_size_desc);
-	int64_t arena2 = assign(order, n_iv);
-	if (arena2 < arena)
-		arena = arena2;
-	else
-		for (int k = 0; k < n_iv; k++)
-			iv[k].off = first[k];
-	/* the plan's invariant, checked on every plan in debug and test builds: no two
-	 * tensors alive at the same time share a byte */
-	if (P->verify)
-		for (int a = 0; a < n_iv; a++)
-			for (int b = a + 1; b < n_iv; b++)
-				if (lifetimes_overlap(&iv[a], &iv[b]) && iv[a].off < iv[b].off + iv[b].size &&
-				    iv[b].off < iv[a].off + iv[a].size)
-					die("memory plan overlaps live tensors in region %d", r);
-	for (int k = 0; k < n_iv; k++) {
-		if (iv[k].v != IR_NONE) {
-			g->values[iv[k].v].arena_off = iv[k].off;
-			continue;
+	/* each order in turn; the first smallest arena wins */
+	static int (*const orders[])(const void *, const void *) = { by_start, by_size_desc,
+	                                                              by_area_desc };
+	int64_t arena = -1;
+	for (int o = 0; o < COUNTOF(orders); o++) {
+		qsort(order, (size_t)n_iv, sizeof *order, orders[o]);
+		int64_t a = assign(order, n_iv);
+		if (arena < 0 || a < arena) {
+			arena = a;
+			for (int k = 0; k < n_iv; k++)
+				first[k] = iv[k].off;
 		}
+	}
+	for (int k = 0; k < n_iv; k++)
+		iv[k].off = first[k];
+	for (int i = 0; i < reg->n_nodes; i++) {   /* every member of a group at its offset */
+		const Node *n = &g->nodes[reg->nodes[i]];
+		for (int k = 0; k < n->n_out && !n->dead; k++)
+			if (n->out[k] != IR_NONE && needs_arena(g, n->out[k], r))
+				g->values[n->out[k]].arena_off = iv[P->group[n->out[k]]].off;
+	}
+	for (int k = 0; k < n_iv; k++) {
+		if (iv[k].v != IR_NONE)
+			continue;
 		Node *n = &g->nodes[iv[k].ctrl];
 		CtrlAttrs *a = n->attrs;
 		int i = iv[k].start;
@@ -267,28 +466,51 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 	return arena;
 }
 
-int pass_plan_memory(Graph *g, PassCtx *ctx)
+/* Plans the whole graph, with shared storage or without; sets g's plan figures and
+ * returns the arena size. */
+static int64_t plan_all(Graph *g, const PassCtx *ctx, bool share)
 {
 	Plan P;
 	int64_t arena, peak = 0;
 	memset(&P, 0, sizeof P);
 	P.g = g;
 	P.ctx = ctx;
-	P.verify = ctx->verify;
+	P.share = share;
 	P.last_use = malloc(((size_t)g->n_values + 1) * sizeof *P.last_use);
-	if (!P.last_use)
+	P.def = malloc(((size_t)g->n_values + 1) * sizeof *P.def);
+	P.group = malloc(((size_t)g->n_values + 1) * sizeof *P.group);
+	if (!P.last_use || !P.def || !P.group)
 		die("out of memory");
 	for (ValueId v = 0; v < g->n_values; v++) {
-		P.last_use[v] = -1;
+		P.last_use[v] = P.def[v] = P.group[v] = -1;
 		g->values[v].arena_off = -1;
+		g->values[v].alias_of = IR_NONE;
 	}
 	arena = plan_region(&P, 0, &peak);
-	free(P.last_use);
-	int64_t scratch = P.scratch, naive = P.naive;
 	g->arena_bytes = arena;
-	g->naive_bytes = naive;
+	/* the plan's invariants, checked on every plan in debug and test builds */
+	char err[512];
+	if (ctx->verify && plan_check(g, err, sizeof err))
+		die("memory plan is wrong: %s", err);
+	free(P.last_use);
+	free(P.def);
+	free(P.group);
+	g->naive_bytes = P.naive;
 	g->peak_live_bytes = peak;
-	g->scratch_bytes = align_up(scratch);
+	g->scratch_bytes = align_up(P.scratch);
+	return arena;
+}
+
+int pass_plan_memory(Graph *g, PassCtx *ctx)
+{
+	/* Shared storage shortens the peak, but its longer-lived groups can fragment the
+	 * offline placement: when the plan is above its peak, the plan without sharing is
+	 * tried too, and the smaller arena wins (sharing on a tie). */
+	int64_t arena = plan_all(g, ctx, true);
+	if (arena > g->peak_live_bytes && plan_all(g, ctx, false) >= arena)
+		plan_all(g, ctx, true);
+	arena = g->arena_bytes;
+	int64_t naive = g->naive_bytes;
 	snprintf(ctx->changed, sizeof ctx->changed,
 	         "arena %lld bytes (naive %lld), scratch %lld bytes",
 	         (long long)arena, (long long)naive, (long long)g->scratch_bytes);

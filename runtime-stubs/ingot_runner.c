@@ -6,7 +6,13 @@
  * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. --threads T runs
  * the model through NAME_run_par on a pool of T threads. A model compiled with
  * --profile (RUNNER_PROF defined) times every node and prints a table of them, slowest
- * first: after the bench runs on stdout, after a single run on stderr. */
+ * first: after the bench runs on stdout, after a single run on stderr.
+ *
+ * The workspace is exactly its size on the heap (NAME_WORKSPACE_SIZE, or
+ * NAME_WORKSPACE_SIZE_PAR(T) with threads; so AddressSanitizer sees any access past
+ * it) and filled with garbage before each run; a plain run runs twice, over
+ * different garbage, and fails unless both give the same bytes: a kernel that reads
+ * memory it never wrote, or a wrong memory plan, shows up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +34,26 @@ static int usage(const char *argv0)
 	return 2;
 }
 
-static void *alloc_aligned(size_t bytes, void **base)
+/* Exactly `bytes` (no slack after it), 64-byte aligned; never NULL for 0 bytes. */
+static void *alloc_exact(size_t bytes)
 {
-	unsigned char *p = (unsigned char *)malloc(bytes + 64);
-	size_t mis;
-	*base = p;
-	if (!p)
+	void *p = NULL;
+	if (posix_memalign(&p, 64, bytes ? bytes : 64))
 		return NULL;
-	mis = (size_t)((uintptr_t)p & 63u);
-	return p + (mis ? 64 - mis : 0);
+	return p;
+}
+
+/* Garbage of the given seed: NaNs, huge and tiny floats, odd integers. */
+static void fill_garbage(void *p, size_t bytes, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1u;
+	size_t i;
+	for (i = 0; i < bytes; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		((unsigned char *)p)[i] = (unsigned char)(x >> 24);
+	}
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -171,6 +188,54 @@ static int check_input(int i, const ingot_tensor *t, const char *path)
 	return -1;
 }
 
+static size_t out_bytes(void *ws, int i)
+{
+	int64_t dims[INGOT_MAX_RANK];
+	int rank = RUNNER_OUT_DIMS(ws, i, dims), k;
+	size_t n = ingot_dtype_size(RUNNER_OUTPUTS[i].dtype);
+	for (k = 0; k < rank; k++)
+		n *= (size_t)dims[k];
+	return n;
+}
+
+/* Runs the model over a workspace (and outputs) of garbage, keeps the outputs, runs
+ * again over other garbage: the results must be the same bytes. */
+static int run_twice(const char *argv0, const void *const *inputs, void *const *outputs, void *ws,
+                     size_t ws_bytes, const ingot_par *par, double *prof)
+{
+	void *first[RUNNER_NUM_OUTPUTS > 0 ? RUNNER_NUM_OUTPUTS : 1];
+	size_t n_first[RUNNER_NUM_OUTPUTS > 0 ? RUNNER_NUM_OUTPUTS : 1];
+	int rc, i;
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++)
+		fill_garbage(outputs[i], RUNNER_OUTPUTS[i].bytes, 100u + (uint32_t)i);
+	fill_garbage(ws, ws_bytes, 1);
+	if ((rc = run_model(inputs, outputs, ws, par, NULL)) != 0)
+		return rc;
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+		size_t n = out_bytes(ws, i);
+		n_first[i] = n;
+		first[i] = malloc(n ? n : 1);
+		if (!first[i]) {
+			fprintf(stderr, "%s: out of memory\n", argv0);
+			return -1;
+		}
+		memcpy(first[i], outputs[i], n);
+		fill_garbage(outputs[i], RUNNER_OUTPUTS[i].bytes, 200u + (uint32_t)i);
+	}
+	fill_garbage(ws, ws_bytes, 2);
+	rc = run_model(inputs, outputs, ws, par, prof);     /* the timed run of --profile */
+	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+		size_t n = out_bytes(ws, i);
+		if (rc == 0 && (n != n_first[i] || memcmp(first[i], outputs[i], n) != 0)) {
+			fprintf(stderr, "%s: output %d differs between two runs over different workspace "
+			        "garbage (a kernel reads, or leaves, memory it never wrote)\n", argv0, i);
+			rc = -1;
+		}
+		free(first[i]);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".";
@@ -178,6 +243,7 @@ int main(int argc, char **argv)
 	const void *inputs[RUNNER_NUM_INPUTS > 0 ? RUNNER_NUM_INPUTS : 1];
 	void *outputs[RUNNER_NUM_OUTPUTS], *bases[RUNNER_NUM_INPUTS + RUNNER_NUM_OUTPUTS + 1];
 	void *ws, *ws_base;
+	size_t ws_bytes;
 	char err[512];
 	int n_bases = 0;
 	ingot_par *par = NULL;
@@ -230,13 +296,14 @@ int main(int argc, char **argv)
 	}
 #endif
 
-	ws = alloc_aligned(RUNNER_WORKSPACE_SIZE_PAR(par ? par->n_threads : 1), &ws_base);
+	ws_bytes = RUNNER_WORKSPACE_SIZE_PAR(par ? par->n_threads : 1);
+	ws = ws_base = alloc_exact(ws_bytes);
 	if (!ws) {
 		fprintf(stderr, "%s: out of memory\n", argv[0]);
 		return 1;
 	}
 	for (i = 0; i < RUNNER_NUM_INPUTS; i++) {
-		void *buf = alloc_aligned(RUNNER_INPUTS[i].bytes, &bases[n_bases]);
+		void *buf = bases[n_bases] = alloc_exact(RUNNER_INPUTS[i].bytes);
 		n_bases++;
 		if (!buf) {
 			fprintf(stderr, "%s: out of memory\n", argv[0]);
@@ -263,7 +330,7 @@ int main(int argc, char **argv)
 		inputs[i] = buf;
 	}
 	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
-		outputs[i] = alloc_aligned(RUNNER_OUTPUTS[i].bytes, &bases[n_bases]);
+		outputs[i] = bases[n_bases] = alloc_exact(RUNNER_OUTPUTS[i].bytes);
 		n_bases++;
 		if (!outputs[i]) {
 			fprintf(stderr, "%s: out of memory\n", argv[0]);
@@ -275,6 +342,7 @@ int main(int argc, char **argv)
 		double *t = (double *)malloc(sizeof(double) * (size_t)bench);
 		if (!t)
 			return 1;
+		fill_garbage(ws, ws_bytes, 1);
 		for (i = 0; i < 10 && rc == 0; i++)
 			rc = run_model(inputs, outputs, ws, par, NULL);
 		for (i = 0; i < bench && rc == 0; i++) {
@@ -292,7 +360,7 @@ int main(int argc, char **argv)
 		}
 		free(t);
 	} else {
-		rc = run_model(inputs, outputs, ws, par, prof_seconds);
+		rc = run_twice(argv[0], inputs, outputs, ws, ws_bytes, par, prof_seconds);
 #ifdef RUNNER_PROF
 		if (rc == 0)
 			print_profile(stderr, prof_seconds, 1);

@@ -439,6 +439,11 @@ static int emit_nodes(Ctx *c, const Scope *s, Emitter *body)
 		const Node *n = &c->g->nodes[id];
 		if (n->dead)
 			continue;
+		if (plan_node_is_alias(c->g, id)) {   /* a view of its input's storage: no code */
+			node_comment(body, c, id, "\t");
+			em_line(body, "\t/* (a view of its input: shares its storage, nothing to run) */");
+			continue;
+		}
 		bool timed = c->o->profile && s->r == 0;
 		if (timed)
 			em_line(body, "\tif (prof)\n\t\tt0 = prof->clock(prof->ctx);");

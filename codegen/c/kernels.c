@@ -9,6 +9,8 @@
 void cg_c_kernel_set_add(KernelSet *s, const char *family)
 {
 	int i = 0;
+	if (strcmp(family, "fused") == 0)   /* FusedElementwise runs the elementwise kernels */
+		cg_c_kernel_set_add(s, "elementwise");
 	while (i < s->n && strcmp(s->families[i], family) < 0)
 		i++;
 	if (i < s->n && strcmp(s->families[i], family) == 0)

@@ -134,7 +134,7 @@ static int check_node(GraphImport *gi, size_t i)
 		                 n->op_type, n->domain, L->n_functions
 		                 ? "no model-local function has this domain and name"
 		                 : "the model defines no local functions");
-	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) == OP_COUNT)
+	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) >= OP_FIRST_INTERNAL)
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s'", n->op_type);
 	int rc = 0;
 	for (size_t k = 0; k < n->n_attribute; k++) {

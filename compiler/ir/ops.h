@@ -207,7 +207,9 @@
 	X(SEQUENCE_MAP, SequenceMap, sequence_map, 1, -1, 1, -1, 0x0) \
 	X(SPLIT_TO_SEQUENCE, SplitToSequence, sequence, 1, 2, 1, 1, 0x2) \
 	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
-	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0)
+	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0) \
+	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
+	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k) OP_##e,
@@ -215,6 +217,9 @@ typedef enum Op {
 #undef X
 	OP_COUNT
 } Op;
+
+/* ingot's own ops (made by passes, in the text IR) come last; no ONNX model has them */
+#define OP_FIRST_INTERNAL OP_FUSED_ELEMENTWISE
 
 /* The implementation groups, each defined in compiler/ops/<group>.c. ORDER GROUPS */
 #define IR_OP_GROUPS(G) \
@@ -230,6 +235,6 @@ typedef enum Op {
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
-	G(sequence) G(sequence_map) G(string_normalizer)
+	G(sequence) G(sequence_map) G(string_normalizer) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

@@ -107,6 +107,18 @@ static uint32_t fnv1a(const uint8_t *p, int64_t n)
 	return h;
 }
 
+/* The fused-epilogue attributes that fusion adds to Conv/ConvTranspose/Gemm/MatMul
+ * (activation "none", residual 0) print only when set: absent, the parser leaves
+ * them 0, which is that default. */
+static bool elided_default(const AttrField *af, const char *p)
+{
+	if (af->kind == AK_ENUM && strcmp(af->name, "activation") == 0)
+		return *(const int *)(const void *)p == 0;
+	if (af->kind == AK_INT && strcmp(af->name, "residual") == 0)
+		return *(const int64_t *)(const void *)p == 0;
+	return false;
+}
+
 static void print_attrs(FILE *f, const Node *n)
 {
 	const OpImpl *impl = op_info(n->op)->impl;
@@ -119,6 +131,8 @@ static void print_attrs(FILE *f, const Node *n)
 		if (af->kind == AK_INTS && ((const IntList *)(const void *)p)->n < 0)
 			continue;
 		if (af->kind == AK_FLOATS && ((const FloatList *)(const void *)p)->n < 0)
+			continue;
+		if (elided_default(af, p))
 			continue;
 		fputs(first ? " {" : ", ", f);
 		first = false;
@@ -219,6 +233,9 @@ static void print_consts(FILE *f, const Graph *g, RegionId r, int depth, unsigne
 static void print_node(FILE *f, const Graph *g, NodeId id, int depth)
 {
 	const Node *n = &g->nodes[id];
+	char prog[2048];
+	if (n->op == OP_FUSED_ELEMENTWISE && ops_fused_describe(g, id, prog, sizeof prog))
+		fprintf(f, "%*s// %s\n", depth * 2, "", prog);   /* what the loop computes */
 	fprintf(f, "%*s", depth * 2, "");
 	for (int i = 0; i < n->n_out; i++) {
 		if (i)

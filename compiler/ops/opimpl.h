@@ -153,6 +153,10 @@ int ops_seq_finish(Graph *g, DiagSink *d);
  * 0 for other ops), whatever algorithm runs: `inspect --json` and --profile. */
 int64_t ops_node_macs(const Graph *g, NodeId n);
 
+/* fused.c: FusedElementwise's program as text, "s0 = Sigmoid(%x); s1 = Mul(%x, s0)"
+ * (the IR printer writes it as a comment line above the node); false if malformed. */
+bool ops_fused_describe(const Graph *g, NodeId n, char *buf, size_t cap);
+
 /* fold.c: evaluates a node whose inputs are all constant; its outputs become constants */
 bool ops_node_foldable(const Graph *g, NodeId n);
 int ops_fold_node(Graph *g, NodeId n, DiagSink *d);

@@ -187,6 +187,23 @@ static INGOT_UNUSED void ew_put(int64_t dt, void *base, int64_t off, int len, co
 		ew_store(dt, base, off, len, r);
 }
 
+/* In place (the memory planner lets unary, binary and clip write over an input of
+ * the same size): the loops' pointers are restrict, so a run is computed into buf
+ * and copied out; ew_dst_io/ew_put_io are ew_dst/ew_put with that case. */
+static INGOT_UNUSED void *ew_dst_io(int64_t dt, void *base, int64_t off, ew_buf *buf, int inplace)
+{
+	return inplace ? (void *)buf : ew_dst(dt, base, off, buf);
+}
+
+static INGOT_UNUSED void ew_put_io(int64_t dt, void *base, int64_t off, int len, const void *r,
+                                   int inplace)
+{
+	if (inplace)
+		ew_store(dt, base, off, len, r);
+	else
+		ew_put(dt, base, off, len, r);
+}
+
 /* ---- broadcasting: walking the output in runs along the innermost dim ---- */
 
 static INGOT_UNUSED void ew_seek(int64_t i, int rank, const int64_t *dims, int64_t *idx)
@@ -323,7 +340,8 @@ INGOT_KERNEL int ingot_unary(const void *params, const void *const *in, void *co
                              void *scratch, int task, int n_tasks)
 {
 	const ingot_unary_params *p = (const ingot_unary_params *)params;
-	int cl = ew_class(p->dtype), cap = ew_native(p->dtype) ? EW_DIRECT_CAP : EW_CHUNK;
+	int inplace = in[0] == out[0];
+	int cl = ew_class(p->dtype), cap = ew_native(p->dtype) && !inplace ? EW_DIRECT_CAP : EW_CHUNK;
 	int64_t lo, hi, i;
 	ew_buf a, r;
 	(void)scratch;
@@ -333,11 +351,11 @@ INGOT_KERNEL int ingot_unary(const void *params, const void *const *in, void *co
 	for (i = lo; i < hi; ) {
 		int len = hi - i < cap ? (int)(hi - i) : cap, rc;
 		const void *src = ew_src(p->dtype, in[0], i, 1, len, &a);
-		void *dst = ew_dst(p->dtype, out[0], i, &r);
+		void *dst = ew_dst_io(p->dtype, out[0], i, &r, inplace);
 		rc = ew_unary_op(p, cl, src, dst, len);
 		if (rc)
 			return rc;
-		ew_put(p->dtype, out[0], i, len, dst);
+		ew_put_io(p->dtype, out[0], i, len, dst, inplace);
 		i += len;
 	}
 	return INGOT_OK;
@@ -483,7 +501,7 @@ INGOT_KERNEL int ingot_binary(const void *params, const void *const *in, void *c
                               void *scratch, int task, int n_tasks)
 {
 	const ingot_binary_params *p = (const ingot_binary_params *)params;
-	int cla = ew_class(p->dtype_a), clb = ew_class(p->dtype_b), rank = (int)p->rank, cap;
+	int cla = ew_class(p->dtype_a), clb = ew_class(p->dtype_b), rank = (int)p->rank, cap, inplace;
 	int64_t lo, hi, i, idx[INGOT_MAX_RANK], sa, sb;
 	ew_buf a, b, r;
 	(void)scratch;
@@ -491,8 +509,9 @@ INGOT_KERNEL int ingot_binary(const void *params, const void *const *in, void *c
 		return INGOT_EINVAL;
 	sa = p->sa[rank - 1];
 	sb = p->sb[rank - 1];
+	inplace = out[0] == in[0] || out[0] == in[1];
 	cap = sa == 1 && sb == 1 && ew_native(p->dtype_a) && ew_native(p->dtype_b) &&
-	      ew_native(p->dtype_out) ? EW_DIRECT_CAP : EW_CHUNK;
+	      ew_native(p->dtype_out) && !inplace ? EW_DIRECT_CAP : EW_CHUNK;
 	ew_range(p->n, task, n_tasks, &lo, &hi);
 	if (lo >= hi)
 		return INGOT_OK;
@@ -501,7 +520,7 @@ INGOT_KERNEL int ingot_binary(const void *params, const void *const *in, void *c
 		int len = ew_run(rank, p->dims, idx, i, hi, cap), rc;
 		const void *pa = ew_src(p->dtype_a, in[0], ew_offset(rank, idx, p->sa), sa, len, &a);
 		const void *pb = ew_src(p->dtype_b, in[1], ew_offset(rank, idx, p->sb), sb, len, &b);
-		void *pr = ew_dst(p->dtype_out, out[0], i, &r);
+		void *pr = ew_dst_io(p->dtype_out, out[0], i, &r, inplace);
 		if (cla == clb)
 			rc = ew_binary_op(p->op, cla, pa, pb, pr, len);
 		else if (p->op == INGOT_EW_POW)
@@ -510,7 +529,7 @@ INGOT_KERNEL int ingot_binary(const void *params, const void *const *in, void *c
 			rc = INGOT_EINVAL;
 		if (rc)
 			return rc;
-		ew_put(p->dtype_out, out[0], i, len, pr);
+		ew_put_io(p->dtype_out, out[0], i, len, pr, inplace);
 		ew_advance(rank, p->dims, idx, len);
 		i += len;
 	}
@@ -617,7 +636,8 @@ INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *con
 {
 	const ingot_clip_params *p = (const ingot_clip_params *)params;
 	const void *in_lo = p->n_in > 1 ? in[1] : NULL, *in_hi = p->n_in > 2 ? in[2] : NULL;
-	int cl = ew_class(p->dtype), cap = ew_native(p->dtype) ? EW_DIRECT_CAP : EW_CHUNK;
+	int inplace = in[0] == out[0];
+	int cl = ew_class(p->dtype), cap = ew_native(p->dtype) && !inplace ? EW_DIRECT_CAP : EW_CHUNK;
 	int has_lo = in_lo || p->has_lo, has_hi = in_hi || p->has_hi;
 	int64_t lo, hi, i;
 	ew_buf a, r, bl, bh, t;
@@ -639,7 +659,7 @@ INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *con
 	for (i = lo; i < hi; ) {
 		int len = hi - i < cap ? (int)(hi - i) : cap;
 		const void *src = ew_src(p->dtype, in[0], i, 1, len, &a);
-		void *dst = ew_dst(p->dtype, out[0], i, &r);
+		void *dst = ew_dst_io(p->dtype, out[0], i, &r, inplace);
 #define EW_CLAMP(T, F) { const T *restrict s = (const T *)src; T *restrict o = (T *)dst; \
 	T l = bl.F[0], h = bh.F[0]; \
 	EW_LOOP({ T v = s[k]; v = has_lo && v < l ? l : v; o[k] = has_hi && v > h ? h : v; }) } \
@@ -651,7 +671,7 @@ INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *con
 		default: EW_CLAMP(uint64_t, u)
 		}
 #undef EW_CLAMP
-		ew_put(p->dtype, out[0], i, len, dst);
+		ew_put_io(p->dtype, out[0], i, len, dst, inplace);
 		i += len;
 	}
 	return INGOT_OK;

@@ -2,6 +2,7 @@
 # The conformance regression gate (meson suite `conformance`): every test named in
 # LIST must PASS under `ingot check`; anything else fails the suite.
 #   tests/conformance/must_pass.sh INGOT DATA_DIR LIST [JOBS]
+# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ingot=$1 data=$2 list=$3 jobs=${4:-$(nproc)}
@@ -10,7 +11,8 @@ dirs=()
 while read -r t; do
 	[ -n "$t" ] && dirs+=("$data/node/$t")
 done < "$list"
-out=$("$ingot" check "${dirs[@]}" -j "$jobs" --timeout 120) || true
+cflags=(); [ -n "${INGOT_CHECK_CFLAGS:-}" ] && cflags=(--cflags "$INGOT_CHECK_CFLAGS")
+out=$("$ingot" check "${dirs[@]}" -j "$jobs" --timeout 120 "${cflags[@]}") || true
 echo "$out" | grep -v '^PASS ' || true
 passed=$(echo "$out" | grep -c '^PASS ' || true)
 echo "conformance: $passed of ${#dirs[@]} required tests pass"

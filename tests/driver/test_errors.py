@@ -99,11 +99,14 @@ def case_shape_mismatch(ingot, work):
 def case_unsupported(ingot, work):
     m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
                helper.make_node("FooBar", ["h"], ["h2"], name="foo_node"),
-               helper.make_node("Bernoulli", ["h2"], ["y"], name="bernoulli_node")],
+               helper.make_node("Bernoulli", ["h2"], ["h3"], name="bernoulli_node"),
+               # ingot's own op (the IR's fused loops) is no ONNX op either
+               helper.make_node("FusedElementwise", ["h3"], ["y"], name="fused_node")],
               [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, None)])
     p = save(m, os.path.join(work, "unsup.onnx"))
-    ls = expect(ingot, [p, "-o", os.path.join(work, "o")], 3, lines=2)
-    for node, op in (("foo_node", "FooBar"), ("bernoulli_node", "Bernoulli")):
+    ls = expect(ingot, [p, "-o", os.path.join(work, "o")], 3, lines=3)
+    for node, op in (("foo_node", "FooBar"), ("bernoulli_node", "Bernoulli"),
+                     ("fused_node", "FusedElementwise")):
         check(any("unsup.onnx" in l and "'%s'" % node in l and op in l for l in ls),
               "no line names node '%s' (%s) with the file: %s" % (node, op, ls))
 
@@ -208,8 +211,10 @@ def case_bind(ingot, work):
 
 
 def case_max_workspace(ingot, work):
+    # (a Softmax between the Relus: an elementwise chain would fuse into one loop
+    # without intermediates)
     m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
-               helper.make_node("Sigmoid", ["h"], ["h2"], name="sig0"),
+               helper.make_node("Softmax", ["h"], ["h2"], name="softmax0"),
                helper.make_node("Relu", ["h2"], ["y"], name="relu1")],
               [vi("x", T.FLOAT, [16, 16])], [vi("y", T.FLOAT, None)])
     p = save(m, os.path.join(work, "ws.onnx"))

@@ -2,10 +2,15 @@
  * evaluator runs a graph node by node through the reference kernels (ops_run_node)
  * on seeded random inputs, before and after passes:
  *   1. every golden case (tests/golden/cases/NAME.golden): its input IR, then its passes;
- *      outputs agree within 1e-4 (folding BatchNormalization rounds differently);
+ *      outputs agree within 1e-4 (folding BatchNormalization rounds differently), bit for
+ *      bit after fuse_elementwise;
  *   2. the epilogue matrix: Conv / ConvTranspose / Gemm / MatMul, each float dtype,
  *      each activation, with and without a residual Add, fused by fuse_epilogue: the
- *      fused node must reproduce the separate ops bit for bit.
+ *      fused node must reproduce the separate ops bit for bit;
+ *   3. after memory planning, every golden case once more with its intermediates in one
+ *      garbage-filled workspace of exactly arena_bytes, at their planned offsets (views
+ *      not run, in-place ops writing over their input): bit for bit as with a buffer
+ *      per value.
  * usage: test_pass_semantics GOLDEN_CASES_DIR */
 #include <dirent.h>
 #include <math.h>
@@ -25,6 +30,8 @@ static int failures;
 typedef struct Run {
 	void **buf;              /* per value: data (graph inputs, node outputs) */
 	int n;
+	unsigned char *ws;       /* planned: the workspace that intermediates live in */
+	int64_t n_ws;
 } Run;
 
 static uint64_t rng_state;
@@ -67,12 +74,20 @@ static double elem(const Type *t, const void *p, int64_t i)
 	}
 }
 
-/* Evaluates region 0 with inputs drawn from `seed`; 0 or -1 (a kernel failed). */
-static int eval(Graph *g, uint64_t seed, Run *r)
+/* Evaluates region 0 with inputs drawn from `seed`; 0 or -1 (a kernel failed).
+ * planned: intermediates at their arena offsets in one workspace (r->ws). */
+static int eval(Graph *g, uint64_t seed, Run *r, bool planned)
 {
 	const Region *reg = &g->regions[0];
 	r->n = g->n_values;
 	r->buf = calloc((size_t)r->n, sizeof *r->buf);
+	r->ws = NULL;
+	if (planned) {   /* exactly arena_bytes (ASan sees overruns), garbage first */
+		r->n_ws = g->arena_bytes;
+		r->ws = malloc((size_t)g->arena_bytes + 1);
+		for (int64_t i = 0; i < g->arena_bytes; i++)
+			r->ws[i] = (unsigned char)(0xa5 ^ (i * 131));
+	}
 	rng_state = seed;
 	for (int i = 0; i < reg->n_inputs; i++) {
 		const Value *v = &g->values[reg->inputs[i]];
@@ -92,8 +107,19 @@ static int eval(Graph *g, uint64_t seed, Run *r)
 			out[k] = NULL;
 			if (n->out[k] == IR_NONE)
 				continue;
+			if (planned && g->values[n->out[k]].arena_off >= 0) {
+				out[k] = r->ws + g->values[n->out[k]].arena_off;
+				continue;
+			}
 			out[k] = calloc(1, (size_t)type_bytes(&g->values[n->out[k]].type) + 1);
 			r->buf[n->out[k]] = out[k];
+		}
+		for (int k = 0; k < n->n_out; k++)   /* read back through the workspace */
+			if (n->out[k] != IR_NONE && !r->buf[n->out[k]])
+				r->buf[n->out[k]] = out[k];
+		if (planned && plan_node_is_alias(g, reg->nodes[i])) {
+			CHECK(out[0] == in[0], "%s: a view is not its input's storage", ir_node_name(g, reg->nodes[i]));
+			continue;
 		}
 		if (ops_run_node(g, reg->nodes[i], in, out))
 			return -1;
@@ -104,8 +130,11 @@ static int eval(Graph *g, uint64_t seed, Run *r)
 static void run_free(Run *r)
 {
 	for (int i = 0; i < r->n; i++)
-		free(r->buf[i]);
+		if (!r->ws || (uintptr_t)r->buf[i] < (uintptr_t)r->ws ||
+		    (uintptr_t)r->buf[i] > (uintptr_t)r->ws + (uintptr_t)r->n_ws)
+			free(r->buf[i]);
 	free(r->buf);
+	free(r->ws);
 }
 
 /* Compares the graph outputs of a (before) and b (after) by position. */
@@ -182,21 +211,29 @@ static int check_text(const char *what, const char *text, const char *passes, do
                       bool bitwise)
 {
 	Graph a, b;
-	Run ra, rb;
+	Run ra, rb, rp;
 	int after = -1;
+	memset(&rp, 0, sizeof rp);
 	if (parse(&a, text) || parse(&b, text)) {
 		CHECK(0, "%s: does not parse", what);
 		return -1;
 	}
 	if (run_passes(&b, passes)) {
 		CHECK(0, "%s: passes %s failed", what, passes);
-	} else if (eval(&a, 42, &ra) | eval(&b, 42, &rb)) {
+	} else if (eval(&a, 42, &ra, false) | eval(&b, 42, &rb, false)) {
 		CHECK(0, "%s: evaluation failed", what);
 		run_free(&ra);
 		run_free(&rb);
 	} else {
 		compare(what, &a, &ra, &b, &rb, tol, bitwise);
 		after = live_nodes(&b);
+		char planned[300];
+		snprintf(planned, sizeof planned, "%s, planned", what);
+		if (run_passes(&b, "plan_memory") || eval(&b, 42, &rp, true))
+			CHECK(0, "%s: planned evaluation failed", what);
+		else
+			compare(planned, &b, &rb, &b, &rp, 0, true);
+		run_free(&rp);
 		run_free(&ra);
 		run_free(&rb);
 	}
@@ -246,7 +283,9 @@ static void golden_cases(const char *dir)
 		}
 		sscanf(p + 9, " %511s", passes);
 		*ex = 0;
-		check_text(e->d_name, in + 8, passes, 1e-4, false);
+		/* fused elementwise loops run each op's own kernel: the same bits */
+		bool exact = strncmp(passes, "fuse_elementwise", 16) == 0;
+		check_text(e->d_name, in + 8, passes, exact ? 0 : 1e-4, exact);
 		free(s);
 		n++;
 	}
