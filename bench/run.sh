@@ -8,7 +8,6 @@
 #   env: BUILD (default build/), WORK (default $BUILD/bench), PYTHON (/usr/bin/python3)
 set -euo pipefail
 
-ORT_VERSION=1.30.0           # newest onnxruntime-node that installs and runs on Node 20 here
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 work=${WORK:-$build/bench}
@@ -46,15 +45,8 @@ if ! [ -x "$ingot" ]; then
 	[ -f "$build/build.ninja" ] || meson setup "$build" "$root"
 	meson compile -C "$build"
 fi
-have=$(node -p "try{require('$ort_dir/node_modules/onnxruntime-node/package.json').version}catch{''}")
-if [ "$have" != "$ORT_VERSION" ]; then
-	echo "bench: installing onnxruntime-node@$ORT_VERSION into bench/.ort" >&2
-	command -v npm >/dev/null || die "npm is needed to install onnxruntime-node"
-	mkdir -p "$ort_dir"
-	npm install --prefix "$ort_dir" --no-audit --no-fund --loglevel=error \
-		"onnxruntime-node@$ORT_VERSION" --onnxruntime-node-install=skip >&2 ||
-		die "npm install onnxruntime-node@$ORT_VERSION failed"
-fi
+"$root/tools/install-ort.sh" || die "cannot install onnxruntime-node into bench/.ort"
+ORT_VERSION=$(node -p "require('$ort_dir/node_modules/onnxruntime-node/package.json').version")
 
 # --- models ------------------------------------------------------------------------
 mkdir -p "$work/models" "$work/exe"

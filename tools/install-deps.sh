@@ -5,14 +5,19 @@ set -euo pipefail
 pkgs=(meson ninja-build gcc clang make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev
       python3-onnx python3-numpy python3-torch python3-torchvision
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi
-      qemu-system-arm)
+      qemu-system-arm nodejs)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-sudo=""
-[ "$(id -u)" = 0 ] || sudo=sudo
-echo "installing: ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	echo "installing: ${missing[*]}"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# ONNX Runtime (npm onnxruntime-node, pinned) into bench/.ort, tests/ort's reference; without
+# it (no network, say) only that test fails, with a message, so the rest still runs
+"$(dirname "$0")/install-ort.sh" || echo "install-deps: onnxruntime-node missing: test ort_reference will fail" >&2
