@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""Writes small ONNX backend-test-layout cases for ai.onnx opsets 17-23 whose expected
+outputs come from ONNX Runtime (onnxruntime-node, through run_ort.mjs): Debian's
+python3-onnx 1.12 has no reference tests for these opsets, but it can still write the
+models. Each case is OUT/NAME/{model.onnx, test_data_set_0/{input,output}_N.pb}.
+Shape-like inputs (axes, pads, sizes, ...) are initializers, as exporters write them.
+usage: make_tests.py OUT ORT_DIR [NODE]   (reruns only when OUT/stamp is stale)"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(20261130)
+CASES = []
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def i64(*vals):
+    return np.array(vals, dtype=np.int64)
+
+
+def case(name, opset, op, inputs, consts=None, n_out=1, **attrs):
+    """One node: `inputs` are (name, array) graph inputs, `consts` (name, array)
+    initializers; node inputs are inputs then consts in order ('' = omitted)."""
+    CASES.append(dict(name=name, opset=opset, op=op, inputs=inputs, consts=consts or [],
+                      n_out=n_out, attrs=attrs))
+
+
+# --- reductions, opset 18: axes is an input ---------------------------------------
+x = f32(2, 3, 4)
+for op in ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceL2']:
+    case(op.lower() + '_18_axes_keep', 18, op, [('x', x)], [('axes', i64(1))], keepdims=1)
+    case(op.lower() + '_18_axes_nokeep', 18, op, [('x', x)], [('axes', i64(0, -1))], keepdims=0)
+case('reducesum_18_noaxes_all', 18, 'ReduceSum', [('x', x)], keepdims=0)
+case('reducesum_18_noop_empty', 18, 'ReduceSum', [('x', x)], noop_with_empty_axes=1)
+
+# --- Pad 18/19 with axes --------------------------------------------------------
+x = f32(1, 3, 4, 5)
+case('pad_18_constant_axes', 18, 'Pad', [('x', x)],
+     [('pads', i64(1, 2, 0, 1)), ('value', np.array(0.5, np.float32)), ('axes', i64(1, 3))],
+     mode='constant')
+case('pad_18_reflect_axes', 18, 'Pad', [('x', x)],
+     [('pads', i64(1, 2, 2, 1)), ('', None), ('axes', i64(-2, -1))], mode='reflect')
+case('pad_18_edge_axes', 18, 'Pad', [('x', x)],
+     [('pads', i64(2, 0, 1, 3)), ('', None), ('axes', i64(2, 3))], mode='edge')
+case('pad_19_wrap', 19, 'Pad', [('x', x)],
+     [('pads', i64(0, 0, 1, 2, 0, 0, 2, 1))], mode='wrap')
+case('pad_19_wrap_axes', 19, 'Pad', [('x', x)],
+     [('pads', i64(3, 1, 2, 4)), ('', None), ('axes', i64(2, 3))], mode='wrap')
+
+# --- Split 18 num_outputs (uneven) ------------------------------------------------
+case('split_18_num_outputs_uneven', 18, 'Split', [('x', f32(2, 7))], n_out=3, axis=1,
+     num_outputs=3)
+
+# --- Resize 18/19 ---------------------------------------------------------------
+x = f32(1, 2, 8, 8)
+case('resize_18_antialias_linear_down', 18, 'Resize', [('x', x)],
+     [('', None), ('scales', np.array([1, 1, 0.5, 0.375], np.float32))],
+     mode='linear', antialias=1)
+case('resize_18_antialias_cubic_down', 18, 'Resize', [('x', x)],
+     [('', None), ('scales', np.array([1, 1, 0.6, 0.5], np.float32))],
+     mode='cubic', antialias=1)
+case('resize_18_sizes_not_larger', 18, 'Resize', [('x', f32(1, 1, 6, 4))],
+     [('', None), ('', None), ('sizes', i64(5, 5))], mode='linear', axes=[2, 3],
+     keep_aspect_ratio_policy='not_larger')
+case('resize_18_sizes_not_smaller', 18, 'Resize', [('x', f32(1, 1, 6, 4))],
+     [('', None), ('', None), ('sizes', i64(5, 5))], mode='nearest', axes=[2, 3],
+     keep_aspect_ratio_policy='not_smaller')
+case('resize_19_half_pixel_symmetric', 19, 'Resize', [('x', f32(1, 1, 4, 5))],
+     [('', None), ('scales', np.array([1, 1, 1.7, 0.8], np.float32))], mode='linear',
+     coordinate_transformation_mode='half_pixel_symmetric')
+
+# --- Col2Im 18 ------------------------------------------------------------------
+case('col2im_18', 18, 'Col2Im', [('x', f32(1, 2 * 2 * 2, 12))],
+     [('image_shape', i64(4, 5)), ('block_shape', i64(2, 2))], strides=[1, 1])
+case('col2im_18_pads_dil', 18, 'Col2Im', [('x', f32(1, 4, 6))],
+     [('image_shape', i64(5, 6)), ('block_shape', i64(2, 2))], dilations=[2, 1],
+     pads=[1, 0, 0, 1], strides=[2, 2])
+
+# --- normalizations -------------------------------------------------------------
+case('layernorm_17', 17, 'LayerNormalization', [('x', f32(2, 3, 8))],
+     [('scale', f32(8)), ('bias', f32(8))], axis=-1, epsilon=1e-5)
+case('layernorm_17_axis1', 17, 'LayerNormalization', [('x', f32(2, 3, 4))],
+     [('scale', f32(3, 4))], axis=1)
+case('groupnorm_21', 21, 'GroupNormalization', [('x', f32(2, 6, 3, 3))],
+     [('scale', f32(6)), ('bias', f32(6))], num_groups=3, epsilon=1e-5)
+
+# --- activations ----------------------------------------------------------------
+case('gelu_20', 20, 'Gelu', [('x', f32(3, 7))])
+case('gelu_20_tanh', 20, 'Gelu', [('x', f32(3, 7))], approximate='tanh')
+case('mish_18', 18, 'Mish', [('x', f32(3, 7) * 3)])
+
+# --- CenterCropPad 18 -----------------------------------------------------------
+case('centercroppad_18', 18, 'CenterCropPad', [('x', f32(5, 4, 3))], [('shape', i64(3, 7))],
+     axes=[0, 1])
+
+# --- bitwise 18 -----------------------------------------------------------------
+a = rng.integers(-1000, 1000, (3, 4)).astype(np.int32)
+b = rng.integers(-1000, 1000, (3, 4)).astype(np.int32)
+for op in ['BitwiseAnd', 'BitwiseOr', 'BitwiseXor']:
+    case(op.lower() + '_18', 18, op, [('a', a), ('b', b)])
+case('bitwisenot_18', 18, 'BitwiseNot', [('a', rng.integers(0, 255, (3, 4)).astype(np.uint8))])
+
+# --- scatter reductions 18 ------------------------------------------------------
+data = f32(4, 5)
+idx = np.array([[0, 1, 1], [3, 3, 2]], np.int64)
+upd = f32(2, 3)
+for red in ['max', 'min']:
+    case('scatterelements_18_' + red, 18, 'ScatterElements',
+         [('data', data), ('idx', idx), ('upd', upd)], axis=1, reduction=red)
+    case('scatternd_18_' + red, 18, 'ScatterND',
+         [('data', data), ('idx', np.array([[1], [3], [1]], np.int64)), ('upd', f32(3, 5))],
+         reduction=red)
+
+# --- DFT 20 ---------------------------------------------------------------------
+case('dft_20_axis_len', 20, 'DFT', [('x', f32(2, 6, 1))],
+     [('dft_length', np.array(8, np.int64)), ('axis', np.array(1, np.int64))])
+case('dft_20_onesided', 20, 'DFT', [('x', f32(2, 6, 1))],
+     [('', None), ('axis', np.array(-2, np.int64))], onesided=1)
+
+# --- AffineGrid 20 --------------------------------------------------------------
+case('affinegrid_20', 20, 'AffineGrid', [('theta', f32(2, 2, 3))],
+     [('size', i64(2, 1, 3, 4))], align_corners=0)
+
+# --- ConstantOfShape / Cast opset 19+ -------------------------------------------
+case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
+     value=numpy_helper.from_array(np.array([1.5], np.float32)))
+case('cast_19_f32_i64', 19, 'Cast', [('x', f32(3, 4) * 10)], to=TensorProto.INT64)
+case('cast_21_i32_f32', 21, 'Cast', [('x', a)], to=TensorProto.FLOAT)
+
+NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
+             np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool'}
+ORT_TO_NP = {v: k for k, v in NP_TO_ORT.items()}
+
+
+def build(c, d):
+    outs = ['y%d' % i for i in range(c['n_out'])]
+    names = [n for n, _ in c['inputs']] + [n for n, _ in c['consts']]
+    node = helper.make_node(c['op'], names, outs, name=c['name'], **c['attrs'])
+    ins = [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], v.shape)
+           for n, v in c['inputs']]
+    inits = [numpy_helper.from_array(v, n) for n, v in c['consts'] if n]
+    return node, ins, inits, outs
+
+
+def first_type(c):
+    """The outputs' element type before ORT has told: 'to' for Cast, float for
+    ConstantOfShape's float value, else the first input's."""
+    if c['op'] == 'Cast':
+        return c['attrs']['to']
+    if c['op'] == 'ConstantOfShape':
+        return TensorProto.FLOAT
+    return onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[c['inputs'][0][1].dtype]
+
+
+def write_model(c, d, out_meta):
+    node, ins, inits, outs = build(c, d)
+    ovi = []
+    for i, o in enumerate(outs):
+        if out_meta is None:
+            ovi.append(helper.make_tensor_value_info(o, first_type(c), None))
+        else:
+            m = out_meta[i]
+            t = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(ORT_TO_NP[m['dtype']])]
+            ovi.append(helper.make_tensor_value_info(o, t, m['dims']))
+    g = helper.make_graph([node], c['name'], ins, ovi, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', c['opset'])],
+                          producer_name='ingot-tests-ort')
+    m.ir_version = 9 if c['opset'] >= 21 else 8
+    onnx.save(m, os.path.join(d, 'model.onnx'))
+
+
+def stamp_of(ort_dir):
+    h = hashlib.sha256()
+    for f in ['make_tests.py', 'run_ort.mjs']:
+        h.update(open(os.path.join(HERE, f), 'rb').read())
+    try:
+        h.update(open(os.path.join(ort_dir, 'node_modules/onnxruntime-node/package.json'),
+                      'rb').read())
+    except OSError:
+        pass
+    return h.hexdigest()
+
+
+def main():
+    out, ort_dir = sys.argv[1], sys.argv[2]
+    node_exe = sys.argv[3] if len(sys.argv) > 3 else 'node'
+    stamp = stamp_of(ort_dir)
+    sp = os.path.join(out, 'stamp')
+    if os.path.exists(sp) and open(sp).read() == stamp:
+        return
+    shutil.rmtree(out, ignore_errors=True)
+    manifest = []
+    for c in CASES:
+        d = os.path.abspath(os.path.join(out, c['name']))
+        os.makedirs(os.path.join(d, 'test_data_set_0'))
+        write_model(c, d, None)
+        ins = []
+        for i, (n, v) in enumerate(c['inputs']):
+            t = numpy_helper.from_array(v, n)
+            with open(os.path.join(d, 'test_data_set_0', 'input_%d.pb' % i), 'wb') as f:
+                f.write(t.SerializeToString())
+            raw = os.path.join(d, 'in_%d.bin' % i)
+            np.ascontiguousarray(v).tofile(raw)
+            ins.append(dict(name=n, dtype=NP_TO_ORT[v.dtype.type], dims=list(v.shape), file=raw))
+        manifest.append(dict(dir=d, inputs=ins))
+    mp = os.path.join(out, 'manifest.json')
+    json.dump(manifest, open(mp, 'w'))
+    r = subprocess.run([node_exe, os.path.join(HERE, 'run_ort.mjs'), mp, ort_dir])
+    if r.returncode:
+        sys.exit('tests/ort: onnxruntime-node failed on some cases (above)')
+    for c, m in zip(CASES, manifest):
+        d = m['dir']
+        meta = json.load(open(os.path.join(d, 'ort_out.json')))
+        write_model(c, d, meta)
+        for i, o in enumerate(meta):
+            a = np.fromfile(os.path.join(d, 'ort_out_%d.bin' % i), ORT_TO_NP[o['dtype']])
+            a = a.reshape(o['dims'])
+            with open(os.path.join(d, 'test_data_set_0', 'output_%d.pb' % i), 'wb') as f:
+                f.write(numpy_helper.from_array(a, o['name']).SerializeToString())
+            os.remove(os.path.join(d, 'ort_out_%d.bin' % i))
+        for f in os.listdir(d):
+            if f.startswith('in_') or f == 'ort_out.json':
+                os.remove(os.path.join(d, f))
+    with open(sp, 'w') as f:
+        f.write(stamp)
+
+
+if __name__ == '__main__':
+    main()
