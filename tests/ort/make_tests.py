@@ -43,6 +43,11 @@ for op in ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceL2']:
     case(op.lower() + '_18_axes_nokeep', 18, op, [('x', x)], [('axes', i64(0, -1))], keepdims=0)
 case('reducesum_18_noaxes_all', 18, 'ReduceSum', [('x', x)], keepdims=0)
 case('reducesum_18_noop_empty', 18, 'ReduceSum', [('x', x)], noop_with_empty_axes=1)
+case('reducemax_18_noop_empty_axes', 18, 'ReduceMax', [('x', x)], [('axes', i64())],
+     noop_with_empty_axes=1)
+# axes as a graph input: check binds it when compiling asks for its value
+case('reducemean_18_axes_graph_input', 18, 'ReduceMean', [('x', x), ('axes', i64(-1))],
+     keepdims=0)
 
 # --- Pad 18/19 with axes --------------------------------------------------------
 x = f32(1, 3, 4, 5)
@@ -138,6 +143,13 @@ case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
 case('cast_19_f32_i64', 19, 'Cast', [('x', f32(3, 4) * 10)], to=TensorProto.INT64)
 case('cast_21_i32_f32', 21, 'Cast', [('x', a)], to=TensorProto.FLOAT)
 
+# --- opset 23 basics -------------------------------------------------------------
+case('reshape_23', 23, 'Reshape', [('x', f32(2, 3, 4))], [('shape', i64(4, 0, -1))])
+case('transpose_23', 23, 'Transpose', [('x', f32(2, 3, 4))], perm=[2, 0, 1])
+case('pad_23_edge', 23, 'Pad', [('x', f32(3, 4))], [('pads', i64(1, 2, 0, 1))], mode='edge')
+case('squeeze_23', 23, 'Squeeze', [('x', f32(1, 3, 1, 2))], [('axes', i64(0, 2))])
+case('cast_23_f32_f64', 23, 'Cast', [('x', f32(2, 5))], to=TensorProto.DOUBLE)
+
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool'}
 ORT_TO_NP = {v: k for k, v in NP_TO_ORT.items()}
@@ -193,7 +205,7 @@ def stamp_of(ort_dir):
 
 
 def main():
-    out, ort_dir = sys.argv[1], sys.argv[2]
+    out, ort_dir = sys.argv[1], os.path.abspath(sys.argv[2])
     node_exe = sys.argv[3] if len(sys.argv) > 3 else 'node'
     stamp = stamp_of(ort_dir)
     sp = os.path.join(out, 'stamp')
