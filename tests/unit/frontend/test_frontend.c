@@ -372,20 +372,20 @@ static void test_inputs(void)
 	CHECK(l.d.n_warnings == 0);
 	unload(&l);
 
-	InputCase c3 = { .shapes = { { "b", 2, { 4, 5 } } }, .n_shapes = 1,
+	InputCase c3 = { .shapes = { { "b", 2, { 4, 5 }, SHAPE_TENSOR } }, .n_shapes = 1,
 	                 .dims = { { "batch", 2 } }, .n_dims = 1 };
 	CHECK(load_inputs(&l, &c3) == 0);
 	CHECK(input_dims(&l, "a", 2, (const int64_t[]){ 2, 3 }));
 	CHECK(input_dims(&l, "b", 2, (const int64_t[]){ 4, 5 }));
 	unload(&l);
 
-	InputCase c4 = { .shapes = { { "a", 3, { 1, 3, 3 } } }, .n_shapes = 1,
+	InputCase c4 = { .shapes = { { "a", 3, { 1, 3, 3 }, SHAPE_TENSOR } }, .n_shapes = 1,
 	                 .dims = { { "seq", 5 } }, .n_dims = 1 };
 	load_inputs(&l, &c4);
 	expect_fail(&l, "input 'a': --shape gives rank 3, the model declares rank 2");
 	unload(&l);
 
-	InputCase c5 = { .shapes = { { "a", 2, { 2, 4 } } }, .n_shapes = 1,
+	InputCase c5 = { .shapes = { { "a", 2, { 2, 4 }, SHAPE_TENSOR } }, .n_shapes = 1,
 	                 .dims = { { "seq", 5 } }, .n_dims = 1 };
 	load_inputs(&l, &c5);
 	expect_fail(&l, "--shape gives dim 1 = 4, the model declares 3");
@@ -424,7 +424,7 @@ static void test_inputs(void)
 	CHECK(has_diag(&l, DIAG_WARNING, "--dim zzz matches no symbolic dim"));
 	unload(&l);
 
-	InputCase c12 = { .shapes = { { "nope", 1, { 1 } } }, .n_shapes = 1 };
+	InputCase c12 = { .shapes = { { "nope", 1, { 1 }, SHAPE_TENSOR } }, .n_shapes = 1 };
 	load_inputs(&l, &c12);
 	expect_fail(&l, "--shape names 'nope'");
 	unload(&l);
