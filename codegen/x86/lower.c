@@ -212,18 +212,20 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		return 0;
 	}
 	switch (kind) {
-	case X86_CONV:
-		p = arena_alloc(&g->arena, sizeof(ingot_x86_conv_params));
-		memcpy(p, kc->params, sizeof(ingot_conv_params));
-		if (cg_x86_winograd(p, packable))   /* packed = 2: Winograd-transformed weights */
-			((ingot_x86_conv_params *)p)->packed = packed ? 2 : 0;
-		else
-			((ingot_x86_conv_params *)p)->packed = packed;
-		if (cg_x86_winograd(p, packable))
-			kc->scratch_bytes = ingot_x86_wino_scratch(p);
+	case X86_CONV: {
+		ingot_x86_conv_params *c = arena_alloc(&g->arena, sizeof *c);
+		memcpy(c, kc->params, sizeof(ingot_conv_params));
+		if (packable && ingot_x86_wino_ok(c)) {   /* packed = 2: Winograd-transformed weights */
+			c->packed = packed ? 2 : 0;
+			kc->scratch_bytes = ingot_x86_wino_scratch(c);
+		} else {
+			c->packed = packed;
+		}
+		p = c;
 		kc->fn_name = "ingot_x86_conv";
 		kc->pdesc = &conv_desc;
 		break;
+	}
 	case X86_MATMUL:
 		p = arena_alloc(&g->arena, sizeof(ingot_x86_matmul_params));
 		memcpy(p, kc->params, sizeof(ingot_matmul_params));
