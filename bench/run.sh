@@ -120,7 +120,7 @@ fi
 
 # --- timing ------------------------------------------------------------------------
 results=$work/results.tsv
-printf 'model\tmacs\truntime\tthreads\tround\truns\tmedian_us\tp10_us\tp90_us\tsync_median_us\tsync_p10_us\tmaxrss_kb\n' >"$results"
+printf 'model\tmacs\truntime\tthreads\tround\truns\tmedian_us\tp10_us\tp90_us\tsync_median_us\tsync_p10_us\tmaxrss_kb\tbudget_kb\n' >"$results"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 t_start=$(date +%s)
 
@@ -137,9 +137,16 @@ fi
 
 clamp() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { v = int(v); print (v < lo ? lo : v > hi ? hi : v) }'; }
 
+# the issue's RSS budget: the emitted weights blob + the workspace + 4 MB, from the header
+budget_kb() {
+	awk '$1 == "#define" && $2 ~ /_WEIGHTS_SIZE$/ { w = $3 } $1 == "#define" && $2 ~ /_WORKSPACE_SIZE$/ { s = $3 } END { printf "%d", (w + s) / 1024 + 4096 }' \
+		"$work/exe/$1/$1.h"
+}
+
 for m in $models; do
 	macs=$(macs_of "$m")
 	[ -n "$macs" ] || macs=0
+	budget=$(budget_kb "$m")
 	# first round: runs guessed at 2 GFLOP/s (the reference kernels' order of magnitude),
 	# then from the measured median: about time_s seconds of timed runs per process
 	if [ "$macs" -gt 0 ]; then
@@ -154,8 +161,8 @@ for m in $models; do
 				die "ingot $m failed: $(echo "$out" | tail -3)"
 			med=$(echo "$out" | field median_us)
 			rss=$(echo "$out" | sed -n 's/.*Maximum resident set size (kbytes): *\([0-9]*\).*/\1/p')
-			printf '%s\t%s\tingot\t%s\t%s\t%s\t%s\t%s\t%s\tna\tna\t%s\n' "$m" "$macs" "$t" "$r" "$n" "$med" \
-				"$(echo "$out" | field p10_us)" "$(echo "$out" | field p90_us)" "$rss" >>"$results"
+			printf '%s\t%s\tingot\t%s\t%s\t%s\t%s\t%s\t%s\tna\tna\t%s\t%s\n' "$m" "$macs" "$t" "$r" "$n" "$med" \
+				"$(echo "$out" | field p10_us)" "$(echo "$out" | field p90_us)" "$rss" "$budget" >>"$results"
 			[ "$t" = 1 ] && n1=$(clamp "$(awk -v s="$time_s" -v u="$med" 'BEGIN { print s * 1e6 / u }')" 5 2000)
 		done
 		for t in 1 2; do
@@ -163,7 +170,7 @@ for m in $models; do
 			out=$(node "$root/bench/ort_bench.mjs" "$work/models/$m/model.onnx" $(inputs "$m") \
 				--threads "$t" --time-ms "$((time_s * 1000 * 3 / 4))" --ort-dir "$ort_dir" 2>&1) ||
 				die "ort $m failed: $(echo "$out" | tail -3)"
-			printf '%s\t%s\tort\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$macs" "$t" "$r" \
+			printf '%s\t%s\tort\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\tna\n' "$m" "$macs" "$t" "$r" \
 				"$(echo "$out" | field runs)" "$(echo "$out" | field median_us)" \
 				"$(echo "$out" | field p10_us)" "$(echo "$out" | field p90_us)" \
 				"$(echo "$out" | field sync_median_us)" "$(echo "$out" | field sync_p10_us)" \

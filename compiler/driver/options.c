@@ -20,7 +20,8 @@ void driver_usage(FILE *f)
 	      "                     [-j N] [--timeout S]\n"
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
 	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all]\n"
-	      "targets: c (portable C99); exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
+	      "targets: c (portable C99), x86-avx2, x86-avx512, neon (aarch64), neon32 (armv7 + NEON), host;\n"
+	      "exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
 	      f);
 }
 

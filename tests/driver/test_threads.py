@@ -345,6 +345,70 @@ def check_runner(d, tag):
     check("note:" not in err, "%s: --threads 2 did not get 2 threads: %s" % (tag, err))
 
 
+GRAIN_PROG = r"""
+#define _POSIX_C_SOURCE 200112L
+#include <stdio.h>
+#include <stdlib.h>
+#include "m.h"
+
+static int jobs;
+/* a pool of 2 that runs its tasks one after the other and counts the jobs */
+static int count_run(const ingot_par *par, const ingot_par_job *job)
+{
+	int t, rc = 0;
+	(void)par;
+	jobs++;
+	for (t = 0; t < job->n_tasks && rc == 0; t++)
+		rc = ingot_par_task(job, t);
+	return rc;
+}
+
+int main(void)
+{
+	static float x[64 * 512], y[64 * 512];
+	const void *in[1] = { x };
+	void *out[1] = { y };
+	ingot_par par = { 2, count_run, NULL };
+	void *ws = NULL;
+	int rc;
+	if (posix_memalign(&ws, 64, M_WORKSPACE_SIZE_PAR(2) + 64))
+		return 3;
+	rc = m_run_par_v(in, out, ws, &par);
+	printf("rc=%d jobs=%d\n", rc, jobs);
+	free(ws);
+	return rc;
+}
+"""
+
+
+def check_grain(ingot, work, cc):
+    """INGOT_PAR_GRAIN by default: a MatMul of 64x512x512 MACs splits, a 64x512-element
+    Add and two 64x512x4 MatMuls run whole; with a grain of 1 all three split."""
+    r = rng(7)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="big_mm"),
+        helper.make_node("Add", ["h", "x"], ["a"], name="small_add"),
+        helper.make_node("MatMul", ["a", "w2"], ["s"], name="small_mm"),
+        helper.make_node("MatMul", ["s", "w3"], ["y"], name="tiny_mm"),
+    ]
+    inits = [init("w1", randf(r, 512, 512)), init("w2", randf(r, 512, 4)), init("w3", randf(r, 4, 512))]
+    p = os.path.join(work, "grain.onnx")
+    save(model(nodes, [vi("x", TensorProto.FLOAT, [64, 512])], [vi("y", TensorProto.FLOAT, [64, 512])],
+               inits), p)
+    d = os.path.join(work, "grain")
+    ingot_compile(ingot, p, d, "m", "-O0")
+    write(os.path.join(d, "grain.c"), GRAIN_PROG)
+    w = [os.path.basename(f) for f in glob.glob(os.path.join(d, "m_weights.*")) if f.endswith((".c", ".S"))]
+    for grain, want in ((None, 1), (1, 4)):
+        flags = ["-DINGOT_PAR_GRAIN=%d" % grain] if grain else []
+        run_ok([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-I.", "-O1"] + flags +
+               ["-o", "grain", "grain.c", "m.c"] + w + ["-lm", "-pthread"], cwd=d)
+        out, _ = run_ok([os.path.join(d, "grain")], cwd=d)
+        check(out.strip() == "rc=0 jobs=%d" % want,
+              "grain %s: %s, want %d jobs" % (grain or "default", out.strip(), want))
+    print("grain: by default only the 16M-MAC MatMul splits; with a grain of 1 every node does")
+
+
 def run_all(ingot, work, *extra):
     cc = tool("cc")
     models = []
@@ -362,6 +426,7 @@ def run_all(ingot, work, *extra):
         else:
             check(os.path.exists(e), "no model at %s" % e)
             models.append(("model%d_%s" % (i, os.path.basename(e).replace(".onnx", "")), e))
+    check_grain(ingot, work, cc)
     for tag, p in models:
         d, n = check_model(ingot, work, tag, p, cc)
         check_runner(d, tag)
