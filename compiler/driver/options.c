@@ -56,14 +56,21 @@ static bool parse_double(const char *s, double *out)
 /* Splits "a,b,c" into list (strings point into a strdup'd copy, kept for the run). */
 static int split_list(const char *s, const char **list, int *n, const char *flag)
 {
+	/* the entries point into copy, which lives as long as the options (to exit) */
 	char *copy = strdup(s), *save = NULL;
+	const int n0 = *n;
 	if (!copy)
 		return -1;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n == MAX_LIST)
+		if (*n == MAX_LIST) {
+			*n = n0;
+			free(copy);
 			return usage_error("too many entries in %s", flag);
+		}
 		list[(*n)++] = tok;
 	}
+	if (*n == n0)                /* no entries: nothing points into copy */
+		free(copy);
 	return 0;
 }
 

@@ -27,7 +27,7 @@ def split(path):
             section = line.strip()[2:]
         elif section:
             parts[section].append(line)
-    if not passes:
+    if passes is None:   # (an empty list is a case: the IR printed back unchanged)
         raise SystemExit("%s: no '# passes:' line" % path)
     return passes, "".join(parts["input"]), "".join(parts["expected"])
 
