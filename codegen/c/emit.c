@@ -7,49 +7,19 @@
  * Control flow (If, Loop, Scan): each body becomes a static function
  * NAME_body_<k>(bin[], bout[], ws, cap[]) whose results go straight into the
  * caller's buffers; the node becomes a branch or a loop around its calls. */
-#include "c_target.h"
-#include "control.h"
+#include "emit_impl.h"
 #include "ukgen.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Ctx {
-	Graph *g;
-	const CodegenOptions *o;
-	const Target *t;
-	WeightsLayout w;
-	char NAME[80];
-	char **param_names;          /* per main-region input/output: the typed run() name */
-	int64_t dims_off;            /* workspace offset of the run-time dims of dynamic outputs */
-	int n_dynamic;               /* outputs with data-dependent sizes */
-	KernelSet *ks;               /* kernel families the calls use */
-	DiagSink *d;
-	Emitter params;              /* kernel parameter structs, one per call */
-	int n_calls;
-	Emitter funcs;               /* body functions of control-flow nodes */
-	int n_funcs;
-	int64_t par_stride;          /* per-task scratch of the split calls, 64-byte multiple */
-	int n_par;                   /* calls NAME_run_par splits over threads */
-	int n_prof;                  /* nodes timed by --profile (main region) */
-	NodeId *prof_nodes;          /* which ones, in order (graph arena) */
-} Ctx;
-
-/* The function being emitted: NAME_run_v (region 0) or a body's function, which
- * reaches outer values that live outside the workspace (graph inputs and outputs,
- * enclosing bodies' inputs and outputs) through its cap[] argument. */
-typedef struct Scope {
-	RegionId r;
-	ValueId *caps;
-	int n_caps;
-} Scope;
 
 static const Scope main_scope = { 0, NULL, 0 };
 
 /* ---- value references ---- */
 
-static int io_index(const ValueId *list, int n, ValueId v)
+int cg_c_io_index(const ValueId *list, int n, ValueId v)
 {
 	for (int i = 0; i < n; i++)
 		if (list[i] == v)
@@ -58,29 +28,29 @@ static int io_index(const ValueId *list, int n, ValueId v)
 }
 
 /* The C expression of a value's storage inside NAME_run_v or a body function. */
-static void value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap)
+void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap)
 {
 	const Region *main = &c->g->regions[0];
 	const Value *val = &c->g->values[v];
 	int k;
 	if (s->r != 0 && !val->is_const) {
 		const Region *reg = &c->g->regions[s->r];
-		if ((k = io_index(reg->inputs, reg->n_inputs, v)) >= 0)
+		if ((k = cg_c_io_index(reg->inputs, reg->n_inputs, v)) >= 0)
 			snprintf(buf, cap, "bin[%d]", k);
-		else if ((k = io_index(reg->outputs, reg->n_outputs, v)) >= 0)
+		else if ((k = cg_c_io_index(reg->outputs, reg->n_outputs, v)) >= 0)
 			snprintf(buf, cap, "bout[%d]", k);
 		else if (val->arena_off >= 0)
 			snprintf(buf, cap, "ws + %" PRId64, val->arena_off);
-		else if ((k = io_index(s->caps, s->n_caps, v)) >= 0)
+		else if ((k = cg_c_io_index(s->caps, s->n_caps, v)) >= 0)
 			snprintf(buf, cap, "cap[%d]", k);
 		else
 			die("value '%s' has no storage in region '%s'", val->name, reg->name);
 		return;
 	}
-	if ((k = io_index(main->outputs, main->n_outputs, v)) >= 0 && val->producer != IR_NONE &&
+	if ((k = cg_c_io_index(main->outputs, main->n_outputs, v)) >= 0 && val->producer != IR_NONE &&
 	    !c->g->nodes[val->producer].dead)
 		snprintf(buf, cap, "outputs[%d]", k);
-	else if ((k = io_index(main->inputs, main->n_inputs, v)) >= 0)
+	else if ((k = cg_c_io_index(main->inputs, main->n_inputs, v)) >= 0)
 		snprintf(buf, cap, "inputs[%d]", k);
 	else if (val->is_const && type_bytes(&val->type) == 0)
 		snprintf(buf, cap, "NULL");   /* an empty constant: nothing to read */
@@ -235,10 +205,10 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
  * other node reads (consumers of run-time shapes are not supported yet). */
 static int output_index(const Graph *g, ValueId v)
 {
-	return io_index(g->regions[0].outputs, g->regions[0].n_outputs, v);
+	return cg_c_io_index(g->regions[0].outputs, g->regions[0].n_outputs, v);
 }
 
-static int dynamic_slot(const Graph *g, ValueId v)
+int cg_c_dynamic_slot(const Graph *g, ValueId v)
 {
 	int slot = 0, k = output_index(g, v);
 	for (int i = 0; i < k; i++)
@@ -287,7 +257,7 @@ static void emit_dynamic_dims(Ctx *c, Emitter *e, NodeId id)
 	const Node *n = &c->g->nodes[id];
 	for (int k = 0; k < n->n_out; k++)
 		if (n->out[k] != IR_NONE && c->g->values[n->out[k]].dynamic)
-			em_printf(e, ", ws + %" PRId64, c->dims_off + 64 * (int64_t)dynamic_slot(c->g, n->out[k]));
+			em_printf(e, ", ws + %" PRId64, c->dims_off + 64 * (int64_t)cg_c_dynamic_slot(c->g, n->out[k]));
 }
 
 static void emit_out_dims_fn(Emitter *e, Ctx *c)
@@ -307,7 +277,7 @@ static void emit_out_dims_fn(Emitter *e, Ctx *c)
 			continue;
 		em_line(e, "\tif (i == %d && workspace)   /* data-dependent: written by the run */", i);
 		em_line(e, "\t\tmemcpy(dims, (const unsigned char *)workspace + %" PRId64 ", sizeof(int64_t) * %d);",
-		        c->dims_off + 64 * (int64_t)dynamic_slot(c->g, main->outputs[i]),
+		        c->dims_off + 64 * (int64_t)cg_c_dynamic_slot(c->g, main->outputs[i]),
 		        c->g->values[main->outputs[i]].type.rank);
 	}
 	em_line(e, "\treturn %s_outputs[i].rank;", name);
@@ -336,7 +306,7 @@ static void emit_io_table(Emitter *e, Ctx *c, const char *which, const ValueId *
 	em_line(e, "};");
 }
 
-static void node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent)
+void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent)
 {
 	const Node *n = &c->g->nodes[id];
 	char name[256], desc[512];
@@ -378,10 +348,10 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 		return -1;
 	}
 	cg_c_kernel_set_add(c->ks, kc.family);
-	node_comment(body, c, id, "\t");
+	cg_c_node_comment(body, c, id, "\t");
 	em_line(body, "\t{");
 	if (kc.pdesc) {
-		node_comment(&c->params, c, id, "");
+		cg_c_node_comment(&c->params, c, id, "");
 		em_printf(&c->params, "static const %s p%d = ", kc.pdesc->type, c->n_calls);
 		cg_c_emit_params(&c->params, kc.pdesc, kc.params);
 		em_printf(&c->params, ";\n");
@@ -392,7 +362,7 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 		if (n->in[k] == IR_NONE || (k < 32 && (compile_time & (1u << k))))
 			snprintf(ref, sizeof ref, "NULL");   /* omitted, or folded into the params */
 		else
-			value_ref(c, s, n->in[k], ref, sizeof ref);
+			cg_c_value_ref(c, s, n->in[k], ref, sizeof ref);
 		em_printf(body, k ? ", %s" : " %s", ref);
 	}
 	em_printf(body, n->n_in ? " };\n" : " NULL };\n");
@@ -404,7 +374,7 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 		if (n->out[k] == IR_NONE)
 			snprintf(ref, sizeof ref, "NULL");
 		else
-			value_ref(c, s, n->out[k], ref, sizeof ref);
+			cg_c_value_ref(c, s, n->out[k], ref, sizeof ref);
 		em_printf(body, k ? ", %s" : " %s", ref);
 	}
 	emit_dynamic_dims(c, body, id);
@@ -428,10 +398,8 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 	return 0;
 }
 
-static int emit_control(Ctx *c, const Scope *s, Emitter *body, NodeId id);
-
 /* The nodes of a region, in order, as calls. */
-static int emit_nodes(Ctx *c, const Scope *s, Emitter *body)
+int cg_c_emit_nodes(Ctx *c, const Scope *s, Emitter *body)
 {
 	const Region *reg = &c->g->regions[s->r];
 	for (int i = 0; i < reg->n_nodes; i++) {
@@ -440,14 +408,14 @@ static int emit_nodes(Ctx *c, const Scope *s, Emitter *body)
 		if (n->dead)
 			continue;
 		if (plan_node_is_alias(c->g, id)) {   /* a view of its input's storage: no code */
-			node_comment(body, c, id, "\t");
+			cg_c_node_comment(body, c, id, "\t");
 			em_line(body, "\t/* (a view of its input: shares its storage, nothing to run) */");
 			continue;
 		}
 		bool timed = c->o->profile && s->r == 0;
 		if (timed)
 			em_line(body, "\tif (prof)\n\t\tt0 = prof->clock(prof->ctx);");
-		if (n->n_bodies ? emit_control(c, s, body, id) : emit_call(c, s, body, id))
+		if (n->n_bodies ? cg_c_emit_control(c, s, body, id) : emit_call(c, s, body, id))
 			return -1;
 		if (timed) {
 			em_line(body, "\tif (prof)\n\t\tprof->seconds[%d] += prof->clock(prof->ctx) - t0;", c->n_prof);
@@ -457,412 +425,6 @@ static int emit_nodes(Ctx *c, const Scope *s, Emitter *body)
 	return 0;
 }
 
-/* ---- control flow: bodies as static functions, nodes as branches and loops ---- */
-
-static void add_cap(ValueId **caps, int *n, int *cap, ValueId v)
-{
-	if (io_index(*caps, *n, v) < 0)
-		*VEC_PUSH(*caps, *n, *cap) = v;
-}
-
-/* Outer values read inside region b (at any depth) that have no workspace offset:
- * graph inputs and outputs, enclosing bodies' inputs and outputs. */
-static void collect_caps(const Graph *g, RegionId b, RegionId r, ValueId **caps, int *n, int *cap)
-{
-	const Region *reg = &g->regions[r];
-	for (int i = 0; i < reg->n_nodes; i++) {
-		const Node *nd = &g->nodes[reg->nodes[i]];
-		if (nd->dead)
-			continue;
-		for (int k = 0; k < nd->n_in; k++) {
-			ValueId v = nd->in[k];
-			if (v == IR_NONE || g->values[v].is_const || g->values[v].arena_off >= 0 ||
-			    ctrl_region_within(g, g->values[v].region, b))
-				continue;
-			add_cap(caps, n, cap, v);
-		}
-		for (int k = 0; k < nd->n_bodies; k++)
-			collect_caps(g, b, nd->bodies[k], caps, n, cap);
-	}
-}
-
-/* Dynamic sizes are supported for graph outputs only: not inside bodies. */
-static int check_body_static(Ctx *c, RegionId b, const Scope *s)
-{
-	const Region *reg = &c->g->regions[b];
-	for (int i = 0; i < reg->n_nodes; i++) {
-		const Node *n = &c->g->nodes[reg->nodes[i]];
-		for (int k = 0; k < n->n_out && !n->dead; k++)
-			if (n->out[k] != IR_NONE && c->g->values[n->out[k]].dynamic) {
-				DiagLoc l = ir_node_loc(c->g, reg->nodes[i]);
-				diag_report(c->d, DIAG_ERROR, DC_UNSUPPORTED, &l, "output %d has a data-dependent "
-				            "size inside a control-flow body: not supported", k);
-				return -1;
-			}
-	}
-	for (int i = 0; i < s->n_caps; i++)
-		if (c->g->values[s->caps[i]].dynamic) {
-			DiagLoc l = diag_loc_file(c->g->file);
-			l.graph = reg->name;
-			l.tensor = c->g->values[s->caps[i]].name;
-			diag_report(c->d, DIAG_ERROR, DC_UNSUPPORTED, &l, "a body reads a tensor whose size "
-			            "depends on input values: not supported");
-			return -1;
-		}
-	return 0;
-}
-
-/* Emits region b as `static int NAME_body_<k>(...)` into c->funcs (its own nested
- * bodies first); *k gets its number and *caps what the caller passes as cap[]. */
-static int emit_body(Ctx *c, RegionId b, int *k, ValueId **caps, int *n_caps)
-{
-	Emitter fe;
-	Scope s = { b, NULL, 0 };
-	int cap = 0, rc;
-	char name[256];
-	collect_caps(c->g, b, b, &s.caps, &s.n_caps, &cap);
-	*caps = s.caps;
-	*n_caps = s.n_caps;
-	if (check_body_static(c, b, &s))
-		return -1;
-	*k = c->n_funcs++;
-	em_init(&fe);
-	cg_comment_text(c->g->regions[b].name, name, sizeof name);
-	em_line(&fe, "/* body '%s': bin[] its inputs, bout[] its outputs, cap[] outer values */", name);
-	em_line(&fe, "static int %s_body_%d(const void *const bin[], void *const bout[], unsigned char *ws,",
-	        c->o->name, *k);
-	em_line(&fe, "\tconst void *const cap[])");
-	em_line(&fe, "{");
-	em_line(&fe, "\tunsigned char *scratch = ws + %" PRId64 ";", c->g->arena_bytes);
-	em_line(&fe, "\tint rc = 0;");
-	em_blank(&fe);
-	em_line(&fe, "\t(void)bin;");
-	em_line(&fe, "\t(void)bout;");
-	em_line(&fe, "\t(void)cap;");
-	em_line(&fe, "\t(void)scratch;");
-	rc = emit_nodes(c, &s, &fe);
-	em_line(&fe, "\treturn rc;");
-	em_line(&fe, "}");
-	em_blank(&fe);
-	if (!rc)
-		em_raw(&c->funcs, fe.buf, fe.len);
-	em_free(&fe);
-	return rc;
-}
-
-/* `const void *const sub_cap[] = {...};` for a call from scope s. */
-static void emit_caps(Ctx *c, const Scope *s, Emitter *e, const ValueId *caps, int n, int idx)
-{
-	char ref[256];
-	if (n == 0) {
-		em_line(e, "\t\tconst void *const *sub_cap%d = NULL;", idx);
-		return;
-	}
-	em_printf(e, "\t\tconst void *const sub_cap%d[%d] = {", idx, n);
-	for (int i = 0; i < n; i++) {
-		value_ref(c, s, caps[i], ref, sizeof ref);
-		em_printf(e, i ? ", %s" : " %s", ref);
-	}
-	em_printf(e, " };\n");
-}
-
-/* Writes the dims of node output v (dynamic, a graph output) into its dims slot. */
-static void emit_set_dims(Ctx *c, Emitter *e, const char *indent, ValueId v, const int64_t *dims,
-                          const char *dim0)
-{
-	const Type *t = &c->g->values[v].type;
-	em_printf(e, "%s{ int64_t *dd = (int64_t *)(void *)(ws + %" PRId64 ");", indent,
-	          c->dims_off + 64 * (int64_t)dynamic_slot(c->g, v));
-	for (int q = 0; q < t->rank; q++) {
-		if (q == 0 && dim0)
-			em_printf(e, " dd[0] = %s;", dim0);
-		else
-			em_printf(e, " dd[%d] = %" PRId64 ";", q, dims[q]);
-	}
-	em_printf(e, " }\n");
-}
-
-static int emit_if(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTemp *t)
-{
-	const Graph *g = c->g;
-	const Node *n = &g->nodes[id];
-	const CtrlAttrs *a = n->attrs;
-	int k[2], n_caps[2];
-	ValueId *caps[2];
-	char ref[256];
-	for (int b = 0; b < 2; b++)
-		if (emit_body(c, n->bodies[b], &k[b], &caps[b], &n_caps[b]))
-			return -1;
-	for (int b = 0; b < 2; b++)
-		emit_caps(c, s, e, caps[b], n_caps[b], b);
-	em_printf(e, "\t\tvoid *const sub_out[%d] = {", n->n_out);
-	for (int q = 0; q < n->n_out; q++) {
-		if (t->out_buf[q] >= 0)
-			snprintf(ref, sizeof ref, "ws + %" PRId64, a->ws_off + t->out_buf[q]);
-		else
-			value_ref(c, s, n->out[q], ref, sizeof ref);
-		em_printf(e, q ? ", %s" : " %s", ref);
-	}
-	em_printf(e, " };\n");
-	value_ref(c, s, n->in[0], ref, sizeof ref);
-	em_line(e, "\t\tif (*(const unsigned char *)(%s)) {", ref);
-	for (int b = 0; b < 2; b++) {
-		if (b)
-			em_line(e, "\t\t} else {");
-		em_line(e, "\t\t\trc = %s_body_%d(NULL, sub_out, ws, sub_cap%d);", c->o->name, k[b], b);
-		for (int q = 0; q < n->n_out; q++)
-			if (n->out[q] != IR_NONE && g->values[n->out[q]].dynamic)
-				emit_set_dims(c, e, "\t\t\t", n->out[q],
-				              g->values[g->regions[n->bodies[b]].outputs[q]].type.dims, NULL);
-	}
-	em_line(e, "\t\t}");
-	em_line(e, "\t\tif (rc != 0)");
-	em_line(e, "\t\t\treturn rc;");
-	free(caps[0]);
-	free(caps[1]);
-	return 0;
-}
-
-/* The node-output pointer a body writes scan output q to at iteration `pos`. */
-static void scan_out_ptr(Ctx *c, const Scope *s, const Node *n, const CtrlTemp *t, int q,
-                         const char *pos, int64_t elem, char *buf, size_t cap)
-{
-	const CtrlAttrs *a = n->attrs;
-	char ref[256];
-	if (t->out_buf[q] >= 0) {
-		snprintf(buf, cap, "ws + %" PRId64, a->ws_off + t->out_buf[q]);
-		return;
-	}
-	value_ref(c, s, n->out[q], ref, sizeof ref);
-	snprintf(buf, cap, "(unsigned char *)(%s) + %s * %" PRId64, ref, pos, elem);
-}
-
-static void emit_carried_init(Emitter *e, const Node *n, const CtrlTemp *t)
-{
-	const CtrlAttrs *a = n->attrs;
-	for (int j = 0; j < t->n_carried; j++)
-		em_line(e, "\t\tcur[%d] = ws + %" PRId64 "; nxt[%d] = ws + %" PRId64 ";", j,
-		        a->ws_off + t->carried[0][j], j, a->ws_off + t->carried[1][j]);
-}
-
-static void emit_swap(Emitter *e, const char *indent, int n_carried)
-{
-	for (int j = 0; j < n_carried; j++)
-		em_line(e, "%s{ unsigned char *x = cur[%d]; cur[%d] = nxt[%d]; nxt[%d] = x; }", indent, j, j,
-		        j, j);
-}
-
-static int emit_loop(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTemp *t)
-{
-	const Graph *g = c->g;
-	const Node *n = &g->nodes[id];
-	const CtrlAttrs *a = n->attrs;
-	const Region *br = &g->regions[n->bodies[0]];
-	int k, n_caps, nc = t->n_carried;
-	ValueId *caps;
-	char ref[256], ptr[400];
-	bool has_m = n->n_in > 0 && n->in[0] != IR_NONE, has_cond = n->n_in > 1 && n->in[1] != IR_NONE;
-
-	if (emit_body(c, n->bodies[0], &k, &caps, &n_caps))
-		return -1;
-	emit_caps(c, s, e, caps, n_caps, 0);
-	free(caps);
-	if (nc)
-		em_line(e, "\t\tunsigned char *cur[%d], *nxt[%d];", nc, nc);
-	em_line(e, "\t\tint64_t it;");
-	em_line(e, "\t\tunsigned char cond = 1;");
-	if (has_m) {
-		const void *mv = ir_const_data(g, n->in[0]);
-		if (mv) {
-			int64_t m;
-			memcpy(&m, mv, sizeof m);
-			em_line(e, "\t\tconst int64_t m = %" PRId64 "LL;", m > 0 ? m : 0);
-		} else {
-			value_ref(c, s, n->in[0], ref, sizeof ref);
-			em_line(e, "\t\tint64_t m;");
-			em_line(e, "\t\tmemcpy(&m, %s, sizeof m);", ref);
-		}
-	}
-	if (has_cond && ir_const_data(g, n->in[1])) {   /* constants of const_inputs slots are */
-		em_line(e, "\t\tcond = %d;",                  /* not in the weights */
-		        ((const unsigned char *)ir_const_data(g, n->in[1]))[0] != 0);
-	} else if (has_cond) {
-		value_ref(c, s, n->in[1], ref, sizeof ref);
-		em_line(e, "\t\tcond = *(const unsigned char *)(%s) != 0;", ref);
-	}
-	emit_carried_init(e, n, t);
-	for (int j = 0; j < nc; j++) {
-		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
-		if (bytes == 0)
-			continue;
-		value_ref(c, s, n->in[2 + j], ref, sizeof ref);
-		em_line(e, "\t\tmemcpy(cur[%d], %s, %" PRId64 ");", j, ref, bytes);
-	}
-	em_line(e, "\t\tfor (it = 0; %s%s%s; it++) {", has_m ? "it < m" : "",
-	        has_m && has_cond ? " && " : "", has_cond ? "cond" : has_m ? "" : "1");
-	em_line(e, "\t\t\tunsigned char cond_out = 0;");
-	em_printf(e, "\t\t\tconst void *const sub_in[%d] = { &it, &cond", 2 + nc);
-	for (int j = 0; j < nc; j++)
-		em_printf(e, ", cur[%d]", j);
-	em_printf(e, " };\n");
-	em_printf(e, "\t\t\tvoid *const sub_out[%d] = { &cond_out", 1 + n->n_out);
-	for (int j = 0; j < nc; j++)
-		em_printf(e, ", nxt[%d]", j);
-	for (int q = nc; q < n->n_out; q++) {
-		int64_t elem = type_bytes(&g->values[br->outputs[1 + q]].type);
-		scan_out_ptr(c, s, n, t, q, "it", elem, ptr, sizeof ptr);
-		em_printf(e, ", %s", ptr);
-	}
-	em_printf(e, " };\n");
-	em_line(e, "\t\t\tif ((rc = %s_body_%d(sub_in, sub_out, ws, sub_cap0)) != 0)", c->o->name, k);
-	em_line(e, "\t\t\t\treturn rc;");
-	emit_swap(e, "\t\t\t", nc);
-	/* without a condition input the body's condition output is ignored */
-	em_line(e, has_cond ? "\t\t\tcond = cond_out;" : "\t\t\t(void)cond_out;");
-	em_line(e, "\t\t}");
-	for (int j = 0; j < nc; j++) {
-		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
-		if (n->out[j] == IR_NONE || bytes == 0)
-			continue;
-		value_ref(c, s, n->out[j], ref, sizeof ref);
-		em_line(e, "\t\tmemcpy(%s, cur[%d], %" PRId64 ");", ref, j, bytes);
-	}
-	for (int q = nc; q < n->n_out; q++)
-		if (n->out[q] != IR_NONE && g->values[n->out[q]].dynamic)
-			emit_set_dims(c, e, "\t\t", n->out[q], g->values[n->out[q]].type.dims, "it");
-	if (a->trip >= 0 || n->n_out == nc)
-		em_line(e, "\t\t(void)it;");
-	return 0;
-}
-
-/* Slices of a scan input or output along its axis: rows of `inner` bytes, `outer`
- * of them per step, `len` steps (per batch entry). */
-static void scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner)
-{
-	*outer = 1;
-	*inner = (int64_t)dtype_size(t->dtype);
-	for (int64_t i = skip; i < skip + axis; i++)
-		*outer *= t->dims[i];
-	for (int i = skip + (int)axis + 1; i < t->rank; i++)
-		*inner *= t->dims[i];
-}
-
-static int emit_scan(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTemp *t)
-{
-	const Graph *g = c->g;
-	const Node *n = &g->nodes[id];
-	const CtrlAttrs *a = n->attrs;
-	const Region *br = &g->regions[n->bodies[0]];
-	int base = n->opset < 9 ? 1 : 0, nc = t->n_carried, ns = t->n_scan_in;
-	int64_t len = a->trip;
-	int k, n_caps;
-	ValueId *caps;
-	char ref[256], pos[64];
-
-	if (emit_body(c, n->bodies[0], &k, &caps, &n_caps))
-		return -1;
-	emit_caps(c, s, e, caps, n_caps, 0);
-	free(caps);
-	if (nc)
-		em_line(e, "\t\tunsigned char *cur[%d], *nxt[%d];", nc, nc);
-	em_line(e, "\t\tint64_t b, t;");
-	em_line(e, "\t\tfor (b = 0; b < %" PRId64 "; b++) {", a->batch);
-	for (int j = 0; j < nc; j++)
-		em_line(e, "\t\t\tcur[%d] = ws + %" PRId64 "; nxt[%d] = ws + %" PRId64 ";", j,
-		        a->ws_off + t->carried[0][j], j, a->ws_off + t->carried[1][j]);
-	for (int j = 0; j < nc; j++) {
-		int64_t bytes = type_bytes(&g->values[br->inputs[j]].type);
-		if (bytes == 0)
-			continue;
-		value_ref(c, s, n->in[base + j], ref, sizeof ref);
-		em_line(e, "\t\t\tmemcpy(cur[%d], (const unsigned char *)(%s) + b * %" PRId64 ", %" PRId64 ");",
-		        j, ref, bytes, bytes);
-	}
-	em_line(e, "\t\t\tfor (t = 0; t < %" PRId64 "; t++) {", len);
-	em_line(e, "\t\t\t\tconst void *sub_in[%d];", nc + ns);
-	em_line(e, "\t\t\t\tvoid *sub_out[%d];", n->n_out);
-	for (int j = 0; j < nc; j++)
-		em_line(e, "\t\t\t\tsub_in[%d] = cur[%d];", j, j);
-	for (int j = 0; j < ns; j++) {
-		const Type *in = &g->values[n->in[base + nc + j]].type;
-		int64_t outer, inner;
-		scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
-		snprintf(pos, sizeof pos, a->scan_input_directions.v[j] ? "(%" PRId64 " - t)" : "t", len - 1);
-		value_ref(c, s, n->in[base + nc + j], ref, sizeof ref);
-		if (t->scan_in[j] < 0) {
-			em_line(e, "\t\t\t\tsub_in[%d] = (const unsigned char *)(%s) + (b * %" PRId64 " + %s) * %"
-			        PRId64 ";", nc + j, ref, len, pos, inner);
-			continue;
-		}
-		em_line(e, "\t\t\t\t{ int64_t o; for (o = 0; o < %" PRId64 "; o++) memcpy(ws + %" PRId64
-		        " + o * %" PRId64 ", (const unsigned char *)(%s) + ((b * %" PRId64 " + o) * %" PRId64
-		        " + %s) * %" PRId64 ", %" PRId64 "); }", outer, a->ws_off + t->scan_in[j], inner, ref,
-		        outer, len, pos, inner, inner);
-		em_line(e, "\t\t\t\tsub_in[%d] = ws + %" PRId64 ";", nc + j, a->ws_off + t->scan_in[j]);
-	}
-	for (int j = 0; j < nc; j++)
-		em_line(e, "\t\t\t\tsub_out[%d] = nxt[%d];", j, j);
-	for (int q = nc; q < n->n_out; q++) {
-		int64_t outer = 1, inner = 0;
-		if (t->out_buf[q] >= 0) {
-			em_line(e, "\t\t\t\tsub_out[%d] = ws + %" PRId64 ";", q, a->ws_off + t->out_buf[q]);
-			continue;
-		}
-		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
-		snprintf(pos, sizeof pos, a->scan_output_directions.v[q - nc] ? "(%" PRId64 " - t)" : "t",
-		         len - 1);
-		value_ref(c, s, n->out[q], ref, sizeof ref);
-		em_line(e, "\t\t\t\tsub_out[%d] = (unsigned char *)(%s) + (b * %" PRId64 " + %s) * %" PRId64 ";",
-		        q, ref, len, pos, inner);
-	}
-	em_line(e, "\t\t\t\tif ((rc = %s_body_%d(sub_in, sub_out, ws, sub_cap0)) != 0)", c->o->name, k);
-	em_line(e, "\t\t\t\t\treturn rc;");
-	/* scan outputs along an inner axis: scatter the element's rows */
-	for (int q = nc; q < n->n_out; q++) {
-		int64_t outer, inner;
-		if (t->out_buf[q] < 0 || n->out[q] == IR_NONE)
-			continue;
-		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
-		snprintf(pos, sizeof pos, a->scan_output_directions.v[q - nc] ? "(%" PRId64 " - t)" : "t",
-		         len - 1);
-		value_ref(c, s, n->out[q], ref, sizeof ref);
-		em_line(e, "\t\t\t\t{ int64_t o; for (o = 0; o < %" PRId64 "; o++) memcpy((unsigned char *)(%s) + "
-		        "((b * %" PRId64 " + o) * %" PRId64 " + %s) * %" PRId64 ", ws + %" PRId64 " + o * %" PRId64
-		        ", %" PRId64 "); }", outer, ref, outer, len, pos, inner, a->ws_off + t->out_buf[q], inner,
-		        inner);
-	}
-	emit_swap(e, "\t\t\t\t", nc);
-	em_line(e, "\t\t\t}");
-	for (int j = 0; j < nc; j++) {
-		int64_t bytes = type_bytes(&g->values[br->inputs[j]].type);
-		if (n->out[j] == IR_NONE || bytes == 0)
-			continue;
-		value_ref(c, s, n->out[j], ref, sizeof ref);
-		em_line(e, "\t\t\tmemcpy((unsigned char *)(%s) + b * %" PRId64 ", cur[%d], %" PRId64 ");", ref,
-		        bytes, j, bytes);
-	}
-	em_line(e, "\t\t}");
-	return 0;
-}
-
-/* A control-flow node: its bodies as functions, and the branch or loop calling them. */
-static int emit_control(Ctx *c, const Scope *s, Emitter *body, NodeId id)
-{
-	const Node *n = &c->g->nodes[id];
-	CtrlTemp t;
-	int rc;
-	ctrl_temp_layout(c->g, id, &t);
-	node_comment(body, c, id, "\t");
-	em_line(body, "\t{");
-	if (n->op == OP_IF)
-		rc = emit_if(c, s, body, id, &t);
-	else if (n->op == OP_LOOP)
-		rc = emit_loop(c, s, body, id, &t);
-	else
-		rc = emit_scan(c, s, body, id, &t);
-	em_line(body, "\t}");
-	return rc;
-}
 
 static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 {
@@ -881,7 +443,7 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_init(&e);
 	c->prof_nodes = arena_array(&g->arena, (size_t)(main->n_nodes ? main->n_nodes : 1),
 	                            sizeof *c->prof_nodes);
-	rc = emit_nodes(c, &main_scope, &body);
+	rc = cg_c_emit_nodes(c, &main_scope, &body);
 	if (rc)
 		goto done;
 
@@ -890,14 +452,14 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 		ValueId v = main->outputs[i];
 		const Value *val = &g->values[v];
 		char name[256];
-		int first = io_index(main->outputs, main->n_outputs, v);
+		int first = cg_c_io_index(main->outputs, main->n_outputs, v);
 		bool written = val->producer != IR_NONE && !g->nodes[val->producer].dead;
 		if ((written && first == i) || type_bytes(&val->type) == 0)
 			continue;
 		if (written)
 			snprintf(ref, sizeof ref, "outputs[%d]", first);
 		else
-			value_ref(c, &main_scope, v, ref, sizeof ref);
+			cg_c_value_ref(c, &main_scope, v, ref, sizeof ref);
 		cg_comment_text(val->name, name, sizeof name);
 		em_line(&body, "\t/* output %d '%s' is not computed by a node: copy it */", i, name);
 		em_line(&body, "\tmemcpy(outputs[%d], %s, %" PRId64 ");", i, ref, type_bytes(&val->type));

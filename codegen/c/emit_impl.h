@@ -1,0 +1,53 @@
+/* emit_impl.h — what emit.c and emit_control.c share: the state of one model's
+ * emission and the function scopes of NAME.c. Private to codegen/c. */
+#ifndef INGOT_CODEGEN_C_EMIT_IMPL_H
+#define INGOT_CODEGEN_C_EMIT_IMPL_H
+
+#include "c_target.h"
+#include "control.h"
+
+typedef struct Ctx {
+	Graph *g;
+	const CodegenOptions *o;
+	const Target *t;
+	WeightsLayout w;
+	char NAME[80];
+	char **param_names;          /* per main-region input/output: the typed run() name */
+	int64_t dims_off;            /* workspace offset of the run-time dims of dynamic outputs */
+	int n_dynamic;               /* outputs with data-dependent sizes */
+	KernelSet *ks;               /* kernel families the calls use */
+	DiagSink *d;
+	Emitter params;              /* kernel parameter structs, one per call */
+	int n_calls;
+	Emitter funcs;               /* body functions of control-flow nodes */
+	int n_funcs;
+	int64_t par_stride;          /* per-task scratch of the split calls, 64-byte multiple */
+	int n_par;                   /* calls NAME_run_par splits over threads */
+	int n_prof;                  /* nodes timed by --profile (main region) */
+	NodeId *prof_nodes;          /* which ones, in order (graph arena) */
+} Ctx;
+
+/* The function being emitted: NAME_run_v (region 0) or a body's function, which
+ * reaches outer values that live outside the workspace (graph inputs and outputs,
+ * enclosing bodies' inputs and outputs) through its cap[] argument. */
+typedef struct Scope {
+	RegionId r;
+	ValueId *caps;
+	int n_caps;
+} Scope;
+
+/* emit.c */
+int cg_c_io_index(const ValueId *list, int n, ValueId v);
+/* The C expression of a value's storage inside NAME_run_v or a body function. */
+void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap);
+/* A dynamic output's slot among the run-time dims in the workspace. */
+int cg_c_dynamic_slot(const Graph *g, ValueId v);
+void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent);
+/* The nodes of a region, in order, as calls. */
+int cg_c_emit_nodes(Ctx *c, const Scope *s, Emitter *body);
+
+/* emit_control.c: a control-flow node (If, Loop, Scan): its bodies as static
+ * functions NAME_body_<k>, and the branch or loop calling them. */
+int cg_c_emit_control(Ctx *c, const Scope *s, Emitter *body, NodeId id);
+
+#endif
