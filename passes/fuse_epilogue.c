@@ -7,7 +7,8 @@
  * node takes over the last member's output value (graph output names survive),
  * runs where the residual Add ran (the skip tensor may be computed after the conv),
  * and lists every member's ONNX name. Each fused member must be the only reader of
- * the value before it. Float dtypes only. */
+ * the value before it. Float dtypes only. First, x * HardSigmoid(x) becomes
+ * HardSwish(x) anywhere (see hard_swish_from_mul). */
 #include "passes.h"
 #include "rewrite.h"
 
@@ -174,11 +175,46 @@ static bool float_dtype(DType dt)
 	return dt == DT_F16 || dt == DT_F32 || dt == DT_F64 || dt == DT_BF16;
 }
 
+/* x * HardSigmoid(x) with HardSwish's alpha 1/6 and beta 0.5 (PyTorch exports
+ * hardswish so before opset 14) is HardSwish(x), computed by the same expression:
+ * node mul becomes a HardSwish whose origins are both. Then x has one reader, and a
+ * Conv or Gemm producing it takes the HardSwish into its epilogue. */
+static bool hard_swish_from_mul(Graph *g, const Uses *u, NodeId mul, DiagSink *d)
+{
+	Node *m = &g->nodes[mul];
+	if (m->op != OP_MUL || m->n_in != 2 || m->n_out != 1 || m->out[0] == IR_NONE)
+		return false;
+	for (int k = 0; k < 2; k++) {
+		ValueId x = m->in[k], h = m->in[1 - k];
+		NodeId hs = h == IR_NONE ? IR_NONE : g->values[h].producer;
+		if (x == IR_NONE || hs == IR_NONE || g->nodes[hs].dead || g->nodes[hs].op != OP_HARD_SIGMOID ||
+		    g->nodes[hs].in[0] != x || rw_sole_user(g, u, h) != mul ||
+		    !float_dtype(g->values[x].type.dtype) ||
+		    !type_equal(&g->values[x].type, &g->values[m->out[0]].type) ||
+		    attr_f(g, hs, "alpha", 0.2f) != 1.0f / 6.0f || attr_f(g, hs, "beta", 0.5f) != 0.5f)
+			continue;
+		if (rw_node_reset(g, mul, OP_HARD_SWISH, &x, 1, NULL, 0, d))
+			return false;
+		g->nodes[hs].dead = true;
+		rw_origins_prepend(g, mul, hs);
+		rw_reinfer(g, mul);
+		return true;
+	}
+	return false;
+}
+
 int pass_fuse_epilogue(Graph *g, PassCtx *ctx)
 {
 	Uses u = { 0 };
-	int fused = 0, residuals = 0;
+	int fused = 0, residuals = 0, swishes = 0;
 	rw_uses_compute(g, &u);
+	for (RegionId r = 0; r < g->n_regions; r++)
+		for (int i = 0; i < g->regions[r].n_nodes; i++)
+			if (!g->nodes[g->regions[r].nodes[i]].dead &&
+			    hard_swish_from_mul(g, &u, g->regions[r].nodes[i], ctx->diags)) {
+				swishes++;
+				rw_uses_compute(g, &u);
+			}
 	for (RegionId r = 0; r < g->n_regions; r++) {
 		/* the list changes as residual fusions move nodes: index by a snapshot */
 		int n_nodes = g->regions[r].n_nodes;
@@ -213,8 +249,9 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx)
 		free(order);
 	}
 	rw_uses_free(&u);
-	if (fused)
+	if (fused || swishes)
 		snprintf(ctx->changed, sizeof ctx->changed,
-		         "%d nodes fused into conv/gemm epilogues (%d residual adds)", fused, residuals);
+		         "%d nodes fused into conv/gemm epilogues (%d residual adds), %d x*HardSigmoid(x) "
+		         "made HardSwish", fused, residuals, swishes);
 	return 0;
 }

@@ -94,6 +94,7 @@ ACTS = {
     "LeakyRelu": (lambda v: np.where(v < 0, 0.1 * v, v), {"alpha": 0.1}),
     "Sigmoid": (lambda v: 1 / (1 + np.exp(-v)), {}),
     "HardSwish": (lambda v: v * np.clip(v / 6 + 0.5, 0, 1), {}),
+    "HardSigmoid": (lambda v: np.clip(0.3 * v + 0.4, 0, 1), {"alpha": 0.3, "beta": 0.4}),
     "Tanh": (np.tanh, {}),
 }
 
@@ -231,6 +232,11 @@ def make_cases():
                   residual=True, act="Relu"),
         conv_case("conv_depthwise_s2", 1, 8, 17, 17, 8, (5, 5), strides=(2, 2), group=8,
                   pads=(2, 2, 2, 2), act="Clip"),
+        # HardSigmoid and HardSwish run in the microkernels' epilogue, on every path
+        conv_case("conv_depthwise_hswish", 1, 8, 9, 21, 8, (3, 3), group=8, pads=(1, 1, 1, 1),
+                  act="HardSwish"),
+        conv_case("conv_wino_hsigmoid", 1, 16, 8, 10, 16, (3, 3), pads=(1, 1, 1, 1), act="HardSigmoid"),
+        gemm_case("gemm_hsigmoid", 7, 40, 53, trans_b=True, act="HardSigmoid"),
         conv_case("conv_1d", 2, 6, 1, 50, 10, (1, 5), pads=(0, 2, 0, 2), one_d=True, bias=False),
         gemm_case("gemm_transb_relu", 5, 70, 100, trans_b=True, act="Relu"),
         gemm_case("gemm_matrix_c", 9, 33, 50, c="matrix", alpha=0.5, beta=2.0),
