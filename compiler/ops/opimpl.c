@@ -287,6 +287,8 @@ int64_t ops_node_macs(const Graph *g, NodeId id)
 	const Type *w = n->n_in > 1 && n->in[1] != IR_NONE ? &g->values[n->in[1]].type : NULL;
 	const Type *y = n->n_out > 0 && n->out[0] != IR_NONE ? &g->values[n->out[0]].type : NULL;
 	int64_t m = 1;
+	if (w && g->values[n->in[1]].packed)   /* weights a SIMD target re-laid: their ONNX shape */
+		w = &g->values[g->values[n->in[1]].packed_from].type;
 	if (!x || !w || (!y && n->op != OP_LSTM && n->op != OP_GRU && n->op != OP_RNN))
 		return 0;   /* (a recurrent node may omit its first output) */
 	switch (n->op) {
