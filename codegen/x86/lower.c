@@ -1,6 +1,7 @@
 /* lower.c — lowering for the x86 targets: f32 Conv (1 or 2 spatial dims, not
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
- * kernels of runtime-stubs/kernels/x86/sgemm.c; every other node the reference
+ * kernels of runtime-stubs/kernels/x86/sgemm.c; pooling, some unary ops and
+ * Softmax over contiguous rows their x86 kernels; every other node the reference
  * kernel of the C target. An x86 kernel takes its reference kernel's parameters
  * plus `packed`: the node is lowered the reference way, the struct is copied and
  * the kernel name, family and descriptor change. The x86 header repeats the
@@ -17,6 +18,7 @@
 #include "conv.h"
 #include "elementwise.h"
 #include "linalg.h"
+#include "norm.h"
 #include "pool.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
@@ -64,6 +66,13 @@ _Static_assert(sizeof(REF) == sizeof(X86), "x86 unary struct size differs");
 #undef REF
 #undef X86
 
+#define REF ingot_softmax_params
+#define X86 ingot_x86_softmax_params
+INGOT_SOFTMAX_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(X86), "x86 softmax struct size differs");
+#undef REF
+#undef X86
+
 #define EQ(a, b) ((int)(a) == (int)(b))
 _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_EW_EXP) &&
                EQ(INGOT_X86_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
@@ -104,6 +113,9 @@ DESC(pool, ingot_x86_pool_params, INGOT_X86_POOL_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_unary_params
 DESC(unary, ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_softmax_params
+DESC(softmax, ingot_x86_softmax_params, INGOT_X86_SOFTMAX_FIELDS)
 #undef PARAM_STRUCT
 
 static bool const_f32(const Graph *g, ValueId v)
@@ -177,6 +189,12 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		const ingot_unary_params *p = ref->params;
 		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 ? X86_UNARY : X86_REF;
 	}
+	case OP_SOFTMAX:
+	case OP_LOG_SOFTMAX: {
+		const ingot_softmax_params *p = ref->params;
+		return ref->fn == ingot_softmax && p->dtype == INGOT_DT_F32 && p->inner == 1 ? X86_SOFTMAX
+		                                                                            : X86_REF;
+	}
 	default:
 		return X86_REF;
 	}
@@ -203,6 +221,12 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		kc->fn_name = "ingot_x86_unary";
 		kc->family = "x86/eltwise";
 		kc->pdesc = &unary_desc;
+		return 0;
+	}
+	if (kind == X86_SOFTMAX) {      /* same struct as the reference */
+		kc->fn_name = "ingot_x86_softmax";
+		kc->family = "x86/eltwise";
+		kc->pdesc = &softmax_desc;
 		return 0;
 	}
 	if (kind == X86_POOL) {         /* same struct as the reference */

@@ -130,3 +130,73 @@ INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void
 		y[i] = xe_unary1(p, x[i]);
 	return INGOT_OK;
 }
+
+/* The n values of x (the last vector's missing lanes read as -inf, which adds
+ * e^-inf = 0 to the sum) as vectors: v = the k-th. */
+static inline uk_vec xs_load(const float *x, int64_t n, int64_t k, float *pad)
+{
+	int64_t left = n - k, j;
+	if (left >= UK_VF)
+		return uk_load(x + k);
+	for (j = 0; j < UK_VF; j++)
+		pad[j] = j < left ? x[k + j] : -INFINITY;
+	return uk_load(pad);
+}
+
+INGOT_KERNEL int ingot_x86_softmax(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_softmax_params *p = (const ingot_x86_softmax_params *)params;
+	float pad[UK_VF], lanes[UK_VF];
+	int64_t r, r0, r1, k, j;
+	const int64_t n = p->n;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || p->inner != 1 || p->outer < 0 || n < 0 || !in[0] || !out[0])
+		return INGOT_EINVAL;
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	r0 = p->outer * task / n_tasks;
+	r1 = p->outer * (task + 1) / n_tasks;
+	for (r = r0; r < r1; r++) {
+		const float *x = (const float *)in[0] + r * n;
+		float *y = (float *)out[0] + r * n;
+		uk_vec mv = uk_bcast(-INFINITY), nan = uk_zero(), acc = uk_zero();
+		float mx, sum;
+		if (n == 0)
+			continue;
+		for (k = 0; k < n; k += UK_VF) {
+			const uk_vec v = xs_load(x, n, k, pad);
+			mv = uk_max(v, mv);          /* (a NaN lane of v keeps mv) */
+			nan = uk_nan_sel(v, nan);    /* ... and is remembered here */
+		}
+		uk_store(lanes, uk_add(mv, nan));
+		mx = lanes[0];
+		for (j = 1; j < UK_VF; j++)
+			mx = lanes[j] > mx || lanes[j] != lanes[j] ? lanes[j] : mx;
+		for (k = 0; k < n; k += UK_VF) {
+			const uk_vec e = xe_exp(uk_add(xs_load(x, n, k, pad), uk_bcast(-mx)));
+			acc = uk_add(acc, e);
+			if (!p->log && n - k >= UK_VF)
+				uk_store(y + k, e);
+			else if (!p->log)
+				uk_storem(y + k, uk_mask_n(n - k), e);
+		}
+		sum = uk_hsum(acc);
+		if (p->log) {
+			const float ls = logf(sum);
+			for (j = 0; j < n; j++)
+				y[j] = x[j] - mx - ls;
+		} else {
+			const uk_vec s = uk_bcast(sum);
+			for (k = 0; k + UK_VF <= n; k += UK_VF)
+				uk_store(y + k, uk_div(uk_load(y + k), s));
+			if (k < n) {
+				const uk_mask m = uk_mask_n(n - k);
+				uk_storem(y + k, m, uk_div(uk_loadm(y + k, m), s));
+			}
+		}
+	}
+	return INGOT_OK;
+}

@@ -26,4 +26,16 @@ INGOT_PARAMS(ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
 INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks);
 
+/* = INGOT_SOFTMAX_FIELDS: Softmax (log 0) or LogSoftmax (log 1) over n values
+ * inner apart, for outer x inner rows */
+#define INGOT_X86_SOFTMAX_FIELDS(F) F(I64, dtype) F(I64, outer) F(I64, n) F(I64, inner) \
+	F(I64, log)
+INGOT_PARAMS(ingot_x86_softmax_params, INGOT_X86_SOFTMAX_FIELDS)
+
+/* f32 rows of contiguous values (inner 1) only; tasks split the rows. e^x is the
+ * vector exp above (2 ulp), the sum is taken in vector lanes (another order than
+ * the reference's), then y = e / sum, or x - max - log(sum) as the reference. */
+INGOT_KERNEL int ingot_x86_softmax(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks);
+
 #endif /* INGOT_KERNELS_X86_ELTWISE_H */

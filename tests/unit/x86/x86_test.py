@@ -211,6 +211,19 @@ def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0):
     return md.save(v, pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil)))
 
 
+def softmax_case(name, shape, axis=-1, log=False, neg_inf=False):
+    md = Model(name)
+    x = (f32(*shape) * 4).astype(np.float32)
+    if neg_inf:
+        x.reshape(-1)[::7] = -np.inf
+    v = md.node("LogSoftmax" if log else "Softmax", [md.input(x)], axis=axis)
+    xd = x.astype(np.float64)
+    m = xd.max(axis=axis, keepdims=True)
+    e = np.exp(xd - m)
+    s = e.sum(axis=axis, keepdims=True)
+    return md.save(v, (xd - m - np.log(s)) if log else e / s)
+
+
 def make_cases():
     shutil.rmtree(os.path.join(work, "data"), ignore_errors=True)
     dirs = [
@@ -244,6 +257,13 @@ def make_cases():
         matmul_case("matmul_packed", (13, 96), (96, 130)),
         matmul_case("matmul_shared_batch", (2, 3, 7, 40), (40, 20)),
         matmul_case("matmul_runtime_b", (2, 12, 30), (2, 30, 55), const_b=False),
+        # rows shorter than a vector, whole vectors plus a tail, -inf entries, and an
+        # axis that is not the last (the reference kernel)
+        softmax_case("softmax_rows", (3, 5, 37)),
+        softmax_case("softmax_short", (4, 3)),
+        softmax_case("logsoftmax_rows", (2, 70), log=True),
+        softmax_case("softmax_neg_inf", (6, 33), neg_inf=True),
+        softmax_case("softmax_axis1", (2, 9, 5), axis=1),
         pool_case("maxpool_3x3_s2", "max", (1, 5, 21, 40), (3, 3), (2, 2), (1, 1, 1, 1)),
         pool_case("maxpool_ceil", "max", (1, 3, 10, 10), (3, 3), (2, 2), (0, 0, 0, 0), ceil=1),
         pool_case("avgpool_pad_excl", "avg", (2, 4, 9, 33), (3, 3), (1, 1), (1, 1, 1, 1)),
@@ -316,6 +336,15 @@ def main():
             blob = open(os.path.join(out, "m_weights.bin"), "rb").read()
             if blob.find(packed.astype(np.float32).tobytes()) < 0 or blob.find(w.tobytes()) >= 0:
                 fail("%s %s: the weights were not packed (kind %d, %d-row panels)" % (target, case, kind, mr))
+        # Softmax over contiguous rows runs the x86 kernel, other axes the reference
+        for case, fn in (("softmax_rows", "ingot_x86_softmax"), ("logsoftmax_rows", "ingot_x86_softmax"),
+                         ("softmax_axis1", "ingot_softmax")):
+            shutil.rmtree(out, ignore_errors=True)
+            run_ok = subprocess.run([ingot, "compile", os.path.join(work, "data", case, "model.onnx"), "-o",
+                                     out, "--name", "m", "--target", target], capture_output=True, text=True)
+            code = open(os.path.join(out, "m.c")).read() if run_ok.returncode == 0 else ""
+            if not re.search(r"\b%s[(,]" % fn, code):
+                fail("%s %s: m.c does not call %s" % (target, case, fn))
     print("%d failure(s)" % len(failures))
     sys.exit(1 if failures else 0)
 
