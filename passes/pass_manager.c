@@ -12,6 +12,8 @@ static const Pass passes[] = {
 	  pass_cse, "types" },
 	{ "fold_chains", "collapse Reshape/Squeeze/Unsqueeze/Flatten chains into one Reshape and "
 	  "compose Transpose pairs", pass_fold_chains, "types" },
+	{ "fuse_layernorm", "turn layer normalization spelled as ReduceMean/Sub/Pow/Sqrt/Div (opset < "
+	  "17 exports) into one LayerNormalization", pass_fuse_layernorm, "types, constant gamma/beta" },
 	{ "matmul_add_to_gemm", "turn a 2-D MatMul with constant B plus a constant bias Add into "
 	  "Gemm", pass_matmul_add_to_gemm, "types" },
 	{ "fold_batchnorm", "fold inference BatchNormalization into the Conv/ConvTranspose/Gemm/"
@@ -43,7 +45,8 @@ const Pass *pass_lookup(const char *name)
  * appends plan_memory. MatMul+Add becomes Gemm first, so a BatchNormalization after
  * a Linear layer folds into it; then the epilogue fusion sees Conv/Gemm directly
  * followed by the residual Add and the activation; what elementwise ops remain are
- * fused into loops last. */
+ * fused into loops last. Decomposed layer norms become one node before any of that
+ * can split their pattern. */
 int pass_pipeline(int opt_level, const char **names, int cap)
 {
 	int n = 0;
@@ -56,6 +59,7 @@ int pass_pipeline(int opt_level, const char **names, int cap)
 	if (opt_level >= 2) {               /* -O3: the same, for now */
 		ADD("cse");
 		ADD("fold_chains");
+		ADD("fuse_layernorm");
 		ADD("matmul_add_to_gemm");
 		ADD("fold_batchnorm");
 		ADD("fuse_epilogue");

@@ -1,7 +1,7 @@
 /* lower.c — lowering for the x86 targets: f32 Conv (1 or 2 spatial dims, not
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
- * kernels of runtime-stubs/kernels/x86/sgemm.c; pooling, some unary ops and
- * Softmax over contiguous rows their x86 kernels; every other node the reference
+ * kernels of runtime-stubs/kernels/x86/sgemm.c; pooling, some unary ops, Softmax
+ * over contiguous rows and LayerNormalization their x86 kernels; every other node the reference
  * kernel of the C target. An x86 kernel takes its reference kernel's parameters
  * plus `packed`: the node is lowered the reference way, the struct is copied and
  * the kernel name, family and descriptor change. The x86 header repeats the
@@ -73,6 +73,13 @@ _Static_assert(sizeof(REF) == sizeof(X86), "x86 softmax struct size differs");
 #undef REF
 #undef X86
 
+#define REF ingot_layernorm_params
+#define X86 ingot_x86_layernorm_params
+INGOT_LAYERNORM_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(X86), "x86 layernorm struct size differs");
+#undef REF
+#undef X86
+
 #define EQ(a, b) ((int)(a) == (int)(b))
 _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_EW_EXP) &&
                EQ(INGOT_X86_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
@@ -117,6 +124,21 @@ DESC(unary, ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
 #define PARAM_STRUCT ingot_x86_softmax_params
 DESC(softmax, ingot_x86_softmax_params, INGOT_X86_SOFTMAX_FIELDS)
 #undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_layernorm_params
+DESC(layernorm, ingot_x86_layernorm_params, INGOT_X86_LAYERNORM_FIELDS)
+#undef PARAM_STRUCT
+
+/* Strides that walk a tensor of the normalized dims' shape in order. */
+static bool dense_strides(const ingot_layernorm_params *p, const int64_t *str)
+{
+	int64_t step = 1;
+	for (int d = (int)p->nrank - 1; d >= 0; d--) {
+		if (p->ndims[d] > 1 && str[d] != step)
+			return false;
+		step *= p->ndims[d];
+	}
+	return step == p->inner;
+}
 
 static bool const_f32(const Graph *g, ValueId v)
 {
@@ -189,6 +211,12 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		const ingot_unary_params *p = ref->params;
 		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 ? X86_UNARY : X86_REF;
 	}
+	case OP_LAYER_NORMALIZATION: {
+		const ingot_layernorm_params *p = ref->params;
+		return ref->fn == ingot_layernorm && p->dtype == INGOT_DT_F32 && !p->has_mean && !p->has_inv &&
+		       p->nrank >= 0 && p->nrank <= INGOT_MAX_RANK && dense_strides(p, p->s_str) &&
+		       (!p->has_bias || dense_strides(p, p->b_str)) ? X86_LAYERNORM : X86_REF;
+	}
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: {
 		const ingot_softmax_params *p = ref->params;
@@ -221,6 +249,12 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		kc->fn_name = "ingot_x86_unary";
 		kc->family = "x86/eltwise";
 		kc->pdesc = &unary_desc;
+		return 0;
+	}
+	if (kind == X86_LAYERNORM) {    /* same struct as the reference */
+		kc->fn_name = "ingot_x86_layernorm";
+		kc->family = "x86/eltwise";
+		kc->pdesc = &layernorm_desc;
 		return 0;
 	}
 	if (kind == X86_SOFTMAX) {      /* same struct as the reference */

@@ -200,3 +200,69 @@ INGOT_KERNEL int ingot_x86_softmax(const void *params, const void *const *in, vo
 	}
 	return INGOT_OK;
 }
+
+INGOT_KERNEL int ingot_x86_layernorm(const void *params, const void *const *in, void *const *out,
+                                     void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_layernorm_params *p = (const ingot_x86_layernorm_params *)params;
+	const float *sc = (const float *)in[1], *bi = p->has_bias ? (const float *)in[2] : NULL;
+	const int64_t n = p->inner;
+	int64_t r, r0, r1, k;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || p->has_mean || p->has_inv || n < 0 || p->outer < 0 || !in[0] ||
+	    !sc || !out[0] || (p->has_bias && !bi))
+		return INGOT_EINVAL;
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	r0 = p->outer * task / n_tasks;
+	r1 = p->outer * (task + 1) / n_tasks;
+	for (r = r0; r < r1; r++) {
+		const float *x = (const float *)in[0] + r * n;
+		float *y = (float *)out[0] + r * n;
+		uk_vec acc = uk_zero(), m, is;
+		float mean, var;
+		if (n == 0)
+			continue;
+		for (k = 0; k + UK_VF <= n; k += UK_VF)
+			acc = uk_add(acc, uk_load(x + k));
+		if (k < n)
+			acc = uk_add(acc, uk_loadm(x + k, uk_mask_n(n - k)));
+		mean = uk_hsum(acc) / (float)n;
+		m = uk_bcast(-mean);
+		acc = uk_zero();
+		for (k = 0; k + UK_VF <= n; k += UK_VF) {
+			const uk_vec d = uk_add(uk_load(x + k), m);
+			acc = uk_fma(d, d, acc);
+		}
+		if (k < n) {            /* masked lanes load 0: keep them out of the sum */
+			const uk_mask mk = uk_mask_n(n - k);
+			const uk_vec d = uk_loadm(x + k, mk);
+			const uk_vec dm = uk_add(d, m);
+			uk_vec sq = uk_mul(dm, dm);
+			float t[UK_VF];
+			int64_t j;
+			uk_store(t, sq);
+			for (j = n - k; j < UK_VF; j++)
+				t[j] = 0.0f;
+			acc = uk_add(acc, uk_load(t));
+		}
+		var = uk_hsum(acc) / (float)n;
+		is = uk_bcast((float)(1.0 / sqrt((double)var + (double)p->epsilon)));
+		for (k = 0; k < n; k += UK_VF) {
+			const int64_t left = n - k;
+			const uk_mask mk = uk_mask_n(left < UK_VF ? left : UK_VF);
+			const int whole = left >= UK_VF;
+			uk_vec v = uk_mul(uk_mul(uk_add(whole ? uk_load(x + k) : uk_loadm(x + k, mk), m), is),
+			                  whole ? uk_load(sc + k) : uk_loadm(sc + k, mk));
+			if (bi)
+				v = uk_add(v, whole ? uk_load(bi + k) : uk_loadm(bi + k, mk));
+			if (whole)
+				uk_store(y + k, v);
+			else
+				uk_storem(y + k, mk, v);
+		}
+	}
+	return INGOT_OK;
+}

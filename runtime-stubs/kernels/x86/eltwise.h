@@ -38,4 +38,18 @@ INGOT_PARAMS(ingot_x86_softmax_params, INGOT_X86_SOFTMAX_FIELDS)
 INGOT_KERNEL int ingot_x86_softmax(const void *params, const void *const *in, void *const *out,
                                    void *scratch, int task, int n_tasks);
 
+/* = INGOT_LAYERNORM_FIELDS: rows of `inner` values normalized, scale and bias
+ * (has_bias) broadcast over the normalized dims by the strides s_str / b_str */
+#define INGOT_X86_LAYERNORM_FIELDS(F) F(I64, dtype) F(I64, stash) F(I64, outer) F(I64, inner) \
+	F(I64, nrank) F(DIMS, ndims) F(DIMS, s_str) F(DIMS, b_str) F(I64, has_bias) F(I64, has_mean) \
+	F(I64, has_inv) F(F32, epsilon)
+INGOT_PARAMS(ingot_x86_layernorm_params, INGOT_X86_LAYERNORM_FIELDS)
+
+/* f32 with scale and bias holding one value per normalized element in order (the
+ * lowering checks the strides) and without the Mean / InvStdDev outputs; tasks split
+ * the rows. Mean and variance are summed in float vector lanes (the reference sums
+ * in double), then y = (x - mean) * inv * scale + bias as the reference. */
+INGOT_KERNEL int ingot_x86_layernorm(const void *params, const void *const *in, void *const *out,
+                                     void *scratch, int task, int n_tasks);
+
 #endif /* INGOT_KERNELS_X86_ELTWISE_H */

@@ -104,6 +104,7 @@ ACTS = {
 class Model:
     def __init__(self, name):
         self.name, self.nodes, self.inits, self.inputs, self.feeds = name, [], [], [], []
+        self.opset = 14
         self.k = 0
 
     def const(self, arr):
@@ -134,7 +135,7 @@ class Model:
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
         y = helper.make_tensor_value_info(out, TensorProto.FLOAT, list(expected.shape))
         g = helper.make_graph(self.nodes, self.name, self.inputs, [y], self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
         onnx.save(m, os.path.join(d, "model.onnx"))
         for i, a in enumerate(self.feeds):
             t = numpy_helper.from_array(a, self.inputs[i].name)
@@ -224,6 +225,24 @@ def softmax_case(name, shape, axis=-1, log=False, neg_inf=False):
     return md.save(v, (xd - m - np.log(s)) if log else e / s)
 
 
+def layernorm_case(name, shape, axis=-1, bias=True, scale_shape=None):
+    md = Model(name)
+    md.opset = 17
+    x = (f32(*shape) * 3 + 1).astype(np.float32)
+    nd = shape[axis:]
+    sc = f32(*(scale_shape or nd))
+    ins = [md.input(x), md.const(sc)]
+    b = f32(*nd)
+    if bias:
+        ins.append(md.const(b))
+    v = md.node("LayerNormalization", ins, axis=axis, epsilon=1e-3)
+    xd = x.astype(np.float64)
+    ax = tuple(range(len(shape) + axis if axis < 0 else axis, len(shape)))
+    m = xd.mean(axis=ax, keepdims=True)
+    y = (xd - m) / np.sqrt(((xd - m) ** 2).mean(axis=ax, keepdims=True) + 1e-3) * sc
+    return md.save(v, y + b if bias else y)
+
+
 def make_cases():
     shutil.rmtree(os.path.join(work, "data"), ignore_errors=True)
     dirs = [
@@ -264,6 +283,12 @@ def make_cases():
         softmax_case("logsoftmax_rows", (2, 70), log=True),
         softmax_case("softmax_neg_inf", (6, 33), neg_inf=True),
         softmax_case("softmax_axis1", (2, 9, 5), axis=1),
+        # rows of a vector plus a tail, short rows, two normalized dims, no bias, and a
+        # broadcast scale (the reference kernel)
+        layernorm_case("layernorm_rows", (2, 3, 37)),
+        layernorm_case("layernorm_short", (5, 7), bias=False),
+        layernorm_case("layernorm_2d", (3, 4, 20), axis=-2),
+        layernorm_case("layernorm_bcast", (3, 4, 20), axis=-2, scale_shape=(1, 20)),
         pool_case("maxpool_3x3_s2", "max", (1, 5, 21, 40), (3, 3), (2, 2), (1, 1, 1, 1)),
         pool_case("maxpool_ceil", "max", (1, 3, 10, 10), (3, 3), (2, 2), (0, 0, 0, 0), ceil=1),
         pool_case("avgpool_pad_excl", "avg", (2, 4, 9, 33), (3, 3), (1, 1), (1, 1, 1, 1)),
@@ -338,7 +363,8 @@ def main():
                 fail("%s %s: the weights were not packed (kind %d, %d-row panels)" % (target, case, kind, mr))
         # Softmax over contiguous rows runs the x86 kernel, other axes the reference
         for case, fn in (("softmax_rows", "ingot_x86_softmax"), ("logsoftmax_rows", "ingot_x86_softmax"),
-                         ("softmax_axis1", "ingot_softmax")):
+                         ("softmax_axis1", "ingot_softmax"), ("layernorm_rows", "ingot_x86_layernorm"),
+                         ("layernorm_2d", "ingot_x86_layernorm"), ("layernorm_bcast", "ingot_layernorm")):
             shutil.rmtree(out, ignore_errors=True)
             run_ok = subprocess.run([ingot, "compile", os.path.join(work, "data", case, "model.onnx"), "-o",
                                      out, "--name", "m", "--target", target], capture_output=True, text=True)
