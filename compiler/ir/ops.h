@@ -103,7 +103,7 @@
 	X(TILE, Tile, tile, 2, 2, 1, 1, 0x2) \
 	X(TRANSPOSE, Transpose, transpose, 1, 1, 1, 1, 0) \
 	X(UNSQUEEZE, Unsqueeze, reshape, 1, 2, 1, 1, 0x2) \
-	/* arith.c */ \
+	/* arith.c, arith_matrix.c */ \
 	X(SIN, Sin, unary_math, 1, 1, 1, 1, 0x0) \
 	X(COS, Cos, unary_math, 1, 1, 1, 1, 0x0) \
 	X(TAN, Tan, unary_math, 1, 1, 1, 1, 0x0) \
