@@ -126,6 +126,10 @@
 	X(SHRINK, Shrink, unary_math, 1, 1, 1, 1, 0x0) \
 	X(MOD, Mod, int_binary, 2, 2, 1, 1, 0x0) \
 	X(BIT_SHIFT, BitShift, int_binary, 2, 2, 1, 1, 0x0) \
+	X(BITWISE_AND, BitwiseAnd, bitwise, 2, 2, 1, 1, 0x0) \
+	X(BITWISE_NOT, BitwiseNot, bitwise, 1, 1, 1, 1, 0x0) \
+	X(BITWISE_OR, BitwiseOr, bitwise, 2, 2, 1, 1, 0x0) \
+	X(BITWISE_XOR, BitwiseXor, bitwise, 2, 2, 1, 1, 0x0) \
 	X(PRELU, PRelu, prelu, 2, 2, 1, 1, 0x0) \
 	X(HARDMAX, Hardmax, hardmax, 1, 1, 1, 1, 0x0) \
 	X(CUM_SUM, CumSum, cumsum, 2, 2, 1, 1, 0x2) \
@@ -228,7 +232,7 @@ typedef enum Op {
 	G(batchnorm) G(instancenorm) G(layernorm) G(softmax) G(reduce) \
 	G(concat) G(constant_of_shape) G(expand) G(gather) G(pad) G(range) \
 	G(reshape) G(shape) G(slice) G(split) G(tile) G(transpose) \
-	G(unary_math) G(int_binary) G(prelu) G(hardmax) G(cumsum) G(det) G(einsum) G(trilu) \
+	G(unary_math) G(int_binary) G(bitwise) G(prelu) G(hardmax) G(cumsum) G(det) G(einsum) G(trilu) \
 	G(eye_like) G(one_hot) G(cast_like) G(gather_elements) G(gather_nd) G(scatter_elements) G(scatter_nd) G(compress) \
 	G(nonzero) G(unique) G(reverse_sequence) G(arg) G(topk) G(depth_space) G(tfidf) G(resize) \
 	G(upsample) G(grid_sample) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(lp_norm) \

@@ -3,6 +3,9 @@
  * runtime-stubs/kernels/arith.c (CastLike to ingot_cast of elementwise.c). Hardmax,
  * CumSum, Det, Trilu, EyeLike and OneHot live in arith_matrix.c, Einsum in einsum.c.
  *
+ * BitwiseAnd/Or/Xor and the unary BitwiseNot (opset 18) are the group `bitwise`: no
+ * attributes, any integer type, the op itself picks the kernel's op code.
+ *
  * Opset differences canonicalized here: PRelu < 7 applies a 1-D slope of C values per
  * channel (dim 1).
  */
@@ -185,7 +188,7 @@ static int math_lower(LowerCtx *c)
 const OpImpl op_impl_unary_math = { sizeof(MathAttrs), math_fields, COUNTOF(math_fields),
                                     math_import, math_infer, math_lower };
 
-/* ---- broadcasting binaries: int_binary (Mod, BitShift) and prelu ---- */
+/* ---- broadcasting binaries: int_binary (Mod, BitShift), bitwise and prelu ---- */
 
 /* Element strides of `t` seen through the dims of `out` (right-aligned), 0 where t
  * is broadcast. */
@@ -292,6 +295,35 @@ static int int_binary_lower(LowerCtx *c)
 const OpImpl op_impl_int_binary = { sizeof(IntBinaryAttrs), int_binary_fields,
                                     COUNTOF(int_binary_fields), int_binary_import,
                                     int_binary_infer, int_binary_lower };
+
+/* BitwiseAnd/Or/Xor: both inputs of one integer type, broadcast; BitwiseNot: unary. */
+static int bitwise_infer(InferCtx *c)
+{
+	const Type *a = infer_in(c, 0);
+	if (infer_check_dtype(c, 0, dtl_int))
+		return -1;
+	if (infer_node(c)->op == OP_BITWISE_NOT) {
+		*infer_out(c, 0) = plain_like(a->dtype, a);
+		return 0;
+	}
+	if (infer_check_dtype(c, 1, dtl_int) || infer_same_dtype(c, 0, 1))
+		return -1;
+	return infer_bcast2(c, a, infer_in(c, 1), infer_out(c, 0));
+}
+
+static int bitwise_lower(LowerCtx *c)
+{
+	switch (c->g->nodes[c->node].op) {
+	case OP_BITWISE_AND: return lower_binary(c, INGOT_AB_AND, in_type(c, 0), in_type(c, 1));
+	case OP_BITWISE_OR: return lower_binary(c, INGOT_AB_OR, in_type(c, 0), in_type(c, 1));
+	case OP_BITWISE_XOR: return lower_binary(c, INGOT_AB_XOR, in_type(c, 0), in_type(c, 1));
+	/* unary: b is a again (the kernel reads only in[0]) */
+	case OP_BITWISE_NOT: return lower_binary(c, INGOT_AB_NOT, in_type(c, 0), in_type(c, 0));
+	default: return -1;
+	}
+}
+
+const OpImpl op_impl_bitwise = { 0, NULL, 0, NULL, bitwise_infer, bitwise_lower };
 
 /* The slope as numpy broadcasting should see it: PRelu < 7 applies a 1-D slope of
  * C = dim 1 values per channel. */

@@ -237,7 +237,7 @@ INGOT_KERNEL int ingot_math_unary(const void *params, const void *const *in, voi
 	return INGOT_OK;
 }
 
-/* ---- broadcasting binary: Mod, BitShift, PRelu ---- */
+/* ---- broadcasting binary: Mod, BitShift, Bitwise*, PRelu ---- */
 
 /* Multi-index of output element i and the matching offsets into a and b. */
 static INGOT_UNUSED void ar_seek2(int64_t i, int rank, const int64_t *dims, const int64_t *sa,
@@ -306,6 +306,10 @@ static INGOT_UNUSED uint64_t ar_binary_u(int64_t op, uint64_t a, uint64_t b)
 	case INGOT_AB_SHL: return b < 64 ? a << b : 0;
 	case INGOT_AB_SHR: return b < 64 ? a >> b : 0;
 	case INGOT_AB_PRELU: return a;
+	case INGOT_AB_AND: return a & b;
+	case INGOT_AB_OR: return a | b;
+	case INGOT_AB_XOR: return a ^ b;
+	case INGOT_AB_NOT: return ~a;
 	default: return b ? a % b : 0;
 	}
 }
@@ -314,9 +318,12 @@ INGOT_KERNEL int ingot_arith_binary(const void *params, const void *const *in,
                                     void *const *out, void *scratch, int task, int n_tasks)
 {
 	const ingot_arith_binary_params *p = (const ingot_arith_binary_params *)params;
-	const void *a = in[0], *b = in[1];
-	void *y = out[0];
 	int64_t i, lo, hi, oa, ob, idx[INGOT_MAX_RANK], dt = p->dtype, op = p->op;
+	const void *a = in[0], *b = op == INGOT_AB_NOT ? in[0] : in[1];
+	void *y = out[0];
+	/* bitwise ops see the bits, sign-extended and truncated back, whatever the sign */
+	int bits = ar_is_unsigned(dt) || op == INGOT_AB_AND || op == INGOT_AB_OR ||
+	           op == INGOT_AB_XOR || op == INGOT_AB_NOT;
 	int rank = (int)p->rank;
 	(void)scratch;
 	if (rank < 0 || rank > INGOT_MAX_RANK)
@@ -328,7 +335,7 @@ INGOT_KERNEL int ingot_arith_binary(const void *params, const void *const *in,
 	for (i = lo; i < hi; i++) {
 		if (ar_is_float(dt))
 			ar_std(dt, y, i, ar_mod_f(op, ar_ld(dt, a, oa), ar_ld(dt, b, ob)));
-		else if (ar_is_unsigned(dt))
+		else if (bits)
 			ar_stu(dt, y, i, ar_binary_u(op, ar_ldu(dt, a, oa), ar_ldu(dt, b, ob)));
 		else
 			ar_stu(dt, y, i, ar_binary_s(op, ar_lds(dt, a, oa), ar_lds(dt, b, ob)));

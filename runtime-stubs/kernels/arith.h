@@ -1,7 +1,7 @@
 /* arith.h — reference kernels of the math and matrix odds and ends: unary math
  * (trigonometric, Sign, Round, IsNaN/IsInf, Celu, Mish, Gelu, ThresholdedRelu,
- * Shrink), broadcasting Mod/BitShift/PRelu, Hardmax, CumSum, Det, Einsum, Trilu,
- * EyeLike and OneHot. One kernel per op family serves every dtype the ONNX spec
+ * Shrink), broadcasting Mod/BitShift/PRelu and the Bitwise ops, Hardmax, CumSum,
+ * Det, Einsum, Trilu, EyeLike and OneHot. One kernel per op family serves every dtype the ONNX spec
  * allows; the op and the dtypes are fields of the parameter struct.
  */
 #ifndef INGOT_KERNELS_ARITH_H
@@ -28,8 +28,11 @@ INGOT_PARAMS(ingot_math_unary_params, INGOT_MATH_UNARY_FIELDS)
 
 /* Op codes of ingot_arith_binary. MOD is numpy's remainder (sign of the divisor),
  * FMOD C's (sign of the dividend); integer division by zero gives 0. Shifts by the
- * width or more give 0. PRELU: y = a < 0 ? a * b : a. */
-enum { INGOT_AB_MOD, INGOT_AB_FMOD, INGOT_AB_SHL, INGOT_AB_SHR, INGOT_AB_PRELU };
+ * width or more give 0. PRELU: y = a < 0 ? a * b : a. AND, OR, XOR and NOT work on
+ * the two's-complement bits of any integer dtype; NOT is unary (reads in[0] only, sb
+ * unused). */
+enum { INGOT_AB_MOD, INGOT_AB_FMOD, INGOT_AB_SHL, INGOT_AB_SHR, INGOT_AB_PRELU, INGOT_AB_AND,
+       INGOT_AB_OR, INGOT_AB_XOR, INGOT_AB_NOT };
 
 /* y = op(a, b), one dtype, numpy broadcasting: n output elements of dims (rank <= 8,
  * row-major), sa/sb element strides of a and b per output dim, 0 where broadcast. */

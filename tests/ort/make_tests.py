@@ -25,6 +25,12 @@ def f32(*shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
+def ints(dt, *shape):
+    """Random values over dt's whole range (both signs, the top bit set or not)."""
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+
+
 def i64(*vals):
     return np.array(vals, dtype=np.int64)
 
@@ -108,13 +114,32 @@ case('mish_18', 18, 'Mish', [('x', f32(3, 7) * 3)])
 # --- CenterCropPad 18 -----------------------------------------------------------
 case('centercroppad_18', 18, 'CenterCropPad', [('x', f32(5, 4, 3))], [('shape', i64(3, 7))],
      axes=[0, 1])
+# no axes: shape has one entry per dim; crops and pads by even and odd amounts
+case('centercroppad_18_crop', 18, 'CenterCropPad', [('x', f32(6, 7, 4))],
+     [('shape', i64(4, 4, 4))])
+case('centercroppad_18_pad', 18, 'CenterCropPad', [('x', f32(2, 3))], [('shape', i64(5, 7))])
+case('centercroppad_18_mixed', 18, 'CenterCropPad', [('x', f32(2, 9, 4, 3))],
+     [('shape', i64(3, 4, 4, 6))])
+case('centercroppad_18_neg_axes', 18, 'CenterCropPad', [('x', f32(1, 3, 10, 7))],
+     [('shape', i64(9, 8))], axes=[-1, -2])
+case('centercroppad_18_i64', 18, 'CenterCropPad', [('x', ints(np.int64, 5, 2))],
+     [('shape', i64(2, 5))])
+case('centercroppad_18_u8_axis', 18, 'CenterCropPad', [('x', ints(np.uint8, 3, 5, 2))],
+     [('shape', i64(2))], axes=[1])
 
 # --- bitwise 18 -----------------------------------------------------------------
 a = rng.integers(-1000, 1000, (3, 4)).astype(np.int32)
 b = rng.integers(-1000, 1000, (3, 4)).astype(np.int32)
 for op in ['BitwiseAnd', 'BitwiseOr', 'BitwiseXor']:
     case(op.lower() + '_18', 18, op, [('a', a), ('b', b)])
+    for dt in [np.int8, np.int16, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]:
+        case('%s_18_%s_bcast' % (op.lower(), np.dtype(dt).name), 18, op,
+             [('a', ints(dt, 2, 1, 4)), ('b', ints(dt, 3, 1))])
+    case(op.lower() + '_18_scalar_b', 18, op, [('a', ints(np.int32, 2, 3))],
+         [('b', np.array(0x0f0f, np.int32))])
 case('bitwisenot_18', 18, 'BitwiseNot', [('a', rng.integers(0, 255, (3, 4)).astype(np.uint8))])
+for dt in [np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.uint64]:
+    case('bitwisenot_18_' + np.dtype(dt).name, 18, 'BitwiseNot', [('a', ints(dt, 2, 5))])
 
 # --- scatter reductions 18 ------------------------------------------------------
 data = f32(4, 5)
@@ -136,6 +161,17 @@ case('dft_20_onesided', 20, 'DFT', [('x', f32(2, 6, 1))],
 # --- AffineGrid 20 --------------------------------------------------------------
 case('affinegrid_20', 20, 'AffineGrid', [('theta', f32(2, 2, 3))],
      [('size', i64(2, 1, 3, 4))], align_corners=0)
+for ac in [0, 1]:
+    case('affinegrid_20_2d_ac%d' % ac, 20, 'AffineGrid', [('theta', f32(3, 2, 3))],
+         [('size', i64(3, 2, 5, 6))], align_corners=ac)
+    case('affinegrid_20_3d_ac%d' % ac, 20, 'AffineGrid', [('theta', f32(2, 3, 4))],
+         [('size', i64(2, 1, 3, 4, 5))], align_corners=ac)
+    case('affinegrid_20_2d_f64_ac%d' % ac, 20, 'AffineGrid',
+         [('theta', f32(1, 2, 3).astype(np.float64))], [('size', i64(1, 3, 4, 2))],
+         align_corners=ac)
+    case('affinegrid_20_3d_f64_ac%d' % ac, 20, 'AffineGrid',
+         [('theta', f32(1, 3, 4).astype(np.float64))], [('size', i64(1, 1, 2, 3, 2))],
+         align_corners=ac)
 
 # --- ConstantOfShape / Cast opset 19+ -------------------------------------------
 case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
@@ -151,7 +187,8 @@ case('squeeze_23', 23, 'Squeeze', [('x', f32(1, 3, 1, 2))], [('axes', i64(0, 2))
 case('cast_23_f32_f64', 23, 'Cast', [('x', f32(2, 5))], to=TensorProto.DOUBLE)
 
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
-             np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool'}
+             np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool',
+             np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64'}
 ORT_TO_NP = {v: k for k, v in NP_TO_ORT.items()}
 
 

@@ -366,6 +366,19 @@ add("castlike_f32_bf16", "OP_CAST_LIKE", 15, [], [T(x), T(np.zeros(1, np.uint16)
 xi = np.array([0, 3, -1, 0], np.int64)
 add("castlike_i64_bool", "OP_CAST_LIKE", 15, [], [T(xi), T(np.zeros(1, bool))], [T(xi != 0)])
 
+# ---- BitwiseAnd/Or/Xor/Not (opset 18): every integer type, broadcasting ----
+brng = np.random.default_rng(18)     # its own stream
+BITWISE = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}
+for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+    info = np.iinfo(t)
+    a = brng.integers(info.min, info.max, (2, 1, 4), dtype=t, endpoint=True)
+    b = brng.integers(info.min, info.max, (3, 1), dtype=t, endpoint=True)
+    a[0, 0, :2] = [info.min, info.max]
+    for op, fn in BITWISE.items():
+        add("bitwise_%s_%s" % (op.lower(), t.__name__), "OP_BITWISE_" + op, 18, [], [T(a), T(b)],
+            [T(fn(a, b))])
+    add("bitwise_not_%s" % t.__name__, "OP_BITWISE_NOT", 18, [], [T(a)], [T(np.invert(a))])
+
 
 def c_bytes(raw):
     return ", ".join(str(b) for b in raw) if raw else "0"

@@ -1,7 +1,7 @@
-/* test_arith.c — unit test of the arith op groups (unary_math, int_binary, prelu,
- * hardmax, cumsum, det, einsum, trilu, eye_like, one_hot, cast_like): import → infer →
- * run one node on numpy reference cases (cases.h, from gen_cases.py), also split into
- * 3 tasks, plus error cases that must give a diagnostic and never crash. */
+/* test_arith.c — unit test of the arith op groups (unary_math, int_binary, bitwise,
+ * prelu, hardmax, cumsum, det, einsum, trilu, eye_like, one_hot, cast_like): import →
+ * infer → run one node on numpy reference cases (cases.h, from gen_cases.py), also
+ * split into 3 tasks, plus error cases that must give a diagnostic and never crash. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +244,15 @@ static void error_cases(void)
 	expect_error("bitshift_signed", OP_BIT_SHIFT, 11, ii, 2, &left, 1, DC_TYPE, "i32");
 	expect_error("bitshift_dir", OP_BIT_SHIFT, 11, uu, 2, &dir_up, 1, DC_PARSE, "UP");
 	expect_error("bitshift_nodir", OP_BIT_SHIFT, 11, uu, 2, NULL, 0, DC_PARSE, "direction");
+	ErrIn ff[2] = { f34, f34 }, bb[2] = { { DT_BOOL, 2, { 3, 4 }, false, NULL }, u34 };
+	ErrIn iu[2] = { i34, u34 }, ibc[2] = { i34, { DT_I32, 1, { 3 }, false, NULL } };
+	expect_error("bitwise_and_float", OP_BITWISE_AND, 18, ff, 2, NULL, 0, DC_TYPE, "f32");
+	expect_error("bitwise_or_bool", OP_BITWISE_OR, 18, bb, 2, NULL, 0, DC_TYPE, "bool");
+	expect_error("bitwise_xor_mixed", OP_BITWISE_XOR, 18, iu, 2, NULL, 0, DC_TYPE,
+	             "expected element type i32");
+	expect_error("bitwise_and_bcast", OP_BITWISE_AND, 18, ibc, 2, NULL, 0, DC_SHAPE,
+	             "broadcastable");
+	expect_error("bitwise_not_float", OP_BITWISE_NOT, 18, &f34, 1, NULL, 0, DC_TYPE, "f32");
 	expect_error("prelu_slope", OP_PRELU, 16, bc, 2, NULL, 0, DC_SHAPE, "slope");
 	ErrIn big_slope[2] = { f3, f34 };
 	expect_error("prelu_slope_bigger", OP_PRELU, 16, big_slope, 2, NULL, 0, DC_SHAPE, "slope");
