@@ -60,6 +60,15 @@ void ctrl_body_copy(Graph *g, RegionId b, RegionId r, const ValueId *inputs, Val
  * after id, then infers (and folds) them in order. 0 or -1 with diagnostics. */
 int ctrl_place_after(Graph *g, NodeId id, int first, DiagSink *d);
 
+/* control_unroll.c: for ops that inference rewrites into others (sequences,
+ * CenterCropPad). ctrl_add_node appends a node of `op` (opset 13 semantics, its
+ * attributes typed from raw, named after node c->node) to c->node's region; place it
+ * with ctrl_place_after. ctrl_i64_const makes the constant 1-D int64 tensor v[n],
+ * named "<node>.<what>". */
+NodeId ctrl_add_node(InferCtx *c, Op op, const ValueId *in, int n_in, const ValueId *out,
+                     int n_out, const RawAttr *raw, int n_raw);
+ValueId ctrl_i64_const(InferCtx *c, const char *what, int n, const int64_t *v);
+
 /* sequence_flow.c: whether a Loop carries or builds sequences (then it must be
  * unrolled), and giving an If with a run-time condition one output per element of
  * the sequences its branches yield (they must agree in length). 0 or -1. */

@@ -4,6 +4,8 @@
  * starts, a Reshape's shape) depends on the iteration number or on loop-carried
  * values: in the copies these are constants and fold away. The scan outputs become
  * a Concat of the iterations' elements; the Loop's output values keep their names.
+ * It also holds the helpers that add nodes for ops that inference rewrites into others
+ * (ctrl_add_node, ctrl_i64_const).
  */
 #include "control.h"
 
@@ -153,6 +155,28 @@ void ctrl_body_copy(Graph *g, RegionId b, RegionId r, const ValueId *inputs, Val
 		die("out of memory");
 	copy_body(&u, b, r, inputs, outputs);
 	free(u.map);
+}
+
+/* Appends a node of op to the node's region (opset 13 semantics), attributes typed. */
+NodeId ctrl_add_node(InferCtx *c, Op op, const ValueId *in, int n_in, const ValueId *out,
+                     int n_out, const RawAttr *raw, int n_raw)
+{
+	Graph *g = c->g;
+	NodeId id = ir_node_new(g, g->nodes[c->node].region, op, 13, in, n_in, out, n_out,
+	                        ir_node_name(g, c->node));
+	if (ops_import_attrs(g, id, raw, n_raw, c->diags))
+		die("%s rejected its attributes", ir_op_name(op));
+	return id;
+}
+
+ValueId ctrl_i64_const(InferCtx *c, const char *what, int n, const int64_t *v)
+{
+	Graph *g = c->g;
+	int64_t len = n;
+	Type t = type_make(DT_I64, 1, &len);
+	return ir_value_new_const(g, g->nodes[c->node].region,
+	                          arena_printf(&g->arena, "%s.%s", ir_node_name(g, c->node), what),
+	                          &t, v);
 }
 
 int ctrl_place_after(Graph *g, NodeId id, int first, DiagSink *d)

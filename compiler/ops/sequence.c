@@ -144,28 +144,6 @@ static int check_elem(InferCtx *c, int slot, DType dt)
 	return 0;
 }
 
-/* Appends a node of op to the node's region (opset 13 semantics), attributes typed. */
-static NodeId add_node(InferCtx *c, Op op, const ValueId *in, int n_in, const ValueId *out,
-                       int n_out, const RawAttr *raw, int n_raw)
-{
-	Graph *g = c->g;
-	NodeId id = ir_node_new(g, g->nodes[c->node].region, op, 13, in, n_in, out, n_out,
-	                        ir_node_name(g, c->node));
-	if (ops_import_attrs(g, id, raw, n_raw, c->diags))
-		die("%s rejected its attributes", ir_op_name(op));
-	return id;
-}
-
-static ValueId i64_const(InferCtx *c, const char *what, int n, const int64_t *v)
-{
-	Graph *g = c->g;
-	int64_t len = n;
-	Type t = type_make(DT_I64, 1, &len);
-	return ir_value_new_const(g, g->nodes[c->node].region,
-	                          arena_printf(&g->arena, "%s.%s", ir_node_name(g, c->node), what),
-	                          &t, v);
-}
-
 /* ---- SplitToSequence, ConcatFromSequence: Split and Concat nodes ---- */
 
 static int split_infer(InferCtx *c)
@@ -222,16 +200,16 @@ static int split_infer(InferCtx *c)
 		parts[i] = ir_value_new(g, g->nodes[c->node].region,
 		                        arena_printf(&g->arena, "%s.%d", g->values[seq].name, i), NULL);
 	RawAttr ax = raw_attr_int("axis", axis);
-	ValueId sin[2] = { in, i64_const(c, "split", n, sizes) };
-	add_node(c, OP_SPLIT, sin, 2, parts, n, &ax, 1);
+	ValueId sin[2] = { in, ctrl_i64_const(c, "split", n, sizes) };
+	ctrl_add_node(c, OP_SPLIT, sin, 2, parts, n, &ax, 1);
 	for (int i = 0; i < n; i++) {
 		elems[i] = parts[i];
 		if (!squeeze)
 			continue;
-		ValueId qin[2] = { parts[i], i64_const(c, "axes", 1, &axis) };
+		ValueId qin[2] = { parts[i], ctrl_i64_const(c, "axes", 1, &axis) };
 		elems[i] = ir_value_new(g, g->nodes[c->node].region,
 		                        arena_printf(&g->arena, "%s.sq", g->values[parts[i]].name), NULL);
-		add_node(c, OP_SQUEEZE, qin, 2, &elems[i], 1, NULL, 0);
+		ctrl_add_node(c, OP_SQUEEZE, qin, 2, &elems[i], 1, NULL, 0);
 	}
 	resolved(c);
 	if (ctrl_place_after(g, c->node, first, c->diags))
@@ -259,15 +237,15 @@ static int concat_infer(InferCtx *c)
 	if (a->new_axis) {
 		ValueId *u = arena_array(&g->arena, (size_t)s->n, sizeof *u);
 		for (int i = 0; i < s->n; i++) {
-			ValueId in[2] = { s->elems[i], i64_const(c, "axes", 1, &axis) };
+			ValueId in[2] = { s->elems[i], ctrl_i64_const(c, "axes", 1, &axis) };
 			u[i] = ir_value_new(g, g->nodes[c->node].region,
 			                    arena_printf(&g->arena, "%s.unsq%d", g->values[out].name, i), NULL);
-			add_node(c, OP_UNSQUEEZE, in, 2, &u[i], 1, NULL, 0);
+			ctrl_add_node(c, OP_UNSQUEEZE, in, 2, &u[i], 1, NULL, 0);
 		}
 		parts = u;
 	}
 	RawAttr ax = raw_attr_int("axis", axis);
-	add_node(c, OP_CONCAT, parts, s->n, &out, 1, &ax, 1);
+	ctrl_add_node(c, OP_CONCAT, parts, s->n, &out, 1, &ax, 1);
 	infer_node(c)->dead = true;
 	return ctrl_place_after(g, c->node, first, c->diags);
 }

@@ -224,6 +224,31 @@ def case_max_workspace(ingot, work):
     expect(ingot, [p, "-o", d, "--name", "fits", "--max-workspace", "1000000"], 0, lines=0)
 
 
+def case_op_inputs(ingot, work):
+    """Ops of opsets 18-20 on bad input: a clear line naming the node, exit 1."""
+    o = os.path.join(work, "o")
+    m = model([helper.make_node("BitwiseAnd", ["a", "b"], ["y"], name="band0")],
+              [vi("a", T.FLOAT, [2, 3]), vi("b", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, None)],
+              opset=18)
+    p = save(m, os.path.join(work, "band.onnx"))
+    expect(ingot, [p, "-o", o], 1, ["band.onnx", "'band0'", "BitwiseAnd", "f32"])
+    m = model([helper.make_node("BitwiseNot", ["a"], ["y"], name="bnot0")],
+              [vi("a", T.BOOL, [4])], [vi("y", T.BOOL, None)], opset=18)
+    p = save(m, os.path.join(work, "bnot.onnx"))
+    expect(ingot, [p, "-o", o], 1, ["bnot.onnx", "'bnot0'", "BitwiseNot", "bool"])
+    # CenterCropPad's shape must be known when compiling
+    ccp = helper.make_node("CenterCropPad", ["x", "shape"], ["y"], name="ccp0", axes=[1])
+    m = model([ccp], [vi("x", T.FLOAT, [2, 6]), vi("shape", T.INT64, [1])],
+              [vi("y", T.FLOAT, None)], opset=18)
+    p = save(m, os.path.join(work, "ccp_rt.onnx"))
+    expect(ingot, [p, "-o", o], 1, ["ccp_rt.onnx", "'ccp0'", "CenterCropPad", "'shape'", "--bind"])
+    expect(ingot, [p, "-o", os.path.join(work, "ccp_bound"), "--bind", "shape=3"], 0, lines=0)
+    m = model([ccp], [vi("x", T.FLOAT, [2, 6])], [vi("y", T.FLOAT, None)],
+              [init("shape", np.array([3, 3], np.int64))], opset=18)
+    p = save(m, os.path.join(work, "ccp_n.onnx"))
+    expect(ingot, [p, "-o", o], 1, ["ccp_n.onnx", "'ccp0'", "expected 1 sizes", "got 2"])
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
