@@ -159,6 +159,7 @@
 	X(RESIZE, Resize, resize, 1, 4, 1, 1, 0xe) \
 	X(UPSAMPLE, Upsample, upsample, 1, 2, 1, 1, 0x2) \
 	X(GRID_SAMPLE, GridSample, grid_sample, 2, 2, 1, 1, 0x0) \
+	X(AFFINE_GRID, AffineGrid, affine_grid, 2, 2, 1, 1, 0x2) \
 	X(ROI_ALIGN, RoiAlign, roi_align, 3, 3, 1, 1, 0x0) \
 	X(NON_MAX_SUPPRESSION, NonMaxSuppression, nms, 2, 5, 1, 1, 0x0) \
 	X(MAX_UNPOOL, MaxUnpool, max_unpool, 2, 3, 1, 1, 0x4) \
@@ -237,7 +238,7 @@ typedef enum Op {
 	G(unary_math) G(int_binary) G(bitwise) G(prelu) G(hardmax) G(cumsum) G(det) G(einsum) G(trilu) \
 	G(eye_like) G(one_hot) G(cast_like) G(gather_elements) G(gather_nd) G(scatter_elements) G(scatter_nd) G(compress) \
 	G(nonzero) G(unique) G(reverse_sequence) G(arg) G(topk) G(depth_space) G(tfidf) G(resize) \
-	G(upsample) G(grid_sample) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(lp_norm) \
+	G(upsample) G(grid_sample) G(affine_grid) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(lp_norm) \
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \

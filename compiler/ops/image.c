@@ -1,5 +1,5 @@
 /* image.c — op groups resize (Resize 10-19), upsample (Upsample 1-10), grid_sample,
- * roi_align and nms (NonMaxSuppression): import, inference and lowering to
+ * affine_grid, roi_align and nms (NonMaxSuppression): import, inference and lowering to
  * runtime-stubs/kernels/image.c. Resize and Upsample share one plan: whichever of
  * scales / sizes (attribute or input, an empty tensor meaning absent), axes and
  * keep_aspect_ratio_policy a node uses resolves to per-axis scales and output dims.
@@ -459,6 +459,82 @@ static int grid_sample_lower(LowerCtx *c)
 const OpImpl op_impl_grid_sample = {
 	sizeof(GridSampleAttrs), grid_sample_fields, COUNTOF(grid_sample_fields),
 	grid_sample_import, grid_sample_infer, grid_sample_lower
+};
+
+/* ---- AffineGrid (opset 20): the sampling grid GridSample reads ---- */
+
+typedef struct AffineGridAttrs {
+	int64_t align_corners;     /* 0 or 1 */
+} AffineGridAttrs;
+
+static const AttrField affine_grid_fields[] = {
+	{ "align_corners", AK_INT, offsetof(AffineGridAttrs, align_corners), NULL },
+};
+
+static int affine_grid_import(ImportCtx *c)
+{
+	AffineGridAttrs *a = c->attrs;
+	if (import_int(c, "align_corners", 0, &a->align_corners))
+		return -1;
+	a->align_corners = a->align_corners != 0;
+	return 0;
+}
+
+/* theta [N, 2, 3] with size (N, C, H, W) gives [N, H, W, 2]; theta [N, 3, 4] with
+ * size (N, C, D, H, W) gives [N, D, H, W, 3]. size must be a constant. */
+static int affine_grid_infer(InferCtx *c)
+{
+	const Type *th = infer_in(c, 0);
+	char b[96];
+	int64_t *size;
+	int n;
+	if (infer_check_dtype(c, 0, dtl_float) || infer_const_ints(c, 1, &size, &n))
+		return -1;
+	if (infer_in(c, 1)->rank != 1 || (n != 4 && n != 5))
+		return infer_fail(c, 1, "expected (N, C, H, W) or (N, C, D, H, W), got %d values", n);
+	int nsp = n - 2;
+	if (th->rank != 3 || th->dims[1] != nsp || th->dims[2] != nsp + 1 || th->dims[0] != size[0])
+		return infer_fail(c, 0, "expected theta [%lld, %d, %d] for a size of %d values, got %s",
+		                  (long long)size[0], nsp, nsp + 1, n, type_format(th, b, sizeof b));
+	Type *y = infer_out(c, 0);
+	*y = type_make(th->dtype, nsp + 2, NULL);
+	y->dims[0] = size[0];
+	for (int d = 0; d < nsp; d++) {
+		if (size[2 + d] < 0)
+			return infer_fail(c, 1, "size %lld is negative", (long long)size[2 + d]);
+		y->dims[1 + d] = size[2 + d];
+	}
+	y->dims[nsp + 1] = nsp;
+	return infer_check_size(c, 0);
+}
+
+static const ParamField affine_grid_pfields[] = {
+#define PARAM_STRUCT ingot_affine_grid_params
+	INGOT_AFFINE_GRID_FIELDS(PARAM_FIELD)
+#undef PARAM_STRUCT
+};
+static const ParamDesc affine_grid_desc = PARAM_DESC(ingot_affine_grid_params, affine_grid_pfields);
+
+static int affine_grid_lower(LowerCtx *c)
+{
+	Node *n = ir_node(c->g, c->node);
+	const AffineGridAttrs *a = n->attrs;
+	const Type *y = &ir_value(c->g, n->out[0])->type;
+	ingot_affine_grid_params *p = lower_params(c, &affine_grid_desc);
+	p->dtype = y->dtype;
+	p->nsp = y->rank - 2;
+	p->n = y->dims[0];
+	for (int d = 0; d < p->nsp; d++)
+		p->sp[d] = y->dims[1 + d];
+	p->align_corners = a->align_corners;
+	lower_call(c, "ingot_affine_grid", "image", &ingot_affine_grid, &affine_grid_desc, p);
+	c->kc.split = true;   /* tasks own disjoint grid points */
+	return 0;
+}
+
+const OpImpl op_impl_affine_grid = {
+	sizeof(AffineGridAttrs), affine_grid_fields, COUNTOF(affine_grid_fields),
+	affine_grid_import, affine_grid_infer, affine_grid_lower
 };
 
 /* ---- RoiAlign ---- */

@@ -1,5 +1,5 @@
-/* image.c — reference kernels of Resize / Upsample, GridSample, RoiAlign and
- * NonMaxSuppression. Interpolation computes in double through one load/store pair
+/* image.c — reference kernels of Resize / Upsample, GridSample, AffineGrid, RoiAlign
+ * and NonMaxSuppression. Interpolation computes in double through one load/store pair
  * per element (every numeric dtype, f16/bf16 through float), following the ONNX
  * reference implementation's coordinate formulas, so tie-breaking of nearest modes
  * and the boundary tests of tf_crop_and_resize match it.
@@ -429,6 +429,48 @@ INGOT_KERNEL int ingot_grid_sample(const void *params, const void *const *in,
 					break;
 			}
 			img_st(p->dtype, out[0], (n * p->x_dims[1] + c) * opos + o, acc);
+		}
+	}
+	return INGOT_OK;
+}
+
+/* ---- AffineGrid ---- */
+
+/* The normalized coordinate of point i of len along one dim (see image.h). */
+static double ag_coord(int64_t i, int64_t len, int64_t align_corners)
+{
+	if (len <= 1)
+		return 0.0;
+	if (align_corners)
+		return -1.0 + 2.0 * (double)i / (double)(len - 1);
+	return (2.0 * (double)i + 1.0) / (double)len - 1.0;
+}
+
+INGOT_KERNEL int ingot_affine_grid(const void *params, const void *const *in,
+                                   void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_affine_grid_params *p = (const ingot_affine_grid_params *)params;
+	int nsp = (int)p->nsp, d, r, k;
+	int64_t pts = 1, pos, pos0, pos1;
+	(void)scratch;
+	if ((nsp != 2 && nsp != 3) || !in[0] || !out[0])
+		return INGOT_EINVAL;
+	for (d = 0; d < nsp; d++)
+		pts *= p->sp[d];
+	img_range(p->n * pts, task, n_tasks, &pos0, &pos1);
+	for (pos = pos0; pos < pos1; pos++) {
+		int64_t rest = pos % pts, tb = pos / pts * nsp * (nsp + 1);
+		double c[4];                  /* x (along the last dim), y, z, then 1 */
+		for (d = nsp - 1; d >= 0; d--) {
+			c[nsp - 1 - d] = ag_coord(rest % p->sp[d], p->sp[d], p->align_corners);
+			rest /= p->sp[d];
+		}
+		c[nsp] = 1.0;
+		for (r = 0; r < nsp; r++) {   /* output component r: row r of theta */
+			double v = 0.0;
+			for (k = 0; k <= nsp; k++)
+				v += img_ld(p->dtype, in[0], tb + r * (nsp + 1) + k) * c[k];
+			img_st(p->dtype, out[0], pos * nsp + r, v);
 		}
 	}
 	return INGOT_OK;

@@ -1,6 +1,6 @@
 /* image.h — reference kernels of the sampling image ops: Resize / Upsample (N-D
- * nearest, n-linear and cubic, antialias), GridSample (N-D), RoiAlign and
- * NonMaxSuppression. The compiler resolves opset defaults, scales vs sizes, axes
+ * nearest, n-linear and cubic, antialias), GridSample (N-D), AffineGrid, RoiAlign
+ * and NonMaxSuppression. The compiler resolves opset defaults, scales vs sizes, axes
  * and aspect-ratio policies into per-axis scales and output dims.
  */
 #ifndef INGOT_KERNELS_IMAGE_H
@@ -52,6 +52,16 @@ enum { INGOT_GS_ZEROS, INGOT_GS_BORDER, INGOT_GS_REFLECTION };
 	F(I64, padding) F(I64, align_corners) F(DIMS, x_dims) F(DIMS, y_dims)
 INGOT_PARAMS(ingot_grid_sample_params, INGOT_GRID_SAMPLE_FIELDS)
 
+/* AffineGrid: in[0] theta [n, nsp, nsp + 1] of `dtype` (float types), in[1] (size) is
+ * not read; out[0] the grid [n, sp[0..nsp), nsp] (nsp 2: H, W; 3: D, H, W). Point
+ * (.., i_d, ..) gets theta times its normalized coordinates (x along the last dim
+ * first, then y, z, then 1): align_corners -1 + 2 i / (len - 1), else
+ * (2 i + 1) / len - 1; a dim of length 1 gives 0 either way (as PyTorch). Computed in
+ * double. Tasks split the n * prod(sp) points. */
+#define INGOT_AFFINE_GRID_FIELDS(F) F(I64, dtype) F(I64, nsp) F(I64, n) F(DIMS, sp) \
+	F(I64, align_corners)
+INGOT_PARAMS(ingot_affine_grid_params, INGOT_AFFINE_GRID_FIELDS)
+
 /* in[0] X [N, C, H, W], in[1] rois [n_rois, 4] (x1, y1, x2, y2; X's dtype),
  * in[2] batch_indices [n_rois] (i64, checked: INGOT_ERANGE); out[0] Y
  * [n_rois, C, out_h, out_w]. max: the maximum of the weighted corner values (as
@@ -78,6 +88,8 @@ INGOT_PARAMS(ingot_nms_params, INGOT_NMS_FIELDS)
 INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *const *out,
                               void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_grid_sample(const void *params, const void *const *in,
+                                   void *const *out, void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_affine_grid(const void *params, const void *const *in,
                                    void *const *out, void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_roi_align(const void *params, const void *const *in,
                                  void *const *out, void *scratch, int task, int n_tasks);

@@ -247,6 +247,11 @@ def case_op_inputs(ingot, work):
               [init("shape", np.array([3, 3], np.int64))], opset=18)
     p = save(m, os.path.join(work, "ccp_n.onnx"))
     expect(ingot, [p, "-o", o], 1, ["ccp_n.onnx", "'ccp0'", "expected 1 sizes", "got 2"])
+    m = model([helper.make_node("AffineGrid", ["theta", "size"], ["y"], name="ag0")],
+              [vi("theta", T.FLOAT, [1, 2, 3]), vi("size", T.INT64, [4])],
+              [vi("y", T.FLOAT, None)], opset=20)
+    p = save(m, os.path.join(work, "ag_rt.onnx"))
+    expect(ingot, [p, "-o", o], 1, ["ag_rt.onnx", "'ag0'", "AffineGrid", "'size'", "--bind"])
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -6,11 +6,12 @@ Each case is one node (op, opset, attributes, inputs, expected output). Referenc
 ONNX 1.12's own Resize reference (onnx.backend.test.case.node.resize), extended for
 the opset 18/19 features (antialias, axes, keep_aspect_ratio_policy,
 half_pixel_symmetric) as the later ONNX reference defines them; PyTorch for
-GridSample and Col2Im (fold); direct numpy loops for the rest. Integer results of
+GridSample, AffineGrid and Col2Im (fold); direct numpy loops for the rest. Integer results of
 interpolation round half away from zero and saturate (ingot's documented rule; the
 ONNX reference truncates). float16 references are computed from the rounded inputs.
 """
 import math
+import warnings
 
 import numpy as np
 import torch
@@ -639,6 +640,50 @@ nms_case("nms_runtime_corners", 2, 12, 2, 3, 0.3, 0.2, 0, False)
 nms_case("nms_const_center", 1, 10, 3, 4, 0.2, None, 1, True)
 nms_case("nms_runtime_no_thresholds", 1, 8, 1, 20, None, None, 0, False)
 nms_case("nms_no_max_output", 1, 5, 1, None, 0.5, None, 0, False)
+
+
+# ---- AffineGrid (PyTorch's affine_grid, which gives 0 along a dim of length 1) ----
+agrng = np.random.default_rng(20)      # its own stream: the cases above stay as they were
+
+
+def bf16_tensor(a):
+    """T of bfloat16 (dtype 16) rounded to nearest even from a, and its float64 values."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    b = ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    t = T(b)
+    t.dt = 16
+    return t, (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def affine_case(name, size, align, dt=np.float32):
+    nsp = len(size) - 2
+    theta = agrng.standard_normal((size[0], nsp, nsp + 1))
+    if dt == "bf16":
+        tt, tv = bf16_tensor(theta)
+    else:
+        tv = theta.astype(dt).astype(np.float64)
+        tt = T(tv.astype(dt))
+    with warnings.catch_warnings():     # PyTorch warns about unit-size dims; they are tested
+        warnings.simplefilter("ignore")
+        y = torch.nn.functional.affine_grid(torch.from_numpy(tv), list(size),
+                                            align_corners=bool(align)).numpy()
+    if dt == "bf16":
+        ty, _ = bf16_tensor(y)
+        tol = (1e-2, 1e-2)
+    else:
+        ty = T(y.astype(dt))
+        tol = (2e-3, 1e-3) if dt == np.float16 else (1e-5, 1e-6)
+    add(name, "OP_AFFINE_GRID", 20, [("align_corners", "i", align)],
+        [tt, T(np.array(size, np.int64), True)], ty, tol)
+
+
+for align in (0, 1):
+    affine_case("affine2d_%d" % align, (2, 3, 4, 5), align)
+    affine_case("affine3d_%d" % align, (2, 1, 3, 2, 4), align, np.float64)
+    affine_case("affine2d_h1_%d" % align, (1, 1, 1, 3), align)
+    affine_case("affine3d_w1_%d" % align, (1, 2, 2, 3, 1), align)
+affine_case("affine2d_f16", (1, 1, 3, 4), 0, np.float16)
+affine_case("affine3d_bf16", (1, 1, 2, 3, 2), 1, "bf16")
 
 
 # ---- output ----

@@ -1,5 +1,5 @@
 /* test_image.c — unit test of the image op groups (Resize, Upsample, GridSample,
- * RoiAlign, NonMaxSuppression, MaxUnpool, LRN, LpPool, LpNormalization, MVN,
+ * AffineGrid, RoiAlign, NonMaxSuppression, MaxUnpool, LRN, LpPool, LpNormalization, MVN,
  * GroupNormalization, Col2Im): import → infer → run one node on the reference cases
  * of cases.h (gen_cases.py), also split into 3 tasks; dynamic NMS rows; error
  * cases that must give a diagnostic, and index inputs out of range (INGOT_ERANGE). */
@@ -324,6 +324,25 @@ static void error_cases(void)
 	expect_error("gridsample_grid_shape", OP_GRID_SAMPLE, 16, gs, 2, NULL, 0, DC_SHAPE, "grid");
 	ErrIn gsi[2] = { x4, { DT_I32, 4, { 1, 3, 3, 2 }, false, NULL, false } };
 	expect_error("gridsample_grid_int", OP_GRID_SAMPLE, 16, gsi, 2, NULL, 0, DC_TYPE, "i32");
+
+	static const int64_t ag4[] = { 2, 1, 3, 4 }, ag5[] = { 2, 1, 2, 3, 4 }, ag3[] = { 2, 3, 4 };
+	static const int64_t ag4n3[] = { 3, 1, 3, 4 };
+	ErrIn th2 = { DT_F32, 3, { 2, 2, 3 }, false, NULL, false };
+	ErrIn ag_3d[2] = { th2, { DT_I64, 1, { 5 }, true, ag5, false } };
+	expect_error("affinegrid_theta_3d", OP_AFFINE_GRID, 20, ag_3d, 2, NULL, 0, DC_SHAPE,
+	             "expected theta [2, 3, 4]");
+	ErrIn ag_n[2] = { th2, { DT_I64, 1, { 4 }, true, ag4n3, false } };
+	expect_error("affinegrid_batch", OP_AFFINE_GRID, 20, ag_n, 2, NULL, 0, DC_SHAPE,
+	             "expected theta [3, 2, 3]");
+	ErrIn ag_len[2] = { th2, { DT_I64, 1, { 3 }, true, ag3, false } };
+	expect_error("affinegrid_size_len", OP_AFFINE_GRID, 20, ag_len, 2, NULL, 0, DC_SHAPE,
+	             "(N, C, H, W)");
+	ErrIn ag_rt[2] = { th2, { DT_I64, 1, { 4 }, false, NULL, false } };
+	expect_error("affinegrid_size_runtime", OP_AFFINE_GRID, 20, ag_rt, 2, NULL, 0,
+	             DC_CONST_INPUT, "--bind");
+	ErrIn ag_int[2] = { { DT_I32, 3, { 2, 2, 3 }, false, NULL, false },
+	                    { DT_I64, 1, { 4 }, true, ag4, false } };
+	expect_error("affinegrid_theta_int", OP_AFFINE_GRID, 20, ag_int, 2, NULL, 0, DC_TYPE, "i32");
 
 	ErrIn ra[3] = { x4, { DT_F32, 2, { 3, 5 }, false, NULL, false },
 	                { DT_I64, 1, { 3 }, false, NULL, false } };
