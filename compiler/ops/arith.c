@@ -23,18 +23,6 @@ static Type plain_like(DType dt, const Type *shape)
 	return type_make(dt, shape->rank, shape->dims);
 }
 
-static const Type *in_type(LowerCtx *c, int slot)
-{
-	const Node *n = &c->g->nodes[c->node];
-	return slot < n->n_in && n->in[slot] != IR_NONE ? &c->g->values[n->in[slot]].type : NULL;
-}
-
-static const Type *out_type(LowerCtx *c, int slot)
-{
-	const Node *n = &c->g->nodes[c->node];
-	return slot < n->n_out && n->out[slot] != IR_NONE ? &c->g->values[n->out[slot]].type : NULL;
-}
-
 /* Sets a 1-element list. */
 static void set_f(Arena *a, FloatList *l, float v)
 {
@@ -163,7 +151,7 @@ static int math_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
 	const MathAttrs *a = n->attrs;
-	const Type *x = in_type(c, 0);
+	const Type *x = lower_in(c, 0);
 	ingot_math_unary_params *p = lower_params(c, &math_desc);
 	p->op = math_code(n->op, a);
 	if (p->op < 0 || !x)
@@ -212,7 +200,7 @@ static const ParamDesc binary_desc = PARAM_DESC(ingot_arith_binary_params, binar
 
 static int lower_binary(LowerCtx *c, int64_t op, const Type *a, const Type *b)
 {
-	const Type *y = out_type(c, 0);
+	const Type *y = lower_out(c, 0);
 	ingot_arith_binary_params *p = lower_params(c, &binary_desc);
 	if (!a || !b || !y)
 		return -1;
@@ -289,7 +277,7 @@ static int int_binary_lower(LowerCtx *c)
 	const IntBinaryAttrs *a = c->g->nodes[c->node].attrs;
 	if (a->mode < 0 || a->mode > INT_MODE_RIGHT)
 		return -1;
-	return lower_binary(c, codes[a->mode], in_type(c, 0), in_type(c, 1));
+	return lower_binary(c, codes[a->mode], lower_in(c, 0), lower_in(c, 1));
 }
 
 const OpImpl op_impl_int_binary = { sizeof(IntBinaryAttrs), int_binary_fields,
@@ -314,11 +302,11 @@ static int bitwise_infer(InferCtx *c)
 static int bitwise_lower(LowerCtx *c)
 {
 	switch (c->g->nodes[c->node].op) {
-	case OP_BITWISE_AND: return lower_binary(c, INGOT_AB_AND, in_type(c, 0), in_type(c, 1));
-	case OP_BITWISE_OR: return lower_binary(c, INGOT_AB_OR, in_type(c, 0), in_type(c, 1));
-	case OP_BITWISE_XOR: return lower_binary(c, INGOT_AB_XOR, in_type(c, 0), in_type(c, 1));
+	case OP_BITWISE_AND: return lower_binary(c, INGOT_AB_AND, lower_in(c, 0), lower_in(c, 1));
+	case OP_BITWISE_OR: return lower_binary(c, INGOT_AB_OR, lower_in(c, 0), lower_in(c, 1));
+	case OP_BITWISE_XOR: return lower_binary(c, INGOT_AB_XOR, lower_in(c, 0), lower_in(c, 1));
 	/* unary: b is a again (the kernel reads only in[0]) */
-	case OP_BITWISE_NOT: return lower_binary(c, INGOT_AB_NOT, in_type(c, 0), in_type(c, 0));
+	case OP_BITWISE_NOT: return lower_binary(c, INGOT_AB_NOT, lower_in(c, 0), lower_in(c, 0));
 	default: return -1;
 	}
 }
@@ -356,10 +344,10 @@ static int prelu_infer(InferCtx *c)
 
 static int prelu_lower(LowerCtx *c)
 {
-	if (!in_type(c, 0) || !in_type(c, 1))
+	if (!lower_in(c, 0) || !lower_in(c, 1))
 		return -1;
 	Type s = prelu_slope(c->g, &c->g->nodes[c->node]);
-	return lower_binary(c, INGOT_AB_PRELU, in_type(c, 0), &s);
+	return lower_binary(c, INGOT_AB_PRELU, lower_in(c, 0), &s);
 }
 
 const OpImpl op_impl_prelu = { 0, NULL, 0, NULL, prelu_infer, prelu_lower };
@@ -384,7 +372,7 @@ static const ParamDesc cast_desc = PARAM_DESC(ingot_cast_params, cast_pfields);
 
 static int cast_like_lower(LowerCtx *c)
 {
-	const Type *x = in_type(c, 0), *like = in_type(c, 1);
+	const Type *x = lower_in(c, 0), *like = lower_in(c, 1);
 	if (!x || !like)
 		return -1;
 	if (x->dtype == DT_STRING || like->dtype == DT_STRING)

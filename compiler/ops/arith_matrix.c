@@ -18,18 +18,6 @@ static Type plain_like(DType dt, const Type *shape)
 	return type_make(dt, shape->rank, shape->dims);
 }
 
-static const Type *in_type(LowerCtx *c, int slot)
-{
-	const Node *n = &c->g->nodes[c->node];
-	return slot < n->n_in && n->in[slot] != IR_NONE ? &c->g->values[n->in[slot]].type : NULL;
-}
-
-static const Type *out_type(LowerCtx *c, int slot)
-{
-	const Node *n = &c->g->nodes[c->node];
-	return slot < n->n_out && n->out[slot] != IR_NONE ? &c->g->values[n->out[slot]].type : NULL;
-}
-
 static int64_t prod(const int64_t *d, int from, int to)
 {
 	int64_t p = 1;
@@ -125,7 +113,7 @@ static const ParamDesc hardmax_desc = PARAM_DESC(ingot_hardmax_params, hardmax_p
 
 static int hardmax_lower(LowerCtx *c)
 {
-	const Type *x = in_type(c, 0);
+	const Type *x = lower_in(c, 0);
 	int64_t v[3];
 	if (!x || resolve_quiet(c, hardmax_view, v))
 		return -1;
@@ -189,7 +177,7 @@ static const ParamDesc cumsum_desc = PARAM_DESC(ingot_cumsum_params, cumsum_pfie
 static int cumsum_lower(LowerCtx *c)
 {
 	const CumSumAttrs *a = c->g->nodes[c->node].attrs;
-	const Type *x = in_type(c, 0);
+	const Type *x = lower_in(c, 0);
 	int64_t axis;
 	if (!x || resolve_quiet(c, cumsum_axis, &axis))
 		return -1;
@@ -234,7 +222,7 @@ static const ParamDesc det_desc = PARAM_DESC(ingot_det_params, det_pfields);
 
 static int det_lower(LowerCtx *c)
 {
-	const Type *x = in_type(c, 0);
+	const Type *x = lower_in(c, 0);
 	if (!x || x->rank < 2)
 		return -1;
 	ingot_det_params *p = lower_params(c, &det_desc);
@@ -294,7 +282,7 @@ static const ParamDesc trilu_desc = PARAM_DESC(ingot_trilu_params, trilu_pfields
 static int trilu_lower(LowerCtx *c)
 {
 	const TriluAttrs *a = c->g->nodes[c->node].attrs;
-	const Type *x = in_type(c, 0);
+	const Type *x = lower_in(c, 0);
 	int64_t k;
 	if (!x || x->rank < 2 || resolve_quiet(c, trilu_k, &k))
 		return -1;
@@ -374,7 +362,7 @@ static const ParamDesc eye_like_desc = PARAM_DESC(ingot_eye_like_params, eye_lik
 static int eye_like_lower(LowerCtx *c)
 {
 	const EyeLikeAttrs *a = c->g->nodes[c->node].attrs;
-	const Type *y = out_type(c, 0);
+	const Type *y = lower_out(c, 0);
 	if (!y || y->rank != 2)
 		return -1;
 	ingot_eye_like_params *p = lower_params(c, &eye_like_desc);
@@ -456,7 +444,7 @@ static int one_hot_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
 	const OneHotAttrs *a = n->attrs;
-	const Type *ind = in_type(c, 0), *y = out_type(c, 0);
+	const Type *ind = lower_in(c, 0), *y = lower_out(c, 0);
 	int64_t depth, axis = a->axis;
 	if (!ind || !y || resolve_quiet(c, one_hot_depth, &depth))
 		return -1;

@@ -208,6 +208,18 @@ int infer_normalize_axis(InferCtx *c, int64_t axis, int rank, int64_t *out)
 	return 0;
 }
 
+const Type *lower_in(LowerCtx *c, int slot)
+{
+	const Node *n = &c->g->nodes[c->node];
+	return slot < n->n_in && n->in[slot] != IR_NONE ? &c->g->values[n->in[slot]].type : NULL;
+}
+
+const Type *lower_out(LowerCtx *c, int slot)
+{
+	const Node *n = &c->g->nodes[c->node];
+	return slot < n->n_out && n->out[slot] != IR_NONE ? &c->g->values[n->out[slot]].type : NULL;
+}
+
 void *lower_params(LowerCtx *c, const ParamDesc *d)
 {
 	return arena_alloc(&c->g->arena, d->size);

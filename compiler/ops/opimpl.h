@@ -120,7 +120,10 @@ int infer_check_size(InferCtx *c, int slot);
 int infer_spatial_list(InferCtx *c, const char *name, const IntList *l, int n, int64_t def,
                        int64_t lo, int64_t *v);
 
-/* Lower helper: zeroed params from the graph arena, and setting the call. */
+/* Lower helpers: the node's input / output types (NULL when omitted), zeroed params
+ * from the graph arena, and setting the call. */
+const Type *lower_in(LowerCtx *c, int slot);
+const Type *lower_out(LowerCtx *c, int slot);
 void *lower_params(LowerCtx *c, const ParamDesc *d);
 void lower_call(LowerCtx *c, const char *fn_name, const char *family, ingot_kernel_fn fn,
                 const ParamDesc *d, const void *params);
