@@ -13,6 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ingot=${1:-$here/../../build/compiler/driver/ingot}
 work=${2:-$here/../../build/cross-full}
 jobs=${3:-$(nproc)}
+commit=$(git -C "$here" describe --always --dirty 2>/dev/null || echo '?')   # before this run writes
 mkdir -p "$work"
 work=$(cd "$work" && pwd)   # check resolves data-set paths from the runner's directory
 /usr/bin/python3 "$here/../conformance/generate.py" "$work/onnx-tests" || exit 1
@@ -48,7 +49,7 @@ done
 	echo
 	echo "The whole must-pass list and the exported models, compiled with \`--target neon\`"
 	echo "(aarch64, run by qemu-aarch64) and \`--target neon32\` (armv7 hard-float + NEON, qemu-arm),"
-	echo "on $(date -u '+%Y-%m-%d') at commit $(git -C "$here" describe --always --dirty 2>/dev/null || echo '?')."
+	echo "on $(date -u '+%Y-%m-%d') at commit $commit."
 	echo "CI runs the per-op subset \`tests/cross/list.txt\` on both targets (suite \`cross\`)."
 	echo
 	echo "| target | set | tests | pass | not passed | time (2 cores, shared) |"
