@@ -11,6 +11,10 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 	int i = 0;
 	if (strcmp(family, "fused") == 0)   /* FusedElementwise runs the elementwise kernels */
 		cg_c_kernel_set_add(s, "elementwise");
+	if (strcmp(family, "x86/rnn") == 0) {   /* it runs the x86 GEMM and sigmoid/tanh kernels */
+		cg_c_kernel_set_add(s, "x86/eltwise");
+		cg_c_kernel_set_add(s, "x86/sgemm");
+	}
 	while (i < s->n && strcmp(s->families[i], family) < 0)
 		i++;
 	if (i < s->n && strcmp(s->families[i], family) == 0)

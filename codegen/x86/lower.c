@@ -1,10 +1,11 @@
 /* lower.c — lowering for the x86 targets: f32 Conv (1 or 2 spatial dims, not
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
- * kernels of runtime-stubs/kernels/x86/sgemm.c; pooling, some unary ops, Softmax
- * over contiguous rows and LayerNormalization their x86 kernels; every other node the reference
- * kernel of the C target. An x86 kernel takes its reference kernel's parameters
- * plus `packed`: the node is lowered the reference way, the struct is copied and
- * the kernel name, family and descriptor change. The x86 header repeats the
+ * kernels of runtime-stubs/kernels/x86/sgemm.c, f32 RNN/GRU/LSTM that of x86/rnn.c
+ * (all attributes; Elu and Softplus activations keep the reference); pooling, some
+ * unary ops, Softmax over contiguous rows and LayerNormalization their x86 kernels;
+ * every other node the reference kernel of the C target. An x86 kernel takes its
+ * reference kernel's parameters plus `packed`: the node is lowered the reference
+ * way, the struct is copied and the kernel name, family and descriptor change. The x86 header repeats the
  * reference field lists (a model directory holds only the families it uses), so
  * the asserts below keep both layouts identical. `fn` stays the reference kernel:
  * folding never runs target kernels. */
@@ -20,8 +21,11 @@
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "rnn.h"
+#include "ukgen.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
+#include "x86/rnn.h"
 #include "x86/sgemm.h"
 
 /* ---- the x86 parameter structs begin with the reference ones, field for field ---- */
@@ -80,7 +84,24 @@ _Static_assert(sizeof(REF) == sizeof(X86), "x86 layernorm struct size differs");
 #undef REF
 #undef X86
 
+#define REF ingot_rnn_params
+#define X86 ingot_x86_rnn_params
+SAME_PREFIX(INGOT_RNN_FIELDS)
+#undef REF
+#undef X86
+
 #define EQ(a, b) ((int)(a) == (int)(b))
+_Static_assert(EQ(INGOT_X86_RNN_SIMPLE, INGOT_RNN_SIMPLE) && EQ(INGOT_X86_RNN_GRU, INGOT_RNN_GRU) &&
+               EQ(INGOT_X86_RNN_LSTM, INGOT_RNN_LSTM) && EQ(INGOT_X86_RNN_RELU, INGOT_RNN_RELU) &&
+               EQ(INGOT_X86_RNN_TANH, INGOT_RNN_TANH) && EQ(INGOT_X86_RNN_SIGMOID, INGOT_RNN_SIGMOID) &&
+               EQ(INGOT_X86_RNN_AFFINE, INGOT_RNN_AFFINE) &&
+               EQ(INGOT_X86_RNN_LEAKY_RELU, INGOT_RNN_LEAKY_RELU) &&
+               EQ(INGOT_X86_RNN_THRESHOLDED_RELU, INGOT_RNN_THRESHOLDED_RELU) &&
+               EQ(INGOT_X86_RNN_SCALED_TANH, INGOT_RNN_SCALED_TANH) &&
+               EQ(INGOT_X86_RNN_HARD_SIGMOID, INGOT_RNN_HARD_SIGMOID) &&
+               EQ(INGOT_X86_RNN_ELU, INGOT_RNN_ELU) && EQ(INGOT_X86_RNN_SOFTSIGN, INGOT_RNN_SOFTSIGN) &&
+               EQ(INGOT_X86_RNN_SOFTPLUS, INGOT_RNN_SOFTPLUS),
+               "x86 RNN kinds or activation codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_EW_EXP) &&
                EQ(INGOT_X86_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
                EQ(INGOT_X86_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
@@ -139,6 +160,9 @@ static bool dense_strides(const ingot_layernorm_params *p, const int64_t *str)
 	}
 	return step == p->inner;
 }
+#define PARAM_STRUCT ingot_x86_rnn_params
+DESC(rnn, ingot_x86_rnn_params, INGOT_X86_RNN_FIELDS)
+#undef PARAM_STRUCT
 
 static bool const_f32(const Graph *g, ValueId v)
 {
@@ -148,19 +172,21 @@ static bool const_f32(const Graph *g, ValueId v)
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable)
 {
 	Node *node = &g->nodes[n];
+	ValueId saved[3] = { IR_NONE, IR_NONE, IR_NONE };
+	int rc;
 	*packable = false;
-	if (node->n_in > 1 && node->in[1] != IR_NONE && g->values[node->in[1]].packed) {
-		/* the reference lowering reads the weight's original type */
-		const ValueId packed = node->in[1];
-		int rc;
-		node->in[1] = g->values[packed].packed_from;
-		rc = cg_c_lower(t, g, n, ref);
-		node->in[1] = packed;
-		if (rc)
-			return -1;
-	} else if (cg_c_lower(t, g, n, ref)) {
-		return -1;
+	/* the reference lowering reads the weights' original types (W at slot 1; RNN's
+	 * R at slot 2 too) */
+	for (int i = 1; i < node->n_in && i <= 2; i++) {
+		saved[i] = node->in[i];
+		if (saved[i] != IR_NONE && g->values[saved[i]].packed)
+			node->in[i] = g->values[saved[i]].packed_from;
 	}
+	rc = cg_c_lower(t, g, n, ref);
+	for (int i = 1; i < node->n_in && i <= 2; i++)
+		node->in[i] = saved[i];
+	if (rc)
+		return -1;
 	switch (node->op) {
 	case OP_CONV: {
 		const ingot_conv_params *p = ref->params;
@@ -223,6 +249,19 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		return ref->fn == ingot_softmax && p->dtype == INGOT_DT_F32 && p->inner == 1 ? X86_SOFTMAX
 		                                                                            : X86_REF;
 	}
+	case OP_RNN:
+	case OP_GRU:
+	case OP_LSTM: {
+		const ingot_rnn_params *p = ref->params;
+		if (ref->fn != ingot_rnn || p->dtype != INGOT_DT_F32)
+			return X86_REF;
+		for (int64_t i = 0; i < p->dirs * p->per_dir; i++)
+			if (!ingot_x86_rnn_act_ok(p->acts[i]))
+				return X86_REF;
+		/* W and R are packed separately (prepack.c looks at each) */
+		*packable = const_f32(g, node->in[1]) || const_f32(g, node->in[2]);
+		return X86_RNN;
+	}
 	default:
 		return X86_REF;
 	}
@@ -261,6 +300,20 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		kc->fn_name = "ingot_x86_softmax";
 		kc->family = "x86/eltwise";
 		kc->pdesc = &softmax_desc;
+		return 0;
+	}
+	if (kind == X86_RNN) {
+		ingot_x86_rnn_params *r = arena_alloc(&g->arena, sizeof *r);
+		const SimdIsa *isa = ukgen_isa(t);
+		IR_ASSERT(isa);
+		memcpy(r, kc->params, sizeof(ingot_rnn_params));
+		r->packed = (packed ? 1 : 0) | (g->values[node->in[2]].packed ? 2 : 0);
+		r->r_nb = INGOT_X86_RNN_NV * isa->lanes;
+		kc->params = r;
+		kc->fn_name = "ingot_x86_rnn";
+		kc->family = "x86/rnn";
+		kc->pdesc = &rnn_desc;
+		kc->scratch_bytes = ingot_x86_rnn_scratch_bytes(r);
 		return 0;
 	}
 	if (kind == X86_POOL) {         /* same struct as the reference */

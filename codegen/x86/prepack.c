@@ -2,7 +2,9 @@
  * the panel layout of the generated microkernels (runtime-stubs/kernels/x86/sgemm.h
  * describes it): Conv weights as panels of MR output channels per group (3x3
  * stride-1 ones first transformed for Winograd F(2x2, 3x3)), the B operand of
- * MatMul and Gemm as panels of NR columns. A packed copy is a new constant (the
+ * MatMul and Gemm as panels of NR columns, RNN/GRU/LSTM W per direction as Gemm's
+ * transposed B and R per direction as panels of R^T (runtime-stubs/kernels/x86/
+ * rnn.h defines that layout; its packing function serves both). A packed copy is a new constant (the
  * original stays for any other reader), marked Value.packed with packed_from = the
  * original, whose type the reference lowering computes the node's parameters from. */
 #include "x86_target.h"
@@ -13,6 +15,8 @@
 
 #include "conv.h"
 #include "linalg.h"
+#include "rnn.h"
+#include "x86/rnn.h"
 
 /* rows x cols matrix src (element (r, c) at src[r * rs + c * cs]) into panels of
  * `width` rows (panel_rows: Conv) or columns: panel p holds [k][i] for its rows i
@@ -55,21 +59,35 @@ static void pack_winograd(const float *w, int64_t m, int64_t c, int mr, float *d
 	free(u);
 }
 
-/* The packed copies made so far: one per (constant, kind). */
+/* The packed copies made so far: one per (constant, kind, input slot). */
 typedef struct Packed {
 	ValueId src, dst;
-	int kind;
+	int kind, slot;
 } Packed;
 typedef struct Memo {
 	Packed *items;
 	int n, cap;
 } Memo;
 
-/* A packed copy of node n's weight, or an earlier identical one. */
-static ValueId packed_copy(Graph *g, NodeId n, int kind, const KernelCall *ref, int mr, int nr,
-                           Memo *memo)
+/* An RNN's W (slot 1: per direction the transposed B of a Gemm, panels of nr
+ * columns) or R (slot 2: per direction panels of rnb rows of R^T). */
+static void pack_rnn(const ingot_rnn_params *p, int slot, const float *src, int nr, int rnb,
+                     float *dst)
 {
-	const ValueId w = g->nodes[n].in[1];
+	const int64_t gh = ingot_x86_rnn_gates(p->kind) * p->hidden;
+	for (int64_t d = 0; d < p->dirs; d++)
+		if (slot == 1)
+			pack_rows(src + d * gh * p->input, gh, p->input, p->input, 1, nr, dst + d * gh * p->input);
+		else
+			ingot_x86_rnn_pack_r(src + d * gh * p->hidden, p->kind, p->hidden, rnb,
+			                     dst + d * gh * p->hidden);
+}
+
+/* A packed copy of node n's weight at input `slot`, or an earlier identical one. */
+static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelCall *ref, int mr,
+                           int nr, int rnb, Memo *memo)
+{
+	const ValueId w = g->nodes[n].in[slot];
 	const Value *val = &g->values[w];
 	const float *src = ir_const_data(g, w);
 	const int64_t numel = type_numel(&val->type);
@@ -79,7 +97,7 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, const KernelCall *ref, 
 	float *dst;
 	ValueId out;
 	for (int i = 0; i < memo->n; i++)
-		if (memo->items[i].src == w && memo->items[i].kind == kind)
+		if (memo->items[i].src == w && memo->items[i].kind == kind && memo->items[i].slot == slot)
 			return memo->items[i].dst;
 	dst = malloc((size_t)(out_numel > 0 ? out_numel : 1) * sizeof *dst);
 	if (!dst)
@@ -93,6 +111,8 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, const KernelCall *ref, 
 		const int64_t mg = p->y_dims[1] / p->group, k = numel / (mg * p->group);
 		for (int64_t grp = 0; grp < p->group; grp++)
 			pack_rows(src + grp * mg * k, mg, k, k, 1, mr, dst + grp * mg * k);
+	} else if (kind == X86_RNN) {
+		pack_rnn(ref->params, slot, src, nr, rnb, dst);
 	} else if (kind == X86_MATMUL) {
 		const ingot_matmul_params *p = ref->params;   /* B (k x n) row-major: columns as rows */
 		pack_rows(src, p->n, p->k, 1, p->n, nr, dst);
@@ -110,7 +130,7 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, const KernelCall *ref, 
 	g->values[out].packed = true;
 	g->values[out].packed_from = w;
 	vec_reserve((void **)&memo->items, &memo->cap, memo->n + 1, sizeof *memo->items);
-	memo->items[memo->n++] = (Packed){ w, out, kind };
+	memo->items[memo->n++] = (Packed){ w, out, kind, slot };
 	return out;
 }
 
@@ -131,10 +151,15 @@ int cg_x86_prepare(const Target *t, Graph *g)
 			if (g->nodes[n].dead)
 				continue;
 			kind = cg_x86_kind(t, g, n, &ref, &packable);
-			if (kind > X86_REF && packable) {
-				ValueId v = packed_copy(g, n, kind, &ref, mr, nv * isa->lanes, &memo);
-				g->nodes[n].in[1] = v;
-			}
+			if (kind <= X86_REF || !packable)
+				continue;
+			/* RNN: W and R each when constant; the others: the weight at slot 1 */
+			for (int slot = 1; slot <= (kind == X86_RNN ? 2 : 1); slot++)
+				if (kind != X86_RNN || (g->values[g->nodes[n].in[slot]].is_const &&
+				                        !g->values[g->nodes[n].in[slot]].packed &&
+				                        g->values[g->nodes[n].in[slot]].type.dtype == DT_F32))
+					g->nodes[n].in[slot] = packed_copy(g, n, kind, slot, &ref, mr, nv * isa->lanes,
+					                                   INGOT_X86_RNN_NV * isa->lanes, &memo);
 		}
 	free(memo.items);
 	return 0;

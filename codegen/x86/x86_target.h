@@ -1,8 +1,9 @@
 /* x86_target.h — the x86 targets (x86-avx2, x86-avx512): f32 Conv, MatMul and Gemm
  * lower to the kernels of runtime-stubs/kernels/x86/ over the generated
  * microkernels (codegen/common/ukgen.c), with constant weights pre-packed at
- * compile time into the microkernels' panel layout; all other nodes lower to the
- * reference kernels. Sections: lower.c, prepack.c. */
+ * compile time into the microkernels' panel layout; f32 RNN/GRU/LSTM to the x86
+ * recurrent kernel (W packed likewise, R as panels of R^T); all other nodes lower
+ * to the reference kernels. Sections: lower.c, prepack.c. */
 #ifndef INGOT_X86_TARGET_H
 #define INGOT_X86_TARGET_H
 
@@ -18,7 +19,7 @@ int cg_x86_prepare(const Target *t, Graph *g);
 /* How node n runs on target t: 0 reference kernel, else X86_* below. For Conv,
  * MatMul and Gemm, *ref gets the reference lowering. */
 enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL, X86_UNARY, X86_SOFTMAX,
-       X86_LAYERNORM };
+       X86_LAYERNORM, X86_RNN };
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
 
 /* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its
