@@ -39,42 +39,72 @@ static inline void xr_st(float *p, int64_t left, uk_vec v)
 		uk_storem(p, uk_mask_n(left), v);
 }
 
+/* x0[j] + x1[j] (either may be NULL: 0) for the `left` rows from j on (a vector) */
+static inline uk_vec xr_init(const float *x0, const float *x1, int64_t j, int64_t left)
+{
+	uk_vec a = uk_zero();
+	if (left <= 0)
+		return a;
+	if (x0)
+		a = xr_ld(x0 + j, left);
+	if (x1)
+		a = uk_add(a, xr_ld(x1 + j, left));
+	return a;
+}
+
+/* One panel of w rows: out[i] = x0[i] + x1[i] + sum_k h[k] * pp[k * w + i], in nv
+ * accumulators. Inlined with constant nv and full (w = XR_NB: no masks), so the
+ * accumulators are registers (an array indexed in a loop stayed in memory). */
+#if INGOT_X86_RNN_NV != 8
+#error "xr_panel is written out for 8 vectors"
+#endif
+#define XR_EACH(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+static inline UK_INLINE void xr_panel(const int nv, const int full, const float *pp, int64_t K,
+                                      int64_t w, const float *h, const float *x0, const float *x1,
+                                      float *out)
+{
+	const uk_mask last = uk_mask_n(full ? UK_VF : w - (nv - 1) * UK_VF);
+	uk_vec a0, a1, a2, a3, a4, a5, a6, a7;
+#define XR_INIT(v) a##v = xr_init(x0, x1, (v) * UK_VF, (v) < nv ? w - (v) * UK_VF : 0);
+	XR_EACH(XR_INIT)
+	for (int64_t k = 0; k < K; k++) {
+		const uk_vec hb = uk_bcast(h[k]);
+		const float *row = pp + k * w;
+#define XR_FMA(v) \
+		if ((v) < nv) \
+			a##v = uk_fma(full || (v) + 1 < nv ? uk_load(row + (v) * UK_VF) \
+			                                   : uk_loadm(row + (v) * UK_VF, last), hb, a##v);
+		XR_EACH(XR_FMA)
+	}
+#define XR_STORE(v) \
+	if ((v) < nv) \
+		xr_st(out + (v) * UK_VF, w - (v) * UK_VF, a##v);
+	XR_EACH(XR_STORE)
+#undef XR_INIT
+#undef XR_FMA
+#undef XR_STORE
+}
+
 /* out[j] = x0[j] + x1[j] + sum_k h[k] * R[j][k] for j < n, R packed as panels of
  * XR_NB rows over K = hidden (rnn.h); x0 or x1 may be NULL (0). */
 static void xr_matvec(const float *rp, int64_t K, int64_t n, const float *h, const float *x0,
                       const float *x1, float *out)
 {
-	uk_vec acc[INGOT_X86_RNN_NV];
 	for (int64_t j0 = 0; j0 < n; j0 += XR_NB) {
 		const int64_t w = n - j0 < XR_NB ? n - j0 : XR_NB;
-		const float *pp = rp + j0 * K;
-		const int64_t nv = (w + UK_VF - 1) / UK_VF;
-		for (int64_t v = 0; v < nv; v++) {
-			const int64_t j = j0 + v * UK_VF, left = w - v * UK_VF;
-			acc[v] = x0 ? xr_ld(x0 + j, left) : uk_zero();
-			if (x1)
-				acc[v] = uk_add(acc[v], xr_ld(x1 + j, left));
+		const float *pp = rp + j0 * K, *y0 = x0 ? x0 + j0 : NULL, *y1 = x1 ? x1 + j0 : NULL;
+		float *o = out + j0;
+		switch (w == XR_NB ? 0 : (w + UK_VF - 1) / UK_VF) {
+		case 0: xr_panel(8, 1, pp, K, w, h, y0, y1, o); break;
+		case 1: xr_panel(1, 0, pp, K, w, h, y0, y1, o); break;
+		case 2: xr_panel(2, 0, pp, K, w, h, y0, y1, o); break;
+		case 3: xr_panel(3, 0, pp, K, w, h, y0, y1, o); break;
+		case 4: xr_panel(4, 0, pp, K, w, h, y0, y1, o); break;
+		case 5: xr_panel(5, 0, pp, K, w, h, y0, y1, o); break;
+		case 6: xr_panel(6, 0, pp, K, w, h, y0, y1, o); break;
+		case 7: xr_panel(7, 0, pp, K, w, h, y0, y1, o); break;
+		default: xr_panel(8, 0, pp, K, w, h, y0, y1, o); break;
 		}
-		if (w == XR_NB) {           /* full panel: constant trip counts, accumulators in registers */
-			for (int64_t k = 0; k < K; k++) {
-				const uk_vec hb = uk_bcast(h[k]);
-				const float *row = pp + k * XR_NB;
-				for (int v = 0; v < INGOT_X86_RNN_NV; v++)
-					acc[v] = uk_fma(uk_load(row + v * UK_VF), hb, acc[v]);
-			}
-		} else {                    /* the segment's last panel: w rows, the last vector masked */
-			const uk_mask last = uk_mask_n(w - (nv - 1) * UK_VF);
-			for (int64_t k = 0; k < K; k++) {
-				const uk_vec hb = uk_bcast(h[k]);
-				const float *row = pp + k * w;
-				int64_t v;
-				for (v = 0; v + 1 < nv; v++)
-					acc[v] = uk_fma(uk_load(row + v * UK_VF), hb, acc[v]);
-				acc[v] = uk_fma(uk_loadm(row + v * UK_VF, last), hb, acc[v]);
-			}
-		}
-		for (int64_t v = 0; v < nv; v++)
-			xr_st(out + j0 + v * UK_VF, w - v * UK_VF, acc[v]);
 	}
 }
 
