@@ -38,18 +38,22 @@ static INGOT_UNUSED double rnn_dot(int64_t dt, const void *w, int64_t off, const
 	double s = 0.0;
 	int64_t k;
 	switch (dt) {
-	case INGOT_DT_F32: {              /* four partial sums: independent adds */
+	case INGOT_DT_F32: {              /* eight partial sums: independent adds */
 		const float *p = (const float *)w + off;
-		double s1 = 0.0, s2 = 0.0, s3 = 0.0;
-		for (k = 0; k + 4 <= n; k += 4) {
+		double s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
+		for (k = 0; k + 8 <= n; k += 8) {
 			s += (double)p[k] * v[k];
 			s1 += (double)p[k + 1] * v[k + 1];
 			s2 += (double)p[k + 2] * v[k + 2];
 			s3 += (double)p[k + 3] * v[k + 3];
+			s4 += (double)p[k + 4] * v[k + 4];
+			s5 += (double)p[k + 5] * v[k + 5];
+			s6 += (double)p[k + 6] * v[k + 6];
+			s7 += (double)p[k + 7] * v[k + 7];
 		}
 		for (; k < n; k++)
 			s += (double)p[k] * v[k];
-		s += s1 + s2 + s3;
+		s += ((s1 + s2) + (s3 + s4)) + ((s5 + s6) + s7);
 		break;
 	}
 	case INGOT_DT_F64: {
@@ -83,8 +87,10 @@ static INGOT_UNUSED double rnn_act(const rnn_fn *f, double x)
 	switch (f->kind) {
 	case INGOT_RNN_RELU: return x > 0.0 ? x : 0.0;
 	case INGOT_RNN_TANH: return tanh(x);
-	case INGOT_RNN_SIGMOID:      /* never exp of a large positive value */
-		return x >= 0.0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+	case INGOT_RNN_SIGMOID: {    /* never exp of a large positive value; one exp call */
+		const double e = exp(-fabs(x));
+		return x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+	}
 	case INGOT_RNN_AFFINE: return f->a * x + f->b;
 	case INGOT_RNN_LEAKY_RELU: return x < 0.0 ? f->a * x : x;
 	case INGOT_RNN_THRESHOLDED_RELU: return x > f->a ? x : 0.0;
