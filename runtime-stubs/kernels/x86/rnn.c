@@ -12,6 +12,10 @@
  *   - the gate activations run over whole gate rows (sigmoid and tanh through the
  *     x86 unary kernel of eltwise.c, the others inline), and the cell and state
  *     updates are vector loops; row tails use masked loads and stores.
+ * Batch entries and directions run one after another, each streaming R once per
+ * step: the steps are bound by FMA throughput plus R's stream from L2 (256 KB per
+ * step at hidden 128), so sharing the stream between entries would save only the
+ * latter. The kernel is not split across tasks.
  * Everything stays f32, so results differ from the reference by rounding (and by
  * the vector sigmoid/tanh's stated ulp bounds). The lowering keeps the reference
  * kernel for other dtypes and for Elu and Softplus (ingot_x86_rnn_act_ok). */
