@@ -11,6 +11,8 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 	int i = 0;
 	if (strcmp(family, "fused") == 0)   /* FusedElementwise runs the elementwise kernels */
 		cg_c_kernel_set_add(s, "elementwise");
+	if (strcmp(family, "x86/dwconv") == 0)   /* it takes ingot_x86_conv's parameters (sgemm.h) */
+		cg_c_kernel_set_add(s, "x86/sgemm");
 	while (i < s->n && strcmp(s->families[i], family) < 0)
 		i++;
 	if (i < s->n && strcmp(s->families[i], family) == 0)

@@ -20,6 +20,7 @@
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "x86/dwconv.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
 #include "x86/sgemm.h"
@@ -279,10 +280,16 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		} else {
 			c->packed = packed;
 		}
-		p = c;
-		kc->fn_name = "ingot_x86_conv";
+		kc->params = c;
 		kc->pdesc = &conv_desc;
-		break;
+		if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
+			kc->fn_name = "ingot_x86_dwconv";
+			kc->family = "x86/dwconv";
+		} else {
+			kc->fn_name = "ingot_x86_conv";
+			kc->family = "x86/sgemm";
+		}
+		return 0;
 	}
 	case X86_MATMUL:
 		p = arena_alloc(&g->arena, sizeof(ingot_x86_matmul_params));

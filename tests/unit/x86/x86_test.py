@@ -270,6 +270,30 @@ def make_cases():
         conv_case("conv_wino_hsigmoid", 1, 16, 8, 10, 16, (3, 3), pads=(1, 1, 1, 1), act="HardSigmoid"),
         gemm_case("gemm_hsigmoid", 7, 40, 53, trans_b=True, act="HardSigmoid"),
         conv_case("conv_1d", 2, 6, 1, 50, 10, (1, 5), pads=(0, 2, 0, 2), one_d=True, bias=False),
+        # depthwise kernel (dwconv.c): row tails, strides 1 and 2, the unrolled 3x3 and
+        # 5x5 variants and the generic one (7x7, 2x3, unequal strides), 1-D, planes
+        # narrower than a vector, asymmetric pads, every vector-form activation
+        conv_case("dw_s1_tail_res", 2, 5, 9, 40, 5, (3, 3), pads=(1, 1, 1, 1), residual=True,
+                  group=5, act="Relu"),
+        conv_case("dw_s2_odd_clip", 2, 6, 15, 37, 6, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1),
+                  group=6, act="Clip"),
+        conv_case("dw_s2_nopad_hswish", 1, 3, 16, 16, 3, (3, 3), strides=(2, 2), group=3,
+                  bias=False, act="HardSwish"),
+        conv_case("dw_s1_7x7_planes", 1, 20, 7, 7, 20, (3, 3), pads=(1, 1, 1, 1), group=20,
+                  act="Clip"),
+        conv_case("dw_s1_asym_pads", 1, 4, 10, 19, 4, (3, 3), pads=(2, 0, 1, 1), group=4),
+        conv_case("dw_k5_s1_leaky", 1, 4, 11, 21, 4, (5, 5), pads=(2, 2, 2, 2), group=4,
+                  act="LeakyRelu"),
+        conv_case("dw_k7_hsigmoid", 1, 3, 10, 12, 3, (7, 7), pads=(3, 3, 3, 3), group=3,
+                  act="HardSigmoid"),
+        conv_case("dw_k2x3_s21", 1, 3, 13, 18, 3, (2, 3), strides=(2, 1), pads=(0, 1, 1, 1),
+                  group=3, residual=True),
+        conv_case("dw_1d_s2", 2, 8, 1, 50, 8, (1, 5), strides=(1, 2), pads=(0, 2, 0, 2), group=8,
+                  one_d=True, act="Relu"),
+        # depthwise left to ingot_x86_conv: rows wider than the kernel's buffers, Sigmoid
+        conv_case("dw_wide_fallback", 1, 2, 3, 600, 2, (3, 3), pads=(1, 1, 1, 1), group=2),
+        conv_case("dw_sigmoid_fallback", 1, 4, 9, 9, 4, (3, 3), pads=(1, 1, 1, 1), group=4,
+                  act="Sigmoid"),
         gemm_case("gemm_transb_relu", 5, 70, 100, trans_b=True, act="Relu"),
         gemm_case("gemm_matrix_c", 9, 33, 50, c="matrix", alpha=0.5, beta=2.0),
         gemm_case("gemm_no_c", 17, 200, 49, c=None),
@@ -343,6 +367,16 @@ def main():
             want = (8, 48) if target == "x86-avx512" else (4, 24)
             if (mr, nr) != want or "static void uk_full_%d(" % mr not in uk:
                 fail("%s: ukernel.h blocks %dx%d, expected %dx%d" % (target, mr, nr, want[0], want[1]))
+            if kind == 1:           # a depthwise Conv runs in ingot_x86_dwconv, others not
+                for case2, want in (("dw_s2_odd_clip", True), ("dw_sigmoid_fallback", False)):
+                    out2 = out + "-dw"
+                    shutil.rmtree(out2, ignore_errors=True)
+                    r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
+                                        "-o", out2, "--name", "m", "--target", target, "--emit", "lib"],
+                                       capture_output=True, text=True)
+                    code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
+                    if bool(re.search(r"\bingot_x86_dwconv[(,]", code2)) != want:
+                        fail("%s %s: ingot_x86_dwconv %s" % (target, case2, "not called" if want else "called"))
             lib = os.path.join(out, "libm.a")
             dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
             if not fma.search(dis):
