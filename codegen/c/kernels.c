@@ -11,7 +11,8 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 	int i = 0;
 	if (strcmp(family, "fused") == 0)   /* FusedElementwise runs the elementwise kernels */
 		cg_c_kernel_set_add(s, "elementwise");
-	if (strcmp(family, "x86/dwconv") == 0)   /* it takes ingot_x86_conv's parameters (sgemm.h) */
+	/* they take ingot_x86_conv's parameters (sgemm.h) */
+	if (strcmp(family, "x86/dwconv") == 0 || strcmp(family, "x86/dconv") == 0)
 		cg_c_kernel_set_add(s, "x86/sgemm");
 	while (i < s->n && strcmp(s->families[i], family) < 0)
 		i++;

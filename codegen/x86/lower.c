@@ -20,6 +20,7 @@
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "x86/dconv.h"
 #include "x86/dwconv.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
@@ -278,6 +279,12 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 			c->packed = packed ? 2 : 0;
 			kc->scratch_bytes = ingot_x86_wino_scratch(c);
 		} else {
+			/* the direct kernel reads packed weights; the memory planner lowers before
+			 * they are packed, so its scratch follows from packable alone */
+			ingot_x86_conv_params q = *c;
+			q.packed = 1;
+			if (packable && ingot_x86_dc_ok(&q))
+				kc->scratch_bytes = ingot_x86_dc_scratch(c);
 			c->packed = packed;
 		}
 		kc->params = c;
@@ -285,6 +292,9 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
 			kc->fn_name = "ingot_x86_dwconv";
 			kc->family = "x86/dwconv";
+		} else if (ingot_x86_dc_ok(c)) {   /* small stride-1 Convs: no im2col packing */
+			kc->fn_name = "ingot_x86_dconv";
+			kc->family = "x86/dconv";
 		} else {
 			kc->fn_name = "ingot_x86_conv";
 			kc->family = "x86/sgemm";
