@@ -13,7 +13,8 @@
 #include "ingot_rt.h"
 #include "sgemm.h"
 
-#define INGOT_X86_DC_KMAX 2048    /* largest C * KH * KW (a table of offsets on the stack) */
+#define INGOT_X86_DC_KMAX 512     /* largest C * KH * KW: beyond, packing B pays off (and the
+                                   * table of offsets lives on the stack) */
 #define INGOT_X86_DC_MAX_W 4096   /* widest stride-2 input row (a row buffer on the stack) */
 
 static inline int64_t ingot_x86_dc_stride(const ingot_x86_conv_params *p)
