@@ -162,6 +162,10 @@ INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void
 	case INGOT_X86_ACT_RELU: e0.act = UK_ACT_RELU; break;
 	case INGOT_X86_ACT_CLIP: e0.act = UK_ACT_CLIP; e0.lo = p->act_alpha; e0.hi = p->act_beta; break;
 	case INGOT_X86_ACT_LEAKY_RELU: e0.act = UK_ACT_LEAKY_RELU; e0.lo = p->act_alpha; break;
+	case INGOT_X86_ACT_HARD_SIGMOID:
+		e0.act = UK_ACT_HARD_SIGMOID; e0.lo = p->act_alpha; e0.hi = p->act_beta; break;
+	case INGOT_X86_ACT_HARD_SWISH:
+		e0.act = UK_ACT_HARD_SWISH; e0.lo = p->act_alpha; e0.hi = p->act_beta; break;
 	default: break;
 	}
 	for (int64_t n = 0; n < p->y_dims[0]; n++) {

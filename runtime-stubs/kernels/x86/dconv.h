@@ -63,6 +63,8 @@ static inline int ingot_x86_dc_ok(const ingot_x86_conv_params *p)
 	case INGOT_X86_ACT_RELU:
 	case INGOT_X86_ACT_CLIP:
 	case INGOT_X86_ACT_LEAKY_RELU:
+	case INGOT_X86_ACT_HARD_SIGMOID:
+	case INGOT_X86_ACT_HARD_SWISH:
 		return 1;
 	default:
 		return 0;

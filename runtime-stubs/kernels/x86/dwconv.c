@@ -7,8 +7,8 @@
  *   - per vector of output columns, every input row of the pass is loaded once per
  *     tap column and feeds the DW_R output rows whose windows hold it, with DW_R
  *     independent accumulators;
- *   - the epilogue (bias, residual, Relu/Clip/LeakyRelu, then HardSigmoid or
- *     HardSwish with the reference kernels' operations) runs on the accumulators.
+ *   - the epilogue (bias, residual, an activation with a vector form: uk_epi_apply)
+ *     runs on the accumulators.
  * 3x3 and 5x5 windows with equal strides have unrolled variants. Sums are
  * reordered against the reference kernel, so results differ only by rounding. */
 #include "dwconv.h"
@@ -71,51 +71,16 @@ static void dw_load_row(const dw_geo *g, const float *xr, float *s, int step)
 	}
 }
 
-/* The epilogue of one plane, in the reference kernel's order: bias, residual,
- * activation (HardSigmoid / HardSwish as fmaxf(0, fminf(1, al * v + be)), times v). */
-typedef struct dw_epi {
-	float bias;                  /* 0 without a bias (adding +0 keeps every sum but -0) */
-	int has_bias;
-	const float *res;            /* the plane's residual, or NULL */
-	int64_t act;                 /* INGOT_X86_ACT_* */
-	float al, be;
-} dw_epi;
-
-static inline UK_INLINE uk_vec dw_epilogue(const dw_epi *e, uk_vec v, const float *res, uk_mask m,
-                                           int masked)
-{
-	uk_vec h;
-	if (e->has_bias)
-		v = uk_add(v, uk_bcast(e->bias));
-	if (res)
-		v = uk_add(v, masked ? uk_loadm(res, m) : uk_load(res));
-	switch (e->act) {
-	case INGOT_X86_ACT_RELU: return uk_max(uk_zero(), v);
-	case INGOT_X86_ACT_CLIP: return uk_min(uk_bcast(e->be), uk_max(uk_bcast(e->al), v));
-	case INGOT_X86_ACT_LEAKY_RELU: return uk_select_lt(v, uk_zero(), uk_mul(v, uk_bcast(e->al)));
-	case INGOT_X86_ACT_HARD_SIGMOID:
-	case INGOT_X86_ACT_HARD_SWISH:
-		/* uk_min / uk_max return their second operand where the first is NaN, as fminf does */
-		h = uk_add(uk_mul(uk_bcast(e->al), v), uk_bcast(e->be));
-		h = uk_max(uk_min(h, uk_bcast(1.0f)), uk_zero());
-		return e->act == INGOT_X86_ACT_HARD_SWISH ? uk_mul(v, h) : h;
-	default: return v;
-	}
-}
-
 /* One pass: output rows oy0..oy0 + nrows (nrows <= DW_R) from the input rows rp[0..ns).
  * KH, KW, SH, SW are constants in the unrolled variants; trim skips the rows past
  * nrows (the generic variant). */
 static inline UK_INLINE void dw_pass(const dw_geo *g, const float *const *rp, const float *w, float *y,
-                                     int64_t oy0, int64_t nrows, const dw_epi *e0, const int64_t KH,
+                                     int64_t oy0, int64_t nrows, const uk_epi *e0, const int64_t KH,
                                      const int64_t KW, const int64_t SH, const int64_t SW, const int trim)
 {
 	const int64_t half = g->half, OW = g->OW;
 	const int64_t nin = trim ? (nrows - 1) * SH + KH : (DW_R - 1) * SH + KH;
-	const dw_epi e = *e0;          /* locals: the stores to y cannot change them */
-	uk_vec wv[INGOT_X86_DW_KMAX * INGOT_X86_DW_KMAX];
-	for (int64_t t = 0; t < KH * KW; t++)
-		wv[t] = uk_bcast(w[t]);
+	const uk_epi e = *e0;          /* a local: the stores to y cannot change it */
 	for (int64_t ox = 0; ox < OW; ox += UK_VF) {
 		const int64_t left = OW - ox;
 		const uk_mask m = uk_mask_n(left < UK_VF ? left : UK_VF);
@@ -133,29 +98,31 @@ static inline UK_INLINE void dw_pass(const dw_geo *g, const float *const *rp, co
 				for (int q = 0; q < DW_R; q++) {
 					const int64_t ky = i - q * SH;
 					if (ky >= 0 && ky < KH && (!trim || q < nrows))
-						acc[q] = uk_fma(v, wv[ky * KW + kx], acc[q]);
+						acc[q] = uk_fma(v, uk_bcast(w[ky * KW + kx]), acc[q]);
 				}
 			}
 		}
 #pragma GCC unroll 4
 		for (int q = 0; q < DW_R; q++) {
 			const int64_t off = (oy0 + q) * OW + ox;
+			uk_epi eq = e;
 			if (q >= nrows)
 				break;
+			eq.res = e.res ? e.res + off : NULL;
 			if (left >= UK_VF)
-				uk_store(y + off, dw_epilogue(&e, acc[q], e.res ? e.res + off : NULL, m, 0));
+				uk_store(y + off, uk_epi_apply(&eq, 0, 0, acc[q], m, 0));
 			else
-				uk_storem(y + off, m, dw_epilogue(&e, acc[q], e.res ? e.res + off : NULL, m, 1));
+				uk_storem(y + off, m, uk_epi_apply(&eq, 0, 0, acc[q], m, 1));
 		}
 	}
 }
 
 typedef void (*dw_fn)(const dw_geo *g, const float *const *rp, const float *w, float *y, int64_t oy0,
-                      int64_t nrows, const dw_epi *e);
+                      int64_t nrows, const uk_epi *e);
 
 #define DW_VARIANT(NAME, KH, KW, S) \
 	static void NAME(const dw_geo *g, const float *const *rp, const float *w, float *y, int64_t oy0, \
-	                 int64_t nrows, const dw_epi *e) \
+	                 int64_t nrows, const uk_epi *e) \
 	{ \
 		dw_pass(g, rp, w, y, oy0, nrows, e, KH, KW, S, S, 0); \
 	}
@@ -165,7 +132,7 @@ DW_VARIANT(dw_5x5s1, 5, 5, 1)
 DW_VARIANT(dw_5x5s2, 5, 5, 2)
 
 static void dw_any(const dw_geo *g, const float *const *rp, const float *w, float *y, int64_t oy0,
-                   int64_t nrows, const dw_epi *e)
+                   int64_t nrows, const uk_epi *e)
 {
 	dw_pass(g, rp, w, y, oy0, nrows, e, g->KH, g->KW, g->sh, g->sw, 1);
 }
@@ -173,7 +140,7 @@ static void dw_any(const dw_geo *g, const float *const *rp, const float *w, floa
 /* One plane: x (H x W) to y (OH x OW) with the window w. The slots hold the input
  * rows 0..have of this plane that later passes still read. */
 static void dw_plane(const dw_geo *g, dw_fn fn, const float *x, const float *w, float *y,
-                     const dw_epi *e, float *slots)
+                     const uk_epi *e, float *slots)
 {
 	const float *zrow = slots + g->ns * g->rs;
 	int64_t have = -1;
@@ -221,7 +188,7 @@ INGOT_KERNEL int ingot_x86_dwconv(const void *params, const void *const *in, voi
 	int64_t C, P, K, nvf, units, u0, u1;
 	dw_geo g;
 	dw_fn fn = dw_any;
-	dw_epi e;
+	uk_epi e;
 	(void)scratch;
 	if (!ingot_x86_dw_ok(p) || !x || !w || !y || (p->has_bias && !bias) || (p->has_residual && !res))
 		return INGOT_EINVAL;
@@ -253,10 +220,17 @@ INGOT_KERNEL int ingot_x86_dwconv(const void *params, const void *const *in, voi
 		fn = g.KH == 3 ? (g.sh == 1 ? dw_3x3s1 : dw_3x3s2) : (g.sh == 1 ? dw_5x5s1 : dw_5x5s2);
 	memset(slots, 0, sizeof(float) * (size_t)((g.ns + 1) * g.rs));
 	memset(&e, 0, sizeof e);
-	e.act = p->act;
-	e.al = p->act_alpha;
-	e.be = p->act_beta;
-	e.has_bias = bias != NULL;
+	e.alpha = 1.0f;
+	e.lo = p->act_alpha;
+	e.hi = p->act_beta;
+	switch (p->act) {
+	case INGOT_X86_ACT_RELU: e.act = UK_ACT_RELU; break;
+	case INGOT_X86_ACT_CLIP: e.act = UK_ACT_CLIP; break;
+	case INGOT_X86_ACT_LEAKY_RELU: e.act = UK_ACT_LEAKY_RELU; break;
+	case INGOT_X86_ACT_HARD_SIGMOID: e.act = UK_ACT_HARD_SIGMOID; break;
+	case INGOT_X86_ACT_HARD_SWISH: e.act = UK_ACT_HARD_SWISH; break;
+	default: break;
+	}
 	C = p->x_dims[1];
 	P = g.OH * g.OW;
 	K = g.KH * g.KW;
@@ -269,7 +243,7 @@ INGOT_KERNEL int ingot_x86_dwconv(const void *params, const void *const *in, voi
 	u1 = units * (task + 1) / n_tasks;
 	for (int64_t u = u0; u < u1; u++) {
 		const int64_t oc = u % C;
-		e.bias = bias ? bias[oc] : 0.0f;
+		e.rbias = bias ? bias + oc : NULL;
 		e.res = res ? res + u * P : NULL;
 		dw_plane(&g, fn, x + u * g.H * g.W, w + oc * K, y + u * P, &e, slots);
 	}
