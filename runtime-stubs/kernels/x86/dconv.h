@@ -58,17 +58,7 @@ static inline int ingot_x86_dc_ok(const ingot_x86_conv_params *p)
 	if (ingot_x86_dc_stride(p) == 2 && (p->x_dims[1 + p->nsp] > INGOT_X86_DC_MAX_W ||
 	                                    ingot_x86_dc_padded(p, p->nsp - 1) > INGOT_X86_DC_MAX_W))
 		return 0;
-	switch (p->act) {
-	case INGOT_X86_ACT_NONE:
-	case INGOT_X86_ACT_RELU:
-	case INGOT_X86_ACT_CLIP:
-	case INGOT_X86_ACT_LEAKY_RELU:
-	case INGOT_X86_ACT_HARD_SIGMOID:
-	case INGOT_X86_ACT_HARD_SWISH:
-		return 1;
-	default:
-		return 0;
-	}
+	return ingot_x86_act_in_epilogue(p->act);
 }
 
 /* Tasks split the output channels by panels of UK_MR. */

@@ -32,17 +32,7 @@ static inline int ingot_x86_dw_ok(const ingot_x86_conv_params *p)
 	for (int d = 0; d < p->nsp; d++)
 		if (p->pads[d] < 0 || p->pads[d] > INGOT_X86_DW_KMAX)
 			return 0;
-	switch (p->act) {
-	case INGOT_X86_ACT_NONE:
-	case INGOT_X86_ACT_RELU:
-	case INGOT_X86_ACT_CLIP:
-	case INGOT_X86_ACT_LEAKY_RELU:
-	case INGOT_X86_ACT_HARD_SIGMOID:
-	case INGOT_X86_ACT_HARD_SWISH:
-		return 1;
-	default:
-		return 0;
-	}
+	return ingot_x86_act_in_epilogue(p->act);
 }
 
 /* Tasks split the N * C planes. */
