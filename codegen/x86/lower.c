@@ -23,6 +23,8 @@
 #include "pool.h"
 #include "rnn.h"
 #include "ukgen.h"
+#include "x86/dconv.h"
+#include "x86/dwconv.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
 #include "x86/rnn.h"
@@ -330,12 +332,27 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 			c->packed = packed ? 2 : 0;
 			kc->scratch_bytes = ingot_x86_wino_scratch(c);
 		} else {
+			/* the direct kernel reads packed weights; the memory planner lowers before
+			 * they are packed, so its scratch follows from packable alone */
+			ingot_x86_conv_params q = *c;
+			q.packed = 1;
+			if (packable && ingot_x86_dc_ok(&q))
+				kc->scratch_bytes = ingot_x86_dc_scratch(c);
 			c->packed = packed;
 		}
-		p = c;
-		kc->fn_name = "ingot_x86_conv";
+		kc->params = c;
 		kc->pdesc = &conv_desc;
-		break;
+		if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
+			kc->fn_name = "ingot_x86_dwconv";
+			kc->family = "x86/dwconv";
+		} else if (ingot_x86_dc_ok(c)) {   /* small stride-1 Convs: no im2col packing */
+			kc->fn_name = "ingot_x86_dconv";
+			kc->family = "x86/dconv";
+		} else {
+			kc->fn_name = "ingot_x86_conv";
+			kc->family = "x86/sgemm";
+		}
+		return 0;
 	}
 	case X86_MATMUL:
 		p = arena_alloc(&g->arena, sizeof(ingot_x86_matmul_params));

@@ -9,8 +9,6 @@
 #include "pooling.h"
 #include "ukernel.h"
 
-#include <string.h>
-
 /* Positions k = 0..n-1 of a window starting at `start` (step dil) inside [0, len):
  * the first valid k in *k0, the count returned. */
 static int64_t xp_span(int64_t start, int64_t n, int64_t dil, int64_t len, int64_t *k0)
@@ -78,15 +76,20 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 				yr[ox] = 0.0f;
 			continue;
 		}
-		/* pass 1: row[ix] = max / sum over the window's rows */
-		memcpy(row, x + (iy0 + ky0 * dh) * W, sizeof(float) * (size_t)W);
+		/* pass 1: row[ix] = max / sum over the window's rows, the first two rows
+		 * combined straight from the input; the last vector masked */
+		const float *first = x + (iy0 + ky0 * dh) * W;
+		for (j = 0; nky == 1 && j < W; j += UK_VF) {
+			const uk_mask m = uk_mask_n(W - j < UK_VF ? W - j : UK_VF);
+			uk_storem(row + j, m, uk_loadm(first + j, m));
+		}
 		for (int64_t ky = ky0 + 1; ky < ky0 + nky; ky++) {
-			const float *xr = x + (iy0 + ky * dh) * W;
-			for (j = 0; j + UK_VF <= W; j += UK_VF)
-				uk_store(row + j, is_max ? uk_max(uk_load(xr + j), uk_load(row + j))
-				                         : uk_add(uk_load(row + j), uk_load(xr + j)));
-			for (; j < W && j < INGOT_X86_POOL_MAX_W; j++)
-				row[j] = is_max ? (xr[j] > row[j] ? xr[j] : row[j]) : row[j] + xr[j];
+			const float *xr = x + (iy0 + ky * dh) * W, *acc = ky == ky0 + 1 ? first : row;
+			for (j = 0; j < W; j += UK_VF) {
+				const uk_mask m = uk_mask_n(W - j < UK_VF ? W - j : UK_VF);
+				const uk_vec a = uk_loadm(acc + j, m), t = uk_loadm(xr + j, m);
+				uk_storem(row + j, m, is_max ? uk_max(t, a) : uk_add(a, t));
+			}
 		}
 		/* pass 2: each output over its window's columns; vectors over the outputs
 		 * whose window lies inside the row (stride 1 or 2, no dilation) */

@@ -25,6 +25,22 @@ enum {
 	INGOT_X86_ACT_TANH, INGOT_X86_ACT_GELU, INGOT_X86_ACT_GELU_TANH
 };
 
+/* Whether the microkernels' epilogue (uk_epi_apply) runs activation act. */
+static inline int ingot_x86_act_in_epilogue(int64_t act)
+{
+	switch (act) {
+	case INGOT_X86_ACT_NONE:
+	case INGOT_X86_ACT_RELU:
+	case INGOT_X86_ACT_CLIP:
+	case INGOT_X86_ACT_LEAKY_RELU:
+	case INGOT_X86_ACT_HARD_SIGMOID:
+	case INGOT_X86_ACT_HARD_SWISH:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* = INGOT_CONV_FIELDS (conv.h) + packed; f32 Conv (not transposed), 1 or 2
  * spatial dims. */
 #define INGOT_X86_CONV_FIELDS(F) F(I64, dtype) F(I64, transposed) F(I64, nsp) F(I64, group) \

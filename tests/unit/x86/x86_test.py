@@ -4,7 +4,9 @@
 usage: x86_test.py INGOT WORKDIR
 1. Builds small models with constant weights (so the compiler pre-packs them) that
    cover the x86 kernels' paths: Conv with tile edges in rows and columns, several
-   k-blocks, groups, depthwise, strides, dilation, padding, 1-D, every fused
+   k-blocks, groups, depthwise (dwconv.c: strides 1 and 2, unrolled and generic
+   windows, and the cases left to sgemm.c), direct convolution (dconv.c: in place,
+   padded, stride-2 phases, 1-D), strides, dilation, padding, 1-D, every fused
    epilogue (bias, residual, Relu/Clip/LeakyRelu in the microkernel, Sigmoid/
    HardSwish/Tanh after it); Gemm with transB, alpha/beta and a C row or matrix;
    MatMul with a packed B, a shared batched B and two run-time operands; MaxPool and
@@ -270,6 +272,38 @@ def make_cases():
         conv_case("conv_wino_hsigmoid", 1, 16, 8, 10, 16, (3, 3), pads=(1, 1, 1, 1), act="HardSigmoid"),
         gemm_case("gemm_hsigmoid", 7, 40, 53, trans_b=True, act="HardSigmoid"),
         conv_case("conv_1d", 2, 6, 1, 50, 10, (1, 5), pads=(0, 2, 0, 2), one_d=True, bias=False),
+        # direct kernel (dconv.c): no pads (reads the input in place), three column
+        # tiles and three row panels per output row, stride 2 through the input's
+        # phases in 2-D and 1-D, a 7x7 stride-2 window
+        conv_case("dc_nopad", 1, 2, 12, 30, 6, (5, 5)),
+        conv_case("dc_tiles_res", 2, 5, 4, 100, 20, (3, 3), pads=(1, 1, 1, 1), residual=True,
+                  act="LeakyRelu"),
+        conv_case("dc_k7_s2", 1, 3, 23, 21, 9, (7, 7), strides=(2, 2), pads=(3, 3, 3, 3), act="Relu"),
+        conv_case("dc_1d_s2", 1, 7, 1, 61, 12, (1, 4), strides=(1, 2), pads=(0, 1, 0, 2), one_d=True),
+        # depthwise kernel (dwconv.c): row tails, strides 1 and 2, the unrolled 3x3 and
+        # 5x5 variants and the generic one (7x7, 2x3, unequal strides), 1-D, planes
+        # narrower than a vector, asymmetric pads, every vector-form activation
+        conv_case("dw_s1_tail_res", 2, 5, 9, 40, 5, (3, 3), pads=(1, 1, 1, 1), residual=True,
+                  group=5, act="Relu"),
+        conv_case("dw_s2_odd_clip", 2, 6, 15, 37, 6, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1),
+                  group=6, act="Clip"),
+        conv_case("dw_s2_nopad_hswish", 1, 3, 16, 16, 3, (3, 3), strides=(2, 2), group=3,
+                  bias=False, act="HardSwish"),
+        conv_case("dw_s1_7x7_planes", 1, 20, 7, 7, 20, (3, 3), pads=(1, 1, 1, 1), group=20,
+                  act="Clip"),
+        conv_case("dw_s1_asym_pads", 1, 4, 10, 19, 4, (3, 3), pads=(2, 0, 1, 1), group=4),
+        conv_case("dw_k5_s1_leaky", 1, 4, 11, 21, 4, (5, 5), pads=(2, 2, 2, 2), group=4,
+                  act="LeakyRelu"),
+        conv_case("dw_k7_hsigmoid", 1, 3, 10, 12, 3, (7, 7), pads=(3, 3, 3, 3), group=3,
+                  act="HardSigmoid"),
+        conv_case("dw_k2x3_s21", 1, 3, 13, 18, 3, (2, 3), strides=(2, 1), pads=(0, 1, 1, 1),
+                  group=3, residual=True),
+        conv_case("dw_1d_s2", 2, 8, 1, 50, 8, (1, 5), strides=(1, 2), pads=(0, 2, 0, 2), group=8,
+                  one_d=True, act="Relu"),
+        # depthwise left to ingot_x86_conv: rows wider than the kernel's buffers, Sigmoid
+        conv_case("dw_wide_fallback", 1, 2, 3, 600, 2, (3, 3), pads=(1, 1, 1, 1), group=2),
+        conv_case("dw_sigmoid_fallback", 1, 4, 9, 9, 4, (3, 3), pads=(1, 1, 1, 1), group=4,
+                  act="Sigmoid"),
         gemm_case("gemm_transb_relu", 5, 70, 100, trans_b=True, act="Relu"),
         gemm_case("gemm_matrix_c", 9, 33, 50, c="matrix", alpha=0.5, beta=2.0),
         gemm_case("gemm_no_c", 17, 200, 49, c=None),
@@ -325,7 +359,7 @@ def main():
         out = os.path.join(work, "out-" + target)
         shutil.rmtree(out, ignore_errors=True)
         mr = None
-        for case, kind in (("conv_stride2_clip", 1), ("conv3x3_kblocks", 2)):
+        for case, kind in (("conv_dilated_leaky", 1), ("conv3x3_kblocks", 2)):
             src = os.path.join(work, "data", case, "model.onnx")
             shutil.rmtree(out, ignore_errors=True)
             r = subprocess.run([ingot, "compile", src, "-o", out, "--name", "m", "--target", target,
@@ -343,6 +377,20 @@ def main():
             want = (8, 48) if target == "x86-avx512" else (4, 24)
             if (mr, nr) != want or "static void uk_full_%d(" % mr not in uk:
                 fail("%s: ukernel.h blocks %dx%d, expected %dx%d" % (target, mr, nr, want[0], want[1]))
+            if kind == 1:           # which Convs run in ingot_x86_dwconv and ingot_x86_dconv
+                for case2, fn, want in (("dw_s2_odd_clip", "dwconv", True),
+                                        ("dw_sigmoid_fallback", "dwconv", False),
+                                        ("conv_stride2_clip", "dconv", True),
+                                        ("dc_1d_s2", "dconv", True),
+                                        ("conv3x3_kblocks", "dconv", False)):
+                    out2 = out + "-dw"
+                    shutil.rmtree(out2, ignore_errors=True)
+                    r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
+                                        "-o", out2, "--name", "m", "--target", target, "--emit", "lib"],
+                                       capture_output=True, text=True)
+                    code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
+                    if bool(re.search(r"\bingot_x86_%s[(,]" % fn, code2)) != want:
+                        fail("%s %s: ingot_x86_%s %s" % (target, case2, fn, "not called" if want else "called"))
             lib = os.path.join(out, "libm.a")
             dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
             if not fma.search(dis):
