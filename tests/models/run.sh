@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # The exported-model test: export.py writes the models and torch's outputs into OUT (only
 # those whose stamp is stale), then `ingot check` compiles and runs every one of them.
 # usage: run.sh INGOT PYTHON EXPORT_PY OUT [TARGET]
