@@ -2,7 +2,8 @@
 # The conformance regression gate (meson suite `conformance`): every test named in
 # LIST must PASS under `ingot check`; anything else fails the suite.
 #   tests/conformance/must_pass.sh INGOT DATA_DIR LIST [JOBS]
-# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code.
+# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code;
+# INGOT_CHECK_OPT (if set, -O0 or -O3) picks the pass pipeline instead of the default -O2.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ingot=$1 data=$2 list=$3 jobs=${4:-$(nproc)}
@@ -12,6 +13,7 @@ while read -r t; do
 	[ -n "$t" ] && dirs+=("$data/node/$t")
 done < "$list"
 cflags=(); [ -n "${INGOT_CHECK_CFLAGS:-}" ] && cflags=(--cflags "$INGOT_CHECK_CFLAGS")
+[ -n "${INGOT_CHECK_OPT:-}" ] && cflags+=("$INGOT_CHECK_OPT")   # -O0 / -O3: the pass pipeline
 out=$("$ingot" check "${dirs[@]}" -j "$jobs" --timeout 120 "${cflags[@]}") || true
 echo "$out" | grep -v '^PASS ' || true
 passed=$(echo "$out" | grep -c '^PASS ' || true)

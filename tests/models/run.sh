@@ -1,8 +1,9 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # The exported-model test: export.py writes the models and torch's outputs into OUT (only
 # those whose stamp is stale), then `ingot check` compiles and runs every one of them.
 # usage: run.sh INGOT PYTHON EXPORT_PY OUT [TARGET]
-# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code.
+# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code;
+# INGOT_CHECK_OPT (if set, -O0 or -O3) picks the pass pipeline instead of the default -O2.
 set -eu
 ingot=$1 py=$2 export_py=$3 out=$4 target=${5:-c}
 if ! [ -x "$py" ]; then
@@ -17,10 +18,9 @@ mid=$(date +%s)
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -gt 4 ] && jobs=4
 rc=0
-if [ -n "${INGOT_CHECK_CFLAGS:-}" ]; then
-	"$ingot" check "$out"/*_op* --target "$target" -j "$jobs" --cflags "$INGOT_CHECK_CFLAGS" || rc=$?
-else
-	"$ingot" check "$out"/*_op* --target "$target" -j "$jobs" || rc=$?
-fi
+extra=()
+[ -n "${INGOT_CHECK_CFLAGS:-}" ] && extra+=(--cflags "$INGOT_CHECK_CFLAGS")
+[ -n "${INGOT_CHECK_OPT:-}" ] && extra+=("$INGOT_CHECK_OPT")
+"$ingot" check "$out"/*_op* --target "$target" -j "$jobs" ${extra[@]+"${extra[@]}"} || rc=$?
 echo "export $((mid - start)) s, check $(($(date +%s) - mid)) s"
 exit $rc

@@ -30,7 +30,8 @@ dirs=()
 for t in $tests; do
 	dirs+=("$data/node/$t")
 done
-out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 300) || true
+opt=(); [ -n "${INGOT_CHECK_OPT:-}" ] && opt=("$INGOT_CHECK_OPT")
+out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 300 ${opt[@]+"${opt[@]}"}) || true
 echo "$out" | grep -v '^PASS ' || true
 passed=$(echo "$out" | grep -c '^PASS ' || true)
 echo "simd $target: $passed of ${#dirs[@]} tests pass"
