@@ -475,7 +475,7 @@ static void sg_depthwise(const sg_col *g, int64_t OH, const float *w, float *y, 
  *   then bias, residual and activation per output row. */
 static void sg_wino_block(const ingot_x86_conv_params *p, const sg_job *proto, const float *u,
                           const float *x, float *y, const float *res, int64_t ty0, int64_t rows,
-                          float *scratch)
+                          int64_t m0, int64_t m1, float *scratch)
 {
 	const int64_t C = p->x_dims[1], M = p->y_dims[1], H = p->x_dims[2], W = p->x_dims[3];
 	const int64_t OH = p->y_dims[2], OW = p->y_dims[3], ph = p->pads[0], pw = p->pads[1];
@@ -525,21 +525,21 @@ static void sg_wino_block(const ingot_x86_conv_params *p, const sg_job *proto, c
 			}
 		}
 	}
-	/* the 16 products: M x C panels times C x tiles */
-	jb.m = M;
+	/* the 16 products: output channels m0..m1 (whole panels of U) times C x tiles */
+	jb.m = m1 - m0;
 	jb.n = tb;
 	jb.k = C;
 	jb.b_rs = tb;
 	jb.b_cs = 1;
 	jb.ldy = tb;
 	for (int xi = 0; xi < 16; xi++) {
-		jb.ap = u + xi * M * C;
+		jb.ap = u + xi * M * C + m0 * C;
 		jb.b = v + xi * C * tb;
-		jb.y = mm + xi * M * tb;
+		jb.y = mm + (xi * M + m0) * tb;
 		sg_run(&jb, 0, 1);
 	}
 	/* output transform, then the epilogue per output row */
-	for (int64_t oc = 0; oc < M; oc++) {
+	for (int64_t oc = m0; oc < m1; oc++) {
 		const float bias = p->has_bias ? proto->e.rbias[oc] : 0.0f;
 		for (int64_t ty = ty0; ty < ty0 + rows; ty++) {
 			const int64_t t0 = (ty - ty0) * tw;
@@ -585,22 +585,35 @@ static void sg_wino_block(const ingot_x86_conv_params *p, const sg_job *proto, c
 	}
 }
 
-/* Winograd Conv of every image: tasks split the tile rows; blocks of
- * ingot_x86_wino_rows() rows go through the task's scratch. */
+/* Winograd Conv of every image: tasks split the tile rows, or, when a task would
+ * get fewer than 4 vectors of tiles (small planes, where every task would stream all
+ * of U for a few tiles), the output channels in whole panels of U; blocks of
+ * ingot_x86_wino_rows() rows go through the task's scratch. Either way each output
+ * is computed alike, so the split does not change results. */
 static int sg_wino(const ingot_x86_conv_params *p, const sg_job *proto, const float *x,
                    const float *w, float *y, const float *res, float *scratch, int task, int n_tasks)
 {
 	const int64_t C = p->x_dims[1], M = p->y_dims[1], th = (p->y_dims[2] + 1) / 2;
 	const int64_t R = ingot_x86_wino_rows(p), plane_x = p->x_dims[2] * p->x_dims[3];
 	const int64_t plane_y = p->y_dims[2] * p->y_dims[3];
-	int64_t r0, r1;
+	int64_t r0 = 0, r1 = th, m0 = 0, m1 = M;
 	if (!scratch)
 		return INGOT_EINVAL;
-	sg_split(th, task, n_tasks, &r0, &r1);
+	if (n_tasks > 1 && th * ((p->y_dims[3] + 1) / 2) < 4 * UK_VF * (int64_t)n_tasks) {
+		const int64_t panels = (M + UK_MR - 1) / UK_MR;
+		sg_split(panels, task, n_tasks, &m0, &m1);
+		m0 *= UK_MR;
+		m1 = m1 * UK_MR < M ? m1 * UK_MR : M;
+	} else {
+		sg_split(th, task, n_tasks, &r0, &r1);
+	}
+	if (m0 >= m1)
+		return INGOT_OK;
 	for (int64_t n = 0; n < p->y_dims[0]; n++)
 		for (int64_t ty = r0; ty < r1; ty += R)
 			sg_wino_block(p, proto, w, x + n * C * plane_x, y + n * M * plane_y,
-			              res ? res + n * M * plane_y : NULL, ty, r1 - ty < R ? r1 - ty : R, scratch);
+			              res ? res + n * M * plane_y : NULL, ty, r1 - ty < R ? r1 - ty : R, m0, m1,
+			              scratch);
 	return INGOT_OK;
 }
 
