@@ -6,6 +6,7 @@
  * directory holds only the families it uses), so the asserts below keep both
  * layouts identical. `fn` stays the reference kernel: folding never runs target
  * kernels, and ingot itself is not built for ARM. */
+#include "param_layout.h"
 #include "neon_target.h"
 #include "c_target.h"
 
@@ -23,51 +24,45 @@
 
 /* ---- the NEON parameter structs are the reference ones, field for field ---- */
 
-#define KIND_OF(e) _Generic((e), int64_t: 1, float: 2, double: 3, default: 4)
-#define SAME_FIELD(kind, name) \
-	_Static_assert(offsetof(REF, name) == offsetof(NEON, name) && \
-	               sizeof(((REF *)0)->name) == sizeof(((NEON *)0)->name) && \
-	               KIND_OF(((REF *)0)->name) == KIND_OF(((NEON *)0)->name), \
-	               "NEON parameter field " #name " differs from the reference");
-#define SAME_STRUCT(REF_FIELDS, NEON_FIELDS) \
-	REF_FIELDS(SAME_FIELD) NEON_FIELDS(SAME_FIELD) \
-	_Static_assert(sizeof(REF) == sizeof(NEON), "NEON parameter struct size differs");
+#define SAME_STRUCT(REF_FIELDS, TGT_FIELDS) \
+	REF_FIELDS(SAME_FIELD) TGT_FIELDS(SAME_FIELD) \
+	_Static_assert(sizeof(REF) == sizeof(TGT), "NEON parameter struct size differs");
 
 #define REF ingot_conv_params
-#define NEON ingot_neon_conv_params
+#define TGT ingot_neon_conv_params
 SAME_STRUCT(INGOT_CONV_FIELDS, INGOT_NEON_CONV_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 #define REF ingot_matmul_params
-#define NEON ingot_neon_matmul_params
+#define TGT ingot_neon_matmul_params
 SAME_STRUCT(INGOT_MATMUL_FIELDS, INGOT_NEON_MATMUL_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 #define REF ingot_gemm_params
-#define NEON ingot_neon_gemm_params
+#define TGT ingot_neon_gemm_params
 SAME_STRUCT(INGOT_GEMM_FIELDS, INGOT_NEON_GEMM_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 #define REF ingot_pool_params
-#define NEON ingot_neon_pool_params
+#define TGT ingot_neon_pool_params
 SAME_STRUCT(INGOT_POOL_FIELDS, INGOT_NEON_POOL_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 #define REF ingot_unary_params
-#define NEON ingot_neon_unary_params
+#define TGT ingot_neon_unary_params
 SAME_STRUCT(INGOT_UNARY_FIELDS, INGOT_NEON_UNARY_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 #define REF ingot_binary_params
-#define NEON ingot_neon_binary_params
+#define TGT ingot_neon_binary_params
 SAME_STRUCT(INGOT_BINARY_FIELDS, INGOT_NEON_BINARY_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 #define REF ingot_softmax_params
-#define NEON ingot_neon_softmax_params
+#define TGT ingot_neon_softmax_params
 SAME_STRUCT(INGOT_SOFTMAX_FIELDS, INGOT_NEON_SOFTMAX_FIELDS)
 #undef REF
-#undef NEON
+#undef TGT
 
 /* ORDER ACT, ORDER EW_UNARY, the binary codes and the pool kinds (the enums are
  * distinct types: compare as int) */
@@ -96,10 +91,6 @@ _Static_assert(EQ(INGOT_NEON_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_NEON_EW_EXP, INGO
                "NEON op codes differ from the reference");
 
 /* ---- descriptors of the NEON structs (the C initializers name these types) ---- */
-
-#define DESC(NAME, T, FIELDS) \
-	static const ParamField NAME##_fields[] = { FIELDS(PARAM_FIELD) }; \
-	static const ParamDesc NAME##_desc = PARAM_DESC(T, NAME##_fields);
 
 #define PARAM_STRUCT ingot_neon_conv_params
 DESC(conv, ingot_neon_conv_params, INGOT_NEON_CONV_FIELDS)

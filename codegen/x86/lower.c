@@ -9,6 +9,7 @@
  * reference field lists (a model directory holds only the families it uses), so
  * the asserts below keep both layouts identical. `fn` stays the reference kernel:
  * folding never runs target kernels. */
+#include "param_layout.h"
 #include "x86_target.h"
 #include "c_target.h"
 
@@ -32,65 +33,59 @@
 
 /* ---- the x86 parameter structs begin with the reference ones, field for field ---- */
 
-#define KIND_OF(e) _Generic((e), int64_t: 1, float: 2, double: 3, default: 4)
-#define SAME_FIELD(kind, name) \
-	_Static_assert(offsetof(REF, name) == offsetof(X86, name) && \
-	               sizeof(((REF *)0)->name) == sizeof(((X86 *)0)->name) && \
-	               KIND_OF(((REF *)0)->name) == KIND_OF(((X86 *)0)->name), \
-	               "x86 parameter field " #name " differs from the reference");
 #define SAME_PREFIX(REF_FIELDS) \
 	REF_FIELDS(SAME_FIELD) \
-	_Static_assert(offsetof(X86, packed) >= sizeof(REF), "x86 struct must extend the reference");
+	_Static_assert(offsetof(TGT, packed) >= sizeof(REF), "x86 struct must extend the reference");
 
 #define REF ingot_conv_params
-#define X86 ingot_x86_conv_params
+#define TGT ingot_x86_conv_params
 SAME_PREFIX(INGOT_CONV_FIELDS)
 #undef REF
-#undef X86
+#undef TGT
 #define REF ingot_matmul_params
-#define X86 ingot_x86_matmul_params
+#define TGT ingot_x86_matmul_params
 SAME_PREFIX(INGOT_MATMUL_FIELDS)
 #undef REF
-#undef X86
+#undef TGT
 #define REF ingot_gemm_params
-#define X86 ingot_x86_gemm_params
+#define TGT ingot_x86_gemm_params
 SAME_PREFIX(INGOT_GEMM_FIELDS)
 #undef REF
-#undef X86
+#undef TGT
 
 #define REF ingot_pool_params
-#define X86 ingot_x86_pool_params
+#define TGT ingot_x86_pool_params
 INGOT_POOL_FIELDS(SAME_FIELD)
-_Static_assert(sizeof(REF) == sizeof(X86), "x86 pool struct size differs");
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 pool struct size differs");
 #undef REF
-#undef X86
+#undef TGT
 
 #define REF ingot_unary_params
-#define X86 ingot_x86_unary_params
+#define TGT ingot_x86_unary_params
 INGOT_UNARY_FIELDS(SAME_FIELD)
-_Static_assert(sizeof(REF) == sizeof(X86), "x86 unary struct size differs");
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 unary struct size differs");
 #undef REF
-#undef X86
+#undef TGT
 
 #define REF ingot_softmax_params
-#define X86 ingot_x86_softmax_params
+#define TGT ingot_x86_softmax_params
 INGOT_SOFTMAX_FIELDS(SAME_FIELD)
-_Static_assert(sizeof(REF) == sizeof(X86), "x86 softmax struct size differs");
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 softmax struct size differs");
 #undef REF
-#undef X86
+#undef TGT
 
 #define REF ingot_layernorm_params
-#define X86 ingot_x86_layernorm_params
+#define TGT ingot_x86_layernorm_params
 INGOT_LAYERNORM_FIELDS(SAME_FIELD)
-_Static_assert(sizeof(REF) == sizeof(X86), "x86 layernorm struct size differs");
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 layernorm struct size differs");
 #undef REF
-#undef X86
+#undef TGT
 
 #define REF ingot_rnn_params
-#define X86 ingot_x86_rnn_params
+#define TGT ingot_x86_rnn_params
 SAME_PREFIX(INGOT_RNN_FIELDS)
 #undef REF
-#undef X86
+#undef TGT
 
 #define EQ(a, b) ((int)(a) == (int)(b))
 _Static_assert(EQ(INGOT_X86_RNN_SIMPLE, INGOT_RNN_SIMPLE) && EQ(INGOT_X86_RNN_GRU, INGOT_RNN_GRU) &&
@@ -124,10 +119,6 @@ _Static_assert(EQ(INGOT_X86_ACT_RELU, INGOT_CONV_ACT_RELU) &&
                "x86 activation codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_X86_POOL_AVG, INGOT_POOL_AVG),
                "x86 pooling kinds differ from the reference");
-
-#define DESC(NAME, T, FIELDS) \
-	static const ParamField NAME##_fields[] = { FIELDS(PARAM_FIELD) }; \
-	static const ParamDesc NAME##_desc = PARAM_DESC(T, NAME##_fields);
 
 #define PARAM_STRUCT ingot_x86_conv_params
 DESC(conv, ingot_x86_conv_params, INGOT_X86_CONV_FIELDS)

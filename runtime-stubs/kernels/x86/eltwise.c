@@ -131,6 +131,17 @@ INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void
 	return INGOT_OK;
 }
 
+/* Rows [r0, r1) of `outer` for one task. */
+static void xe_rows(int64_t outer, int task, int n_tasks, int64_t *r0, int64_t *r1)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*r0 = outer * task / n_tasks;
+	*r1 = outer * (task + 1) / n_tasks;
+}
+
 /* The n values of x (the last vector's missing lanes read as -inf, which adds
  * e^-inf = 0 to the sum) as vectors: v = the k-th. */
 static inline uk_vec xs_load(const float *x, int64_t n, int64_t k, float *pad)
@@ -153,12 +164,7 @@ INGOT_KERNEL int ingot_x86_softmax(const void *params, const void *const *in, vo
 	(void)scratch;
 	if (p->dtype != INGOT_DT_F32 || p->inner != 1 || p->outer < 0 || n < 0 || !in[0] || !out[0])
 		return INGOT_EINVAL;
-	if (n_tasks < 1) {
-		task = 0;
-		n_tasks = 1;
-	}
-	r0 = p->outer * task / n_tasks;
-	r1 = p->outer * (task + 1) / n_tasks;
+	xe_rows(p->outer, task, n_tasks, &r0, &r1);
 	for (r = r0; r < r1; r++) {
 		const float *x = (const float *)in[0] + r * n;
 		float *y = (float *)out[0] + r * n;
@@ -212,12 +218,7 @@ INGOT_KERNEL int ingot_x86_layernorm(const void *params, const void *const *in, 
 	if (p->dtype != INGOT_DT_F32 || p->has_mean || p->has_inv || n < 0 || p->outer < 0 || !in[0] ||
 	    !sc || !out[0] || (p->has_bias && !bi))
 		return INGOT_EINVAL;
-	if (n_tasks < 1) {
-		task = 0;
-		n_tasks = 1;
-	}
-	r0 = p->outer * task / n_tasks;
-	r1 = p->outer * (task + 1) / n_tasks;
+	xe_rows(p->outer, task, n_tasks, &r0, &r1);
 	for (r = r0; r < r1; r++) {
 		const float *x = (const float *)in[0] + r * n;
 		float *y = (float *)out[0] + r * n;
