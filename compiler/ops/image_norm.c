@@ -1,5 +1,6 @@
-/* image_norm.c — op groups lrn, lp_pool, lp_norm, mvn, group_norm, max_unpool and
- * col2im: import, inference and lowering to runtime-stubs/kernels/image_norm.c.
+/* image_norm.c — op groups lrn, lp_pool, global_lp_pool (one window per plane),
+ * lp_norm, mvn, group_norm, max_unpool and col2im: import, inference and lowering to
+ * runtime-stubs/kernels/image_norm.c.
  * Opset differences: LpPool's p is a float in opset 1 (int after), dilations and
  * ceil_mode from 18; GroupNormalization's scale/bias are per group in 18 and per
  * channel in 21 (either shape is accepted at any opset, told apart by length);
@@ -132,15 +133,11 @@ static const AttrField lp_pool_fields[] = {
 	{ "strides", AK_INTS, offsetof(LpPoolAttrs, strides), NULL },
 };
 
-static int lp_pool_import(ImportCtx *c)
+/* p: a float in LpPool-1 / GlobalLpPool-1, an int from version 2. */
+static int lp_pool_import_p(ImportCtx *c, LpPoolAttrs *a)
 {
-	LpPoolAttrs *a = c->attrs;
-	const RawAttr *ap = import_find(c, "auto_pad"), *pa = import_find(c, "p");
-	if (ap && ap->kind == RA_STRING && ap->s && !ap->s[0])
-		a->auto_pad = PAD_NOTSET;
-	else if (import_enum(c, "auto_pad", auto_pad_names, PAD_NOTSET, &a->auto_pad))
-		return -1;
-	if (pa && pa->kind == RA_FLOAT) {       /* LpPool-1 */
+	const RawAttr *pa = import_find(c, "p");
+	if (pa && pa->kind == RA_FLOAT) {       /* version 1 */
 		if (import_float(c, "p", 2.0f, &a->p))
 			return -1;
 	} else {
@@ -153,6 +150,19 @@ static int lp_pool_import(ImportCtx *c)
 	}
 	if (!(a->p > 0.0f) || !isfinite(a->p))
 		return import_fail(c, "p", "expected a positive value");
+	return 0;
+}
+
+static int lp_pool_import(ImportCtx *c)
+{
+	LpPoolAttrs *a = c->attrs;
+	const RawAttr *ap = import_find(c, "auto_pad");
+	if (ap && ap->kind == RA_STRING && ap->s && !ap->s[0])
+		a->auto_pad = PAD_NOTSET;
+	else if (import_enum(c, "auto_pad", auto_pad_names, PAD_NOTSET, &a->auto_pad))
+		return -1;
+	if (lp_pool_import_p(c, a))
+		return -1;
 	if (import_int(c, "ceil_mode", 0, &a->ceil_mode) ||
 	    import_ints(c, "dilations", &a->dilations) ||
 	    import_ints(c, "kernel_shape", &a->kernel_shape) || import_ints(c, "pads", &a->pads) ||
@@ -180,6 +190,13 @@ static int lp_pool_geom(InferCtx *c, LpGeom *g)
 	if (x->rank < 3)
 		return infer_fail(c, 0, "expected rank >= 3 (N, C, spatial...), got %d", x->rank);
 	g->nsp = x->rank - 2;
+	if (infer_node(c)->op == OP_GLOBAL_LP_POOL) {   /* one window over each whole plane */
+		for (int i = 0; i < g->nsp; i++) {
+			g->k[i] = x->dims[2 + i];
+			g->s[i] = g->d[i] = g->out[i] = 1;
+		}
+		return 0;
+	}
 	if (spatial_list(c, "kernel_shape", &a->kernel_shape, g->nsp, 1, 1, g->k) ||
 	    spatial_list(c, "strides", &a->strides, g->nsp, 1, 1, g->s) ||
 	    spatial_list(c, "dilations", &a->dilations, g->nsp, 1, 1, g->d) ||
@@ -263,6 +280,16 @@ static int lp_pool_lower(LowerCtx *c)
 const OpImpl op_impl_lp_pool = {
 	sizeof(LpPoolAttrs), lp_pool_fields, COUNTOF(lp_pool_fields),
 	lp_pool_import, lp_pool_infer, lp_pool_lower
+};
+
+/* GlobalLpPool: LpPool with the window of a whole plane (p only). */
+static int global_lp_pool_import(ImportCtx *c)
+{
+	return lp_pool_import_p(c, c->attrs);
+}
+
+const OpImpl op_impl_global_lp_pool = {
+	sizeof(LpPoolAttrs), lp_pool_fields + 2, 1, global_lp_pool_import, lp_pool_infer, lp_pool_lower
 };
 
 /* ---- LpNormalization ---- */

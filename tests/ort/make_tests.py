@@ -106,6 +106,11 @@ case('layernorm_17_axis1', 17, 'LayerNormalization', [('x', f32(2, 3, 4))],
 case('groupnorm_21', 21, 'GroupNormalization', [('x', f32(2, 6, 3, 3))],
      [('scale', f32(6)), ('bias', f32(6))], num_groups=3, epsilon=1e-5)
 
+# --- GlobalLpPool (p as an int from version 2; 1-D and 2-D planes) ---------------
+case('globallppool_2', 13, 'GlobalLpPool', [('x', f32(2, 3, 5, 4))])
+case('globallppool_2_p3', 13, 'GlobalLpPool', [('x', f32(1, 4, 7))], p=3)
+case('globallppool_2_p1', 18, 'GlobalLpPool', [('x', f32(2, 2, 3, 3))], p=1)
+
 # --- activations ----------------------------------------------------------------
 case('gelu_20', 20, 'Gelu', [('x', f32(3, 7))])
 case('gelu_20_tanh', 20, 'Gelu', [('x', f32(3, 7))], approximate='tanh')
