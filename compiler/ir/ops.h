@@ -165,6 +165,7 @@
 	X(MAX_UNPOOL, MaxUnpool, max_unpool, 2, 3, 1, 1, 0x4) \
 	X(LRN, LRN, lrn, 1, 1, 1, 1, 0x0) \
 	X(LP_POOL, LpPool, lp_pool, 1, 1, 1, 1, 0x0) \
+	X(RMS_NORMALIZATION, RMSNormalization, rms_norm, 2, 2, 1, 1, 0x0) \
 	X(GLOBAL_LP_POOL, GlobalLpPool, global_lp_pool, 1, 1, 1, 1, 0x0) \
 	X(LP_NORMALIZATION, LpNormalization, lp_norm, 1, 1, 1, 1, 0x0) \
 	X(MEAN_VARIANCE_NORMALIZATION, MeanVarianceNormalization, mvn, 1, 1, 1, 1, 0x0) \
@@ -239,7 +240,7 @@ typedef enum Op {
 	G(unary_math) G(int_binary) G(bitwise) G(prelu) G(hardmax) G(cumsum) G(det) G(einsum) G(trilu) \
 	G(eye_like) G(one_hot) G(cast_like) G(gather_elements) G(gather_nd) G(scatter_elements) G(scatter_nd) G(compress) \
 	G(nonzero) G(unique) G(reverse_sequence) G(arg) G(topk) G(depth_space) G(tfidf) G(resize) \
-	G(upsample) G(grid_sample) G(affine_grid) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(global_lp_pool) G(lp_norm) \
+	G(upsample) G(grid_sample) G(affine_grid) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(global_lp_pool) G(rms_norm) G(lp_norm) \
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \

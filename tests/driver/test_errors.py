@@ -225,7 +225,7 @@ def case_max_workspace(ingot, work):
 
 
 def case_op_inputs(ingot, work):
-    """Ops of opsets 18-20 on bad input: a clear line naming the node, exit 1."""
+    """Ops of opsets 18-23 on bad input: a clear line naming the node, exit 1."""
     o = os.path.join(work, "o")
     m = model([helper.make_node("BitwiseAnd", ["a", "b"], ["y"], name="band0")],
               [vi("a", T.FLOAT, [2, 3]), vi("b", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, None)],
@@ -252,6 +252,13 @@ def case_op_inputs(ingot, work):
               [vi("y", T.FLOAT, None)], opset=20)
     p = save(m, os.path.join(work, "ag_rt.onnx"))
     expect(ingot, [p, "-o", o], 1, ["ag_rt.onnx", "'ag0'", "AffineGrid", "'size'", "--bind"])
+    # RMSNormalization: scale of another element type, a scale wider than the normalized dims
+    for tag, st, sshape, words in (("type", T.DOUBLE, [6], ["X's element type"]),
+                                   ("rank", T.FLOAT, [2, 6], ["rank 2", "normalized dims"])):
+        m = model([helper.make_node("RMSNormalization", ["x", "s"], ["y"], name="rms0")],
+                  [vi("x", T.FLOAT, [2, 6]), vi("s", st, sshape)], [vi("y", T.FLOAT, None)], opset=23)
+        p = save(m, os.path.join(work, "rms_%s.onnx" % tag))
+        expect(ingot, [p, "-o", o], 1, ["rms_%s.onnx" % tag, "'rms0'", "RMSNormalization"] + words)
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -106,6 +106,16 @@ case('layernorm_17_axis1', 17, 'LayerNormalization', [('x', f32(2, 3, 4))],
 case('groupnorm_21', 21, 'GroupNormalization', [('x', f32(2, 6, 3, 3))],
      [('scale', f32(6)), ('bias', f32(6))], num_groups=3, epsilon=1e-5)
 
+# --- RMSNormalization 23 (the spec's function body: mean square over axis..rank-1) --
+case('rmsnorm_23', 23, 'RMSNormalization', [('x', f32(2, 3, 8))], [('scale', f32(8))])
+case('rmsnorm_23_axis1', 23, 'RMSNormalization', [('x', f32(2, 3, 4))], [('scale', f32(3, 4))],
+     axis=1, epsilon=1e-3)
+# f16 input: statistics in float (stash_type 1), cast back before the scale
+case('rmsnorm_23_f16', 23, 'RMSNormalization', [('x', f32(3, 16).astype(np.float16))],
+     [('scale', f32(16).astype(np.float16))])
+case('rmsnorm_23_bcast_scale', 23, 'RMSNormalization', [('x', f32(2, 5, 6))], [('scale', f32(1, 6))],
+     axis=-2)
+
 # --- GlobalLpPool (p as an int from version 2; 1-D and 2-D planes) ---------------
 case('globallppool_2', 13, 'GlobalLpPool', [('x', f32(2, 3, 5, 4))])
 case('globallppool_2_p3', 13, 'GlobalLpPool', [('x', f32(1, 4, 7))], p=3)
@@ -193,7 +203,8 @@ case('cast_23_f32_f64', 23, 'Cast', [('x', f32(2, 5))], to=TensorProto.DOUBLE)
 
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool',
-             np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64'}
+             np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64',
+             np.float16: 'float16'}
 ORT_TO_NP = {v: k for k, v in NP_TO_ORT.items()}
 
 

@@ -23,7 +23,7 @@ try {
 const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array,
                  int32: Int32Array, uint8: Uint8Array, int8: Int8Array, bool: Uint8Array,
                  int16: Int16Array, uint16: Uint16Array, uint32: Uint32Array,
-                 uint64: BigUint64Array };
+                 uint64: BigUint64Array, float16: Uint16Array /* the bits, as ORT takes them */ };
 
 const cases = JSON.parse(readFileSync(manifestPath, 'utf8'));
 let failed = 0;

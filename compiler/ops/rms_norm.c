@@ -1,0 +1,127 @@
+/* rms_norm.c — op group rms_norm: RMSNormalization (opset 23), rewritten by
+ * inference into ordinary nodes as the spec's function body spells it, so it needs
+ * no kernel of its own:
+ *     XU = Cast(X, stash_type)             (when X's type differs)
+ *     InvRMS = Reciprocal(Sqrt(ReduceMean(XU * XU, axes axis..rank-1) + epsilon))
+ *     Y = Cast(XU * InvRMS, X's type) * scale
+ * Scale broadcasts over the normalized dims. The new nodes keep the node's name for
+ * diagnostics; the last one writes the node's output. */
+#include "control.h"
+
+#include <string.h>
+
+typedef struct RmsNormAttrs {
+	int64_t axis;
+	float epsilon;
+	int64_t stash_type;
+} RmsNormAttrs;
+
+static const AttrField rms_norm_fields[] = {
+	{ "axis", AK_INT, offsetof(RmsNormAttrs, axis), NULL },
+	{ "epsilon", AK_FLOAT, offsetof(RmsNormAttrs, epsilon), NULL },
+	{ "stash_type", AK_INT, offsetof(RmsNormAttrs, stash_type), NULL },
+};
+
+static int rms_norm_import(ImportCtx *c)
+{
+	RmsNormAttrs *a = c->attrs;
+	if (import_int(c, "axis", -1, &a->axis) || import_float(c, "epsilon", 1e-5f, &a->epsilon) ||
+	    import_int(c, "stash_type", DT_F32, &a->stash_type))
+		return -1;
+	if (!dtype_is_valid((int)a->stash_type) || !dtype_is_float((DType)a->stash_type))
+		return import_fail(c, "stash_type", "expected a floating-point type, got %lld",
+		                   (long long)a->stash_type);
+	return 0;
+}
+
+/* A new node `op` of the expansion; its output is a new value unless `out` is given. */
+static ValueId step(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const RawAttr *raw,
+                    int n_raw, const char *what)
+{
+	Graph *g = c->g;
+	ValueId in[2] = { a, b };
+	if (out == IR_NONE)
+		out = ir_value_new(g, infer_node(c)->region,
+		                   arena_printf(&g->arena, "%s.%s", ir_node_name(g, c->node), what), NULL);
+	ctrl_add_node(c, op, in, b == IR_NONE ? 1 : 2, &out, 1, raw, n_raw);
+	return out;
+}
+
+static ValueId cast_to(InferCtx *c, ValueId v, DType to, const char *what)
+{
+	RawAttr r;
+	memset(&r, 0, sizeof r);
+	r.name = "to";
+	r.kind = RA_INT;
+	r.i = to;
+	return step(c, OP_CAST, v, IR_NONE, IR_NONE, &r, 1, what);
+}
+
+static int rms_norm_infer(InferCtx *c)
+{
+	Graph *g = c->g;
+	const RmsNormAttrs *a = infer_node(c)->attrs;
+	const Type x = *infer_in(c, 0), *s = infer_in(c, 1);
+	const DType stash = (DType)a->stash_type;
+	const int first = g->regions[infer_node(c)->region].n_nodes;
+	const ValueId y = infer_node(c)->out[0], scale = infer_node(c)->in[1];
+	int64_t axis, axes[IR_MAX_RANK];
+	if (infer_check_dtype(c, 0, dtl_float) || infer_check_dtype(c, 1, dtl_float) ||
+	    infer_normalize_axis(c, a->axis, x.rank, &axis))
+		return -1;
+	if (s->dtype != x.dtype)
+		return infer_fail(c, 1, "scale must have X's element type");
+	if (s->rank > x.rank - axis)
+		return infer_fail(c, 1, "scale has rank %d, more than the %lld normalized dims", s->rank,
+		                  (long long)(x.rank - axis));
+	for (int i = 0; i < s->rank; i++) {
+		int64_t d = x.dims[x.rank - s->rank + i];
+		if (s->dims[i] != 1 && s->dims[i] != d)
+			return infer_fail(c, 1, "scale dim %d is %lld, expected 1 or %lld", i,
+			                  (long long)s->dims[i], (long long)d);
+	}
+	if (stash != DT_F32 && stash != DT_F64)
+		return infer_fail_attr(c, "stash_type", "only float and double are supported");
+	for (int64_t k = axis; k < x.rank; k++)
+		axes[k - axis] = k;
+
+	ValueId xu = infer_node(c)->in[0];
+	if (stash != x.dtype)
+		xu = cast_to(c, xu, stash, "stashed");
+	ValueId sq = step(c, OP_MUL, xu, xu, IR_NONE, NULL, 0, "squared");
+	RawAttr ra[2];
+	memset(ra, 0, sizeof ra);
+	ra[0].name = "axes";
+	ra[0].kind = RA_INTS;
+	ra[0].ints = axes;
+	ra[0].n = (int)(x.rank - axis);
+	ra[1].name = "keepdims";
+	ra[1].kind = RA_INT;
+	ra[1].i = 1;
+	ValueId ms = step(c, OP_REDUCE_MEAN, sq, IR_NONE, IR_NONE, ra, 2, "mean_square");
+	Type et = type_make(stash, 0, NULL);
+	const double e64 = a->epsilon;
+	const float e32 = a->epsilon;
+	ValueId eps = ir_value_new_const(g, infer_node(c)->region,
+	                                 arena_printf(&g->arena, "%s.epsilon", ir_node_name(g, c->node)),
+	                                 &et, stash == DT_F64 ? (const void *)&e64 : (const void *)&e32);
+	ValueId rms = step(c, OP_SQRT, step(c, OP_ADD, ms, eps, IR_NONE, NULL, 0, "plus_epsilon"), IR_NONE,
+	                   IR_NONE, NULL, 0, "rms");
+	ValueId inv = step(c, OP_RECIPROCAL, rms, IR_NONE, IR_NONE, NULL, 0, "inv_rms");
+	ValueId nrm = step(c, OP_MUL, xu, inv, IR_NONE, NULL, 0, "normalized");
+	if (stash != x.dtype)
+		nrm = cast_to(c, nrm, x.dtype, "normalized_cast");
+	step(c, OP_MUL, nrm, scale, y, NULL, 0, "scaled");
+	infer_node(c)->dead = true;
+	return ctrl_place_after(g, c->node, first, c->diags);
+}
+
+/* Never lowered: inference replaced the node. */
+static int rms_norm_lower(LowerCtx *c)
+{
+	(void)c;
+	return -1;
+}
+
+const OpImpl op_impl_rms_norm = { sizeof(RmsNormAttrs), rms_norm_fields, COUNTOF(rms_norm_fields),
+                                  rms_norm_import, rms_norm_infer, rms_norm_lower };
