@@ -116,7 +116,7 @@ static int fuse_at(Graph *g, const Uses *u, NodeId div, DiagSink *dg)
 		return 0;
 
 	/* the optional affine part: * gamma, then + beta */
-	NodeId last = div, mul = IR_NONE, badd = IR_NONE;
+	NodeId last = div, mul = IR_NONE;
 	ValueId gamma = IR_NONE, beta = IR_NONE, y = dn->out[0];
 	NodeId next = rw_sole_user(g, u, y);
 	if (next != IR_NONE && g->nodes[next].op == OP_MUL && g->nodes[next].region == r &&
@@ -129,7 +129,7 @@ static int fuse_at(Graph *g, const Uses *u, NodeId div, DiagSink *dg)
 		if (next != IR_NONE && g->nodes[next].op == OP_ADD && g->nodes[next].region == r &&
 		    channel_vector(g, other(&g->nodes[next], y), xt) &&
 		    type_equal(&g->values[g->nodes[next].out[0]].type, xt)) {
-			badd = last = next;
+			last = next;
 			beta = other(&g->nodes[next], y);
 		}
 	}
@@ -160,7 +160,6 @@ static int fuse_at(Graph *g, const Uses *u, NodeId div, DiagSink *dg)
 			g->nodes[members[k]].dead = true;
 			rw_origins_prepend(g, last, members[k]);
 		}
-	(void)badd;
 	rw_reinfer(g, last);
 	return 1;
 }

@@ -260,6 +260,18 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 	}
 }
 
+/* The x86 kernels that take the reference kernel's parameter struct unchanged. */
+static const struct {
+	int kind;
+	const char *fn_name, *family;
+	const ParamDesc *pdesc;
+} same_struct[] = {
+	{ X86_UNARY, "ingot_x86_unary", "x86/eltwise", &unary_desc },
+	{ X86_LAYERNORM, "ingot_x86_layernorm", "x86/eltwise", &layernorm_desc },
+	{ X86_SOFTMAX, "ingot_x86_softmax", "x86/eltwise", &softmax_desc },
+	{ X86_POOL, "ingot_x86_pool", "x86/pooling", &pool_desc },
+};
+
 bool cg_x86_winograd(const void *conv_params, bool packable)
 {
 	ingot_x86_conv_params q;
@@ -277,24 +289,13 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 	void *p;
 	if (kind <= X86_REF)
 		return kind < 0 ? -1 : 0;
-	if (kind == X86_UNARY) {        /* same struct as the reference */
-		kc->fn_name = "ingot_x86_unary";
-		kc->family = "x86/eltwise";
-		kc->pdesc = &unary_desc;
-		return 0;
-	}
-	if (kind == X86_LAYERNORM) {    /* same struct as the reference */
-		kc->fn_name = "ingot_x86_layernorm";
-		kc->family = "x86/eltwise";
-		kc->pdesc = &layernorm_desc;
-		return 0;
-	}
-	if (kind == X86_SOFTMAX) {      /* same struct as the reference */
-		kc->fn_name = "ingot_x86_softmax";
-		kc->family = "x86/eltwise";
-		kc->pdesc = &softmax_desc;
-		return 0;
-	}
+	for (size_t i = 0; i < COUNTOF(same_struct); i++)
+		if (kind == same_struct[i].kind) {
+			kc->fn_name = same_struct[i].fn_name;
+			kc->family = same_struct[i].family;
+			kc->pdesc = same_struct[i].pdesc;
+			return 0;
+		}
 	if (kind == X86_RNN) {
 		ingot_x86_rnn_params *r = arena_alloc(&g->arena, sizeof *r);
 		const SimdIsa *isa = ukgen_isa(t);
@@ -307,12 +308,6 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		kc->family = "x86/rnn";
 		kc->pdesc = &rnn_desc;
 		kc->scratch_bytes = ingot_x86_rnn_scratch_bytes(r);
-		return 0;
-	}
-	if (kind == X86_POOL) {         /* same struct as the reference */
-		kc->fn_name = "ingot_x86_pool";
-		kc->family = "x86/pooling";
-		kc->pdesc = &pool_desc;
 		return 0;
 	}
 	switch (kind) {

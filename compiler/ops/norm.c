@@ -192,21 +192,15 @@ const OpImpl op_impl_instancenorm = {
 
 /* ---- LayerNormalization ---- */
 
-typedef struct LayerNormAttrs {
-	int64_t axis;            /* first normalized dim; may be negative */
-	float epsilon;
-	int64_t stash_type;      /* dtype of the Mean / InvStdDev outputs */
-} LayerNormAttrs;
-
-static const AttrField layernorm_fields[] = {
-	{ "axis", AK_INT, offsetof(LayerNormAttrs, axis), NULL },
-	{ "epsilon", AK_FLOAT, offsetof(LayerNormAttrs, epsilon), NULL },
-	{ "stash_type", AK_INT, offsetof(LayerNormAttrs, stash_type), NULL },
+const AttrField norm_attr_fields[3] = {
+	{ "axis", AK_INT, offsetof(NormAttrs, axis), NULL },
+	{ "epsilon", AK_FLOAT, offsetof(NormAttrs, epsilon), NULL },
+	{ "stash_type", AK_INT, offsetof(NormAttrs, stash_type), NULL },
 };
 
-static int layernorm_import(ImportCtx *c)
+int norm_attrs_import(ImportCtx *c)
 {
-	LayerNormAttrs *a = c->attrs;
+	NormAttrs *a = c->attrs;
 	if (import_int(c, "axis", -1, &a->axis) || import_float(c, "epsilon", 1e-5f, &a->epsilon) ||
 	    import_int(c, "stash_type", DT_F32, &a->stash_type))
 		return -1;
@@ -240,7 +234,7 @@ static bool layernorm_strides(const Type *t, const Type *x, int axis, int64_t *s
 
 static int layernorm_infer(InferCtx *c)
 {
-	const LayerNormAttrs *a = infer_node(c)->attrs;
+	const NormAttrs *a = infer_node(c)->attrs;
 	const Type *x = infer_in(c, 0);
 	int64_t axis, str[IR_MAX_RANK];
 	Type *o;
@@ -284,7 +278,7 @@ static const ParamDesc layernorm_desc = PARAM_DESC(ingot_layernorm_params, layer
 static int layernorm_lower(LowerCtx *c)
 {
 	Node *n = ir_node(c->g, c->node);
-	const LayerNormAttrs *a = n->attrs;
+	const NormAttrs *a = n->attrs;
 	const Type *x = in_type(c->g, n, 0);
 	int64_t axis = a->axis < 0 ? a->axis + x->rank : a->axis;
 	if (axis < 0 || axis >= x->rank)
@@ -313,8 +307,8 @@ static int layernorm_lower(LowerCtx *c)
 }
 
 const OpImpl op_impl_layernorm = {
-	sizeof(LayerNormAttrs), layernorm_fields, COUNTOF(layernorm_fields),
-	layernorm_import, layernorm_infer, layernorm_lower
+	sizeof(NormAttrs), norm_attr_fields, COUNTOF(norm_attr_fields),
+	norm_attrs_import, layernorm_infer, layernorm_lower
 };
 
 /* ---- Softmax, LogSoftmax ---- */

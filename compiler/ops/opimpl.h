@@ -137,6 +137,16 @@ extern const DType dtl_int[];          /* all ints */
 /* text.c: Cast/CastLike from or to STRING (ingot_cast_str over n elements) */
 int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n);
 
+/* norm.c: the attributes LayerNormalization and RMSNormalization share (their
+ * defaults: axis -1, epsilon 1e-5, stash_type float, which must be a float type) */
+typedef struct NormAttrs {
+	int64_t axis;            /* first normalized dim; may be negative */
+	float epsilon;
+	int64_t stash_type;      /* the statistics' dtype (LayerNorm's Mean / InvStdDev outputs) */
+} NormAttrs;
+extern const AttrField norm_attr_fields[3];
+int norm_attrs_import(ImportCtx *c);
+
 /* infer.c: shape inference over a region, folding constant nodes as it goes */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);

@@ -10,30 +10,6 @@
 
 #include <string.h>
 
-typedef struct RmsNormAttrs {
-	int64_t axis;
-	float epsilon;
-	int64_t stash_type;
-} RmsNormAttrs;
-
-static const AttrField rms_norm_fields[] = {
-	{ "axis", AK_INT, offsetof(RmsNormAttrs, axis), NULL },
-	{ "epsilon", AK_FLOAT, offsetof(RmsNormAttrs, epsilon), NULL },
-	{ "stash_type", AK_INT, offsetof(RmsNormAttrs, stash_type), NULL },
-};
-
-static int rms_norm_import(ImportCtx *c)
-{
-	RmsNormAttrs *a = c->attrs;
-	if (import_int(c, "axis", -1, &a->axis) || import_float(c, "epsilon", 1e-5f, &a->epsilon) ||
-	    import_int(c, "stash_type", DT_F32, &a->stash_type))
-		return -1;
-	if (!dtype_is_valid((int)a->stash_type) || !dtype_is_float((DType)a->stash_type))
-		return import_fail(c, "stash_type", "expected a floating-point type, got %lld",
-		                   (long long)a->stash_type);
-	return 0;
-}
-
 /* A new node `op` of the expansion; its output is a new value unless `out` is given. */
 static ValueId step(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const RawAttr *raw,
                     int n_raw, const char *what)
@@ -60,7 +36,7 @@ static ValueId cast_to(InferCtx *c, ValueId v, DType to, const char *what)
 static int rms_norm_infer(InferCtx *c)
 {
 	Graph *g = c->g;
-	const RmsNormAttrs *a = infer_node(c)->attrs;
+	const NormAttrs *a = infer_node(c)->attrs;
 	const Type x = *infer_in(c, 0), *s = infer_in(c, 1);
 	const DType stash = (DType)a->stash_type;
 	const int first = g->regions[infer_node(c)->region].n_nodes;
@@ -123,5 +99,6 @@ static int rms_norm_lower(LowerCtx *c)
 	return -1;
 }
 
-const OpImpl op_impl_rms_norm = { sizeof(RmsNormAttrs), rms_norm_fields, COUNTOF(rms_norm_fields),
-                                  rms_norm_import, rms_norm_infer, rms_norm_lower };
+/* the attributes are LayerNormalization's (NormAttrs, norm.c) */
+const OpImpl op_impl_rms_norm = { sizeof(NormAttrs), norm_attr_fields, COUNTOF(norm_attr_fields),
+                                  norm_attrs_import, rms_norm_infer, rms_norm_lower };

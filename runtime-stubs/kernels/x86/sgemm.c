@@ -254,8 +254,8 @@ static float sg_epi1(const sg_job *jb, const uk_epi *e, float v, int64_t r, int6
 	case UK_ACT_RELU: return v < 0 ? 0.0f : v;
 	case UK_ACT_CLIP: v = v < e->lo ? e->lo : v; return v > e->hi ? e->hi : v;
 	case UK_ACT_LEAKY_RELU: return v < 0 ? e->lo * v : v;
-	case UK_ACT_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, e->lo * v + e->hi));
-	case UK_ACT_HARD_SWISH: return v * fmaxf(0.0f, fminf(1.0f, e->lo * v + e->hi));
+	case UK_ACT_HARD_SIGMOID: return sg_act(INGOT_X86_ACT_HARD_SIGMOID, v, e->lo, e->hi);
+	case UK_ACT_HARD_SWISH: return sg_act(INGOT_X86_ACT_HARD_SWISH, v, e->lo, e->hi);
 	default: return jb->post ? sg_act(jb->act, v, jb->al, jb->be) : v;
 	}
 }
