@@ -5,7 +5,7 @@ usage: report.py CHECK_OUTPUT NODE_DIR OPS456_LIST > docs/conformance.md
 
 Groups results per op type (a test counts for every op its model uses), per element
 type (of the model's first input, else first output), and lists every test that does
-not pass with its reason.
+not pass with the error `check` gave and the reason from known_failures.txt.
 """
 import collections
 import os
@@ -13,6 +13,8 @@ import re
 import sys
 
 import onnx
+
+from known_failures import load_known, reason
 
 KINDS = ("PASS", "FAIL", "UNSUPPORTED", "ERROR")
 
@@ -57,6 +59,7 @@ def main():
     results = parse(sys.argv[1])
     node_dir = sys.argv[2]
     subset = set(open(sys.argv[3]).read().split())
+    known = load_known(os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_failures.txt"))
     per_op = collections.defaultdict(collections.Counter)
     per_dtype = collections.defaultdict(collections.Counter)
     reasons = collections.defaultdict(list)
@@ -117,7 +120,9 @@ def main():
         out.append("")
         for test, why in reasons[kind]:
             why = why.replace("|", "\\|")
-            out.append("- `%s`%s: %s" % (test, " (foundation set)" if test in subset else "", why))
+            because = reason(known, test) or "not in known_failures.txt: a regression"
+            out.append("- `%s`%s: %s  \n  why: %s" % (test, " (foundation set)" if test in subset else "",
+                                                  why, because))
     print("\n".join(out))
 
 
