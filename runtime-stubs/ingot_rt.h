@@ -28,8 +28,14 @@ enum {
 	INGOT_DT_U16 = 4, INGOT_DT_I16 = 5, INGOT_DT_I32 = 6, INGOT_DT_I64 = 7,
 	INGOT_DT_STRING = 8, INGOT_DT_BOOL = 9, INGOT_DT_F16 = 10, INGOT_DT_F64 = 11,
 	INGOT_DT_U32 = 12, INGOT_DT_U64 = 13, INGOT_DT_C64 = 14, INGOT_DT_C128 = 15,
-	INGOT_DT_BF16 = 16
+	INGOT_DT_BF16 = 16, INGOT_DT_F8E4M3FN = 17, INGOT_DT_F8E4M3FNUZ = 18,
+	INGOT_DT_F8E5M2 = 19, INGOT_DT_F8E5M2FNUZ = 20, INGOT_DT_U4 = 21, INGOT_DT_I4 = 22,
+	INGOT_DT_F4E2M1 = 23
 };
+/* The 8-bit floats are carried as their uint8_t bit pattern. The 4-bit types take one
+ * byte per element in memory and at the API (ONNX files pack two per byte; tensor I/O
+ * unpacks them): UINT4 as uint8_t 0..15, INT4 as int8_t -8..7, FLOAT4E2M1 as uint8_t
+ * holding the 4-bit code (sign in bit 3). */
 
 /* String tensors (ONNX STRING): every element is a fixed slot of INGOT_STRING_CAP
  * bytes holding a NUL-terminated byte string (UTF-8 in ONNX files) of at most
@@ -249,12 +255,125 @@ static inline INGOT_UNUSED uint16_t ingot_f32_to_bf16(float f)
 	return (uint16_t)(v.u >> 16);
 }
 
+/* ---- 8-bit and 4-bit floats (ONNX FLOAT8E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4E2M1).
+ * E4M3FN: bias 7, no infinity, NaN = S.1111.111, largest 448. E4M3FNUZ: bias 8, one NaN
+ * (0x80), no -0, largest 240. E5M2: bias 15, IEEE-like inf and NaN, largest 57344.
+ * E5M2FNUZ: bias 16, one NaN (0x80), no -0, largest 57344. E2M1: bias 1, values
+ * 0, 0.5, 1, 1.5, 2, 3, 4, 6, no inf or NaN. Widening is exact; narrowing rounds to
+ * nearest even, as the ONNX reference and ONNX Runtime do, including their two
+ * deviations from plain rounding when saturate is 0: E4M3FN maps [480, 496) to 448,
+ * E5M2 maps [61440, 65536) to NaN. */
+static inline INGOT_UNUSED float ingot_bits_f32(uint32_t u)
+{
+	union { uint32_t u; float f; } v;
+	v.u = u;
+	return v.f;
+}
+
+static inline INGOT_UNUSED uint32_t ingot_f32_bits(float f)
+{
+	union { uint32_t u; float f; } v;
+	v.f = f;
+	return v.u;
+}
+
+/* exponent bits, mantissa bits, bias and largest finite code of a small float */
+static inline INGOT_UNUSED void ingot_small_float(int dt, int *eb, int *mb, int *bias, int *maxc)
+{
+	switch (dt) {
+	case INGOT_DT_F8E4M3FN: *eb = 4; *mb = 3; *bias = 7; *maxc = 0x7e; break;
+	case INGOT_DT_F8E4M3FNUZ: *eb = 4; *mb = 3; *bias = 8; *maxc = 0x7f; break;
+	case INGOT_DT_F8E5M2: *eb = 5; *mb = 2; *bias = 15; *maxc = 0x7b; break;
+	case INGOT_DT_F8E5M2FNUZ: *eb = 5; *mb = 2; *bias = 16; *maxc = 0x7f; break;
+	default: *eb = 2; *mb = 1; *bias = 1; *maxc = 0x7; break;   /* F4E2M1 */
+	}
+}
+
+static inline INGOT_UNUSED float ingot_small_to_f32(int dt, uint8_t v)
+{
+	int eb, mb, bias, maxc, sb, e, m;
+	uint32_t r;
+	ingot_small_float(dt, &eb, &mb, &bias, &maxc);
+	sb = eb + mb;                                 /* the sign bit's position */
+	v &= (uint8_t)((2u << sb) - 1u);
+	if ((dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2FNUZ) && v == 0x80)
+		return ingot_bits_f32(0x7fc00000u);
+	if (dt == INGOT_DT_F8E4M3FN && (v & 0x7f) == 0x7f)
+		return ingot_bits_f32(0x7fc00000u);
+	e = (v >> mb) & ((1 << eb) - 1);
+	m = v & ((1 << mb) - 1);
+	r = (uint32_t)(v >> sb) << 31;
+	if (dt == INGOT_DT_F8E5M2 && e == 31)
+		return ingot_bits_f32(r | (m ? 0x7fc00000u : 0x7f800000u));
+	if (e == 0) {                                 /* subnormal: m * 2^(1 - bias - mb) */
+		float x = (float)m * ingot_bits_f32((uint32_t)(127 + 1 - bias - mb) << 23);
+		return r ? -x : x;
+	}
+	return ingot_bits_f32(r | (uint32_t)(e - bias + 127) << 23 | (uint32_t)m << (23 - mb));
+}
+
+static inline INGOT_UNUSED uint8_t ingot_f32_to_small(int dt, float f, int saturate)
+{
+	int eb, mb, bias, maxc, E, emin, shift;
+	int uz = dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2FNUZ;
+	uint32_t b = ingot_f32_bits(f), a = b & 0x7fffffffu, mant, q, rem, half, code;
+	uint8_t s, nan, ovf;
+	ingot_small_float(dt, &eb, &mb, &bias, &maxc);
+	s = (uint8_t)((b >> 31) << (eb + mb));
+	nan = dt == INGOT_DT_F4E2M1 ? 0x7 : uz ? 0x80 : (uint8_t)(s | 0x7f);
+	ovf = dt == INGOT_DT_F4E2M1 || saturate ? (uint8_t)(s | maxc)
+	      : dt == INGOT_DT_F8E5M2 ? (uint8_t)(s | 0x7c) : nan;
+	if (a > 0x7f800000u)
+		return nan;
+	if (a == 0x7f800000u)
+		return ovf;
+	if (!saturate && dt == INGOT_DT_F8E4M3FN && a >= 0x43f00000u && a < 0x43f80000u)
+		return (uint8_t)(s | 0x7e);               /* [480, 496): the reference's 448 */
+	if (!saturate && dt == INGOT_DT_F8E5M2 && a >= 0x47700000u && a < 0x47800000u)
+		return (uint8_t)(s | 0x7f);               /* [61440, 65536): the reference's NaN */
+	E = (int)(a >> 23) - 127;
+	emin = 1 - bias;
+	if (E > 40)                                   /* far above every small float */
+		return ovf;
+	if ((a >> 23) == 0) {                         /* f32 subnormals round to zero */
+		q = 0;
+	} else {
+		mant = (a & 0x7fffffu) | 0x800000u;
+		shift = 23 - mb + (E < emin ? emin - E : 0);
+		if (shift > 25) {
+			q = 0;
+		} else {
+			q = mant >> shift;
+			rem = mant & ((1u << shift) - 1u);
+			half = 1u << (shift - 1);
+			if (rem > half || (rem == half && (q & 1u)))
+				q++;
+		}
+	}
+	code = (uint32_t)(E > emin ? E - emin : 0) << mb;
+	code = q ? code + q : 0;
+	if (code > (uint32_t)maxc)
+		return ovf;
+	if (code == 0)
+		return uz ? 0 : s;
+	return (uint8_t)(s | code);
+}
+
+/* INT4 / UINT4 from an integer: the low 4 bits (two's complement), as Cast does. */
+static inline INGOT_UNUSED int8_t ingot_wrap_i4(int64_t v)
+{
+	int r = (int)((uint64_t)v & 0xfu);
+	return (int8_t)(r >= 8 ? r - 16 : r);
+}
+
 /* Size in bytes of one element of an INGOT_DT_* type (0 for unknown ones). */
 static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 {
 	switch (dt) {
 	case INGOT_DT_F32: case INGOT_DT_I32: case INGOT_DT_U32: return 4;
 	case INGOT_DT_U8: case INGOT_DT_I8: case INGOT_DT_BOOL: return 1;
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_U4: case INGOT_DT_I4: case INGOT_DT_F4E2M1: return 1;
 	case INGOT_DT_U16: case INGOT_DT_I16: case INGOT_DT_F16: case INGOT_DT_BF16: return 2;
 	case INGOT_DT_I64: case INGOT_DT_F64: case INGOT_DT_U64: case INGOT_DT_C64: return 8;
 	case INGOT_DT_C128: return 16;

@@ -47,7 +47,9 @@ TIO_API size_t ingot_tensor_elem_size(int dtype)
 {
 	switch (dtype) {
 	case INGOT_DT_U8: case INGOT_DT_I8: case INGOT_DT_BOOL:
-		return 1;
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_U4: case INGOT_DT_I4: case INGOT_DT_F4E2M1:
+		return 1;         /* the 4-bit types unpacked, one element per byte */
 	case INGOT_DT_U16: case INGOT_DT_I16: case INGOT_DT_F16: case INGOT_DT_BF16:
 		return 2;
 	case INGOT_DT_F32: case INGOT_DT_I32: case INGOT_DT_U32:
@@ -67,9 +69,10 @@ TIO_API const char *ingot_tensor_dtype_name(int dtype)
 	static const char *const names[] = {
 		"undefined", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64",
 		"string", "bool", "float16", "float64", "uint32", "uint64", "complex64",
-		"complex128", "bfloat16"
+		"complex128", "bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+		"float8_e5m2fnuz", "uint4", "int4", "float4_e2m1fn"
 	};
-	if (dtype < 0 || dtype > INGOT_DT_BF16)
+	if (dtype < 0 || dtype > INGOT_DT_F4E2M1)
 		return "unknown";
 	return names[dtype];
 }
@@ -487,6 +490,58 @@ TIO_FN int tio_typed_field(int dtype)
 	}
 }
 
+/* INT4, UINT4 and FLOAT4E2M1 files pack two elements per byte, the first in the low
+ * nibble (raw_data, or one byte per int32_data value); tensors hold one per byte. */
+TIO_FN int tio_packed4(int dtype)
+{
+	return dtype == INGOT_DT_U4 || dtype == INGOT_DT_I4 || dtype == INGOT_DT_F4E2M1;
+}
+
+TIO_FN int tio_parse_packed4(TioPb *s, const uint8_t *buf, size_t len, ingot_tensor *t,
+                             uint64_t numel, const char *shape, char *err, size_t cap)
+{
+	uint64_t i, packed = (numel + 1) / 2, have = s->have_raw ? s->raw_len : s->count[TIO_F_INT32];
+	uint8_t *bytes4 = NULL;
+	const uint8_t *src;
+	if (s->have_raw && s->count[TIO_F_INT32])
+		return tio_fail(err, cap, "both raw_data and int32_data are set");
+	if (have != packed)
+		return tio_fail(err, cap, "%s has %llu bytes, expected %llu (two 4-bit elements each) "
+		                "for %s", s->have_raw ? "raw_data" : "int32_data", (tio_ull)have,
+		                (tio_ull)packed, shape);
+	t->data = malloc(numel ? numel : 1);
+	if (!t->data || !(bytes4 = malloc(packed ? packed : 1))) {
+		free(t->data);
+		tio_reset(t);
+		return tio_fail(err, cap, "out of memory (%llu bytes)", (tio_ull)numel);
+	}
+	src = s->raw;
+	if (!s->have_raw && packed) {
+		s->fill = TIO_F_INT32;
+		s->out = bytes4;
+		s->esize = 1;
+		s->max_out = packed;
+		if (tio_pb_scan(s, buf, len, err, cap) || s->n_out != packed) {
+			free(bytes4);
+			free(t->data);
+			tio_reset(t);
+			return tio_fail(err, cap, "internal error decoding int32_data");
+		}
+		src = bytes4;
+	}
+	for (i = 0; i < numel; i++) {
+		unsigned v = (src[i / 2] >> (4 * (i & 1))) & 0xfu;
+		((uint8_t *)t->data)[i] = (uint8_t)(s->dtype == INGOT_DT_I4 && v >= 8 ? v | 0xf0u : v);
+	}
+	free(bytes4);
+	memcpy(t->name, s->name, sizeof t->name);
+	t->dtype = (int)s->dtype;
+	t->rank = s->rank;
+	memcpy(t->dims, s->dims, sizeof t->dims);
+	t->bytes = numel;
+	return 0;
+}
+
 TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *t,
                                   char *err, size_t cap)
 {
@@ -513,7 +568,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 	if (s.dtype == INGOT_DT_C64 || s.dtype == INGOT_DT_C128)
 		return tio_fail(err, cap, "%s tensors are not supported",
 		                ingot_tensor_dtype_name((int)s.dtype));
-	if (s.dtype > INGOT_DT_BF16)
+	if (s.dtype > INGOT_DT_F4E2M1)
 		return tio_fail(err, cap, "unknown data_type %llu", (tio_ull)s.dtype);
 	dtype = (int)s.dtype;
 	esize = ingot_tensor_elem_size(dtype);
@@ -521,6 +576,8 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 	if (tio_size(s.rank, s.dims, esize, &bytes, err, cap))
 		return -1;
 	numel = bytes / esize;
+	if (tio_packed4(dtype))
+		return tio_parse_packed4(&s, buf, len, t, numel, shape, err, cap);
 	sel = tio_typed_field(dtype);
 	for (i = 0; i < sizeof typed / sizeof typed[0]; i++)
 		if (typed[i] != sel && s.count[typed[i]])
@@ -927,6 +984,16 @@ TIO_FN void tio_write_pb(FILE *f, const ingot_tensor *t)
 		return;
 	}
 	putc((TIO_F_RAW << 3) | 2, f);
+	if (tio_packed4(t->dtype)) {       /* two elements per byte, the first in the low nibble */
+		size_t e;
+		tio_put_varint(f, (uint64_t)(t->bytes + 1) / 2);
+		for (e = 0; e < t->bytes; e += 2) {
+			unsigned lo = ((const uint8_t *)t->data)[e] & 0xfu;
+			unsigned hi = e + 1 < t->bytes ? ((const uint8_t *)t->data)[e + 1] & 0xfu : 0u;
+			putc((int)(lo | hi << 4), f);
+		}
+		return;
+	}
 	tio_put_varint(f, (uint64_t)t->bytes);
 	if (t->bytes)
 		fwrite(t->data, 1, t->bytes, f);
@@ -939,7 +1006,8 @@ TIO_FN void tio_write_npy(FILE *f, const ingot_tensor *t)
 {
 	static const char *const descr[] = {
 		"", "<f4", "|u1", "|i1", "<u2", "<i2", "<i4", "<i8", "", "|b1", "<f2", "<f8",
-		"<u4", "<u8", "", "", "<u2"      /* ORDER DTYPE; bfloat16 as its uint16 bits */
+		"<u4", "<u8", "", "", "<u2",     /* ORDER DTYPE; bfloat16 as its uint16 bits */
+		"|u1", "|u1", "|u1", "|u1", "|u1", "|i1", "|u1"   /* 8/4-bit types: one byte each */
 	};
 	char hdr[512], shape[256];
 	size_t pos = 0, hlen;

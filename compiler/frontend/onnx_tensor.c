@@ -251,13 +251,33 @@ static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, vo
 		                           : ((const uint64_t *)src)[i];
 		switch (dt) {
 		case DT_BOOL: ((uint8_t *)dst)[i] = v != 0; break;
-		case DT_I8: case DT_U8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+		case DT_I8: case DT_U8: case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2:
+		case DT_F8E5M2FNUZ: ((uint8_t *)dst)[i] = (uint8_t)v; break;
 		case DT_I16: case DT_U16: case DT_F16: case DT_BF16:
 			((uint16_t *)dst)[i] = (uint16_t)v; break;
 		case DT_I32: case DT_U32: ((uint32_t *)dst)[i] = (uint32_t)v; break;
 		default: ((uint64_t *)dst)[i] = v; break;
 		}
 	}
+}
+
+/* INT4, UINT4 and FLOAT4E2M1 files pack two elements per byte, the first in the low
+ * nibble; in memory every element has its own byte (INT4 sign-extended). */
+static bool packed4(DType dt)
+{
+	return dt == DT_U4 || dt == DT_I4 || dt == DT_F4E2M1;
+}
+
+static void *unpack4(DType dt, const uint8_t *src, int64_t numel)
+{
+	uint8_t *dst = malloc((size_t)numel + 1);
+	if (!dst)
+		die("out of memory");
+	for (int64_t i = 0; i < numel; i++) {
+		unsigned v = (src[i / 2] >> (4 * (i & 1))) & 0xfu;
+		dst[i] = (uint8_t)(dt == DT_I4 && v >= 8 ? v | 0xf0u : v);
+	}
+	return dst;
 }
 
 /* A string tensor: string_data only, each element into a zero-padded slot of
@@ -350,6 +370,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		return IR_NONE;
 	}
 	size_t esz = dtype_size(dt);
+	int64_t file_bytes = packed4(dt) ? (numel + 1) / 2 : bytes;   /* bytes in the file */
 
 	const void *src = NULL;
 	void *heap = NULL;
@@ -364,10 +385,12 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 			onnx_fail(L, DC_PARSE, loc, "unknown data_location %d", (int)t->data_location);
 			return IR_NONE;
 		}
-		if (ext_read(L, t, bytes, &ty, loc, &ext))
+		if (ext_read(L, t, file_bytes, &ty, loc, &ext))
 			return IR_NONE;
 		src = ext.p;
-		if (!host_is_le() && esz > 1 && bytes) {
+		if (packed4(dt)) {
+			src = heap = unpack4(dt, ext.p, numel);
+		} else if (!host_is_le() && esz > 1 && bytes) {
 			heap = malloc((size_t)bytes);
 			if (!heap)
 				die("out of memory");
@@ -404,12 +427,16 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		goto make;
 	}
 	if (form == 0) {
-		if ((int64_t)t->raw_data.len != bytes) {
+		if ((int64_t)t->raw_data.len != file_bytes) {
 			onnx_fail(L, DC_SHAPE, loc, "raw_data has %zu bytes, expected %lld for %s",
-			          t->raw_data.len, (long long)bytes, type_str(&ty, tb, sizeof tb));
+			          t->raw_data.len, (long long)file_bytes, type_str(&ty, tb, sizeof tb));
 			return IR_NONE;
 		}
 		src = t->raw_data.data;
+		if (packed4(dt)) {
+			src = heap = unpack4(dt, t->raw_data.data, numel);
+			goto make;
+		}
 		if ((!host_is_le() && esz > 1) || dt == DT_BOOL) {
 			heap = malloc((size_t)bytes);
 			if (!heap)
@@ -429,7 +456,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 	switch (form) {
 	case 1: ok = dt == DT_F32; break;
 	case 2: ok = dt == DT_I32 || dt == DT_I16 || dt == DT_I8 || dt == DT_U16 || dt == DT_U8 ||
-	             dt == DT_BOOL || dt == DT_F16 || dt == DT_BF16; break;
+	             dt == DT_BOOL || dt == DT_F16 || dt == DT_BF16 || dtype_is_small(dt); break;
 	case 3: ok = dt == DT_I64; break;
 	case 4: ok = dt == DT_F64; break;
 	default: ok = dt == DT_U32 || dt == DT_U64; break;
@@ -439,11 +466,21 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		          dtype_onnx_name(dt));
 		return IR_NONE;
 	}
-	if ((int64_t)forms[form].n != numel) {
+	if ((int64_t)forms[form].n != (packed4(dt) ? file_bytes : numel)) {
 		onnx_fail(L, DC_SHAPE, loc, "%s has %zu elements, expected %lld for %s",
-		          forms[form].name, forms[form].n, (long long)numel,
-		          type_str(&ty, tb, sizeof tb));
+		          forms[form].name, forms[form].n,
+		          (long long)(packed4(dt) ? file_bytes : numel), type_str(&ty, tb, sizeof tb));
 		return IR_NONE;
+	}
+	if (packed4(dt)) {             /* int32_data: one packed byte (two elements) each */
+		uint8_t *bytes4 = malloc((size_t)file_bytes + 1);
+		if (!bytes4)
+			die("out of memory");
+		for (int64_t i = 0; i < file_bytes; i++)
+			bytes4[i] = (uint8_t)t->int32_data[i];
+		src = heap = unpack4(dt, bytes4, numel);
+		free(bytes4);
+		goto make;
 	}
 	switch (form) {
 	case 1: src = t->float_data; break;

@@ -174,6 +174,10 @@ double scalar_to_f64(const Scalar *s)
 	case DT_U32: return u.u32;
 	case DT_I64: return (double)u.i64;
 	case DT_U64: return (double)u.u64;
+	case DT_I4: return u.i8;
+	case DT_U4: return u.u8 & 15u;
+	case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1:
+		return ingot_small_to_f32(s->dtype, u.u8);
 	default: return 0;
 	}
 }
@@ -200,6 +204,10 @@ Scalar scalar_from_f64(DType dt, double v)
 	case DT_U32: u.u32 = (uint32_t)v; break;
 	case DT_I64: u.i64 = (int64_t)v; break;
 	case DT_U64: u.u64 = (uint64_t)v; break;
+	case DT_I4: u.i8 = ingot_wrap_i4((int64_t)v); break;
+	case DT_U4: u.u8 = (uint8_t)((int64_t)v & 15); break;
+	case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1:
+		u.u8 = ingot_f32_to_small(dt, (float)v, 1); break;
 	default: break;
 	}
 	memcpy(s.bytes, u.b, 8);

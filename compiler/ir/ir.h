@@ -65,6 +65,9 @@ typedef enum DType {
 	DT_BOOL = INGOT_DT_BOOL, DT_F16 = INGOT_DT_F16, DT_F64 = INGOT_DT_F64,
 	DT_U32 = INGOT_DT_U32, DT_U64 = INGOT_DT_U64, DT_C64 = INGOT_DT_C64,
 	DT_C128 = INGOT_DT_C128, DT_BF16 = INGOT_DT_BF16,
+	DT_F8E4M3FN = INGOT_DT_F8E4M3FN, DT_F8E4M3FNUZ = INGOT_DT_F8E4M3FNUZ,
+	DT_F8E5M2 = INGOT_DT_F8E5M2, DT_F8E5M2FNUZ = INGOT_DT_F8E5M2FNUZ,
+	DT_U4 = INGOT_DT_U4, DT_I4 = INGOT_DT_I4, DT_F4E2M1 = INGOT_DT_F4E2M1,
 	DT_COUNT
 } DType;
 
@@ -77,6 +80,7 @@ bool dtype_is_float(DType t);          /* f16, bf16, f32, f64 */
 bool dtype_is_int(DType t);            /* signed or unsigned integers, not bool */
 bool dtype_is_signed(DType t);         /* signed integers and floats */
 bool dtype_is_valid(int code);         /* a known ONNX dtype number we can carry */
+bool dtype_is_small(DType t);          /* the 8- and 4-bit floats, int4 and uint4 */
 
 typedef enum Layout {
 	LAYOUT_PLAIN = 0,     /* row-major, ONNX order */

@@ -77,7 +77,8 @@ static void print_elem(FILE *f, DType dt, const uint8_t *p, int64_t i)
 	s.dtype = dt;
 	memcpy(s.bytes, p + es * (size_t)i, es);
 	switch (dt) {
-	case DT_F32: case DT_F64: case DT_F16: case DT_BF16: {
+	case DT_F32: case DT_F64: case DT_F16: case DT_BF16: case DT_F8E4M3FN: case DT_F8E4M3FNUZ:
+	case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1: {
 		double v = scalar_to_f64(&s);
 		fprintf(f, dt == DT_F64 ? "%.17g" : "%.9g", v);
 		break;
@@ -109,9 +110,12 @@ static uint32_t fnv1a(const uint8_t *p, int64_t n)
 
 /* The fused-epilogue attributes that fusion adds to Conv/ConvTranspose/Gemm/MatMul
  * (activation "none", residual 0) print only when set: absent, the parser leaves
- * them 0, which is that default. */
+ * them 0, which is that default. `saturate` (Cast, CastLike, QuantizeLinear: 8-bit
+ * floats) prints only when 0: absent, the parser sets it to 1, the ONNX default. */
 static bool elided_default(const AttrField *af, const char *p)
 {
+	if (af->kind == AK_INT && strcmp(af->name, "saturate") == 0)
+		return *(const int64_t *)(const void *)p == 1;
 	if (af->kind == AK_ENUM && strcmp(af->name, "activation") == 0)
 		return *(const int *)(const void *)p == 0;
 	if (af->kind == AK_INT && strcmp(af->name, "residual") == 0)

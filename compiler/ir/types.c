@@ -26,6 +26,13 @@ static const struct {
 	[DT_C64] = { "c64", "void", "COMPLEX64", 8 },
 	[DT_C128] = { "c128", "void", "COMPLEX128", 16 },
 	[DT_BF16] = { "bf16", "uint16_t", "BFLOAT16", 2 },
+	[DT_F8E4M3FN] = { "f8e4m3fn", "uint8_t", "FLOAT8E4M3FN", 1 },
+	[DT_F8E4M3FNUZ] = { "f8e4m3fnuz", "uint8_t", "FLOAT8E4M3FNUZ", 1 },
+	[DT_F8E5M2] = { "f8e5m2", "uint8_t", "FLOAT8E5M2", 1 },
+	[DT_F8E5M2FNUZ] = { "f8e5m2fnuz", "uint8_t", "FLOAT8E5M2FNUZ", 1 },
+	[DT_U4] = { "u4", "uint8_t", "UINT4", 1 },      /* one element per byte */
+	[DT_I4] = { "i4", "int8_t", "INT4", 1 },
+	[DT_F4E2M1] = { "f4e2m1", "uint8_t", "FLOAT4E2M1", 1 },
 };
 
 size_t dtype_size(DType t) { return (unsigned)t < DT_COUNT ? dtypes[t].size : 0; }
@@ -60,6 +67,11 @@ bool dtype_is_int(DType t)
 bool dtype_is_signed(DType t)
 {
 	return dtype_is_float(t) || t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64;
+}
+
+bool dtype_is_small(DType t)
+{
+	return t >= DT_F8E4M3FN && t <= DT_F4E2M1;
 }
 
 bool dtype_is_valid(int code)

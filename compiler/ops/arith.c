@@ -355,11 +355,25 @@ const OpImpl op_impl_prelu = { 0, NULL, 0, NULL, prelu_infer, prelu_lower };
 /* ---- cast_like: Cast to the element type of input 1, through ingot_cast (strings:
  * ingot_cast_str, text.c) ---- */
 
+typedef struct CastLikeAttrs {
+	int64_t saturate;       /* opset 19: out-of-range values to 8-bit floats saturate */
+} CastLikeAttrs;
+
+static const AttrField cast_like_fields[] = {
+	{ "saturate", AK_INT, offsetof(CastLikeAttrs, saturate), NULL },
+};
+
+static int cast_like_import(ImportCtx *c)
+{
+	CastLikeAttrs *a = c->attrs;
+	return import_int(c, "saturate", 1, &a->saturate);
+}
+
 static int cast_like_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0), *like = infer_in(c, 1);
-	if ((x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all)) ||
-	    (like->dtype != DT_STRING && infer_check_dtype(c, 1, dtl_all)))
+	if ((x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all_small)) ||
+	    (like->dtype != DT_STRING && infer_check_dtype(c, 1, dtl_all_small)))
 		return -1;
 	*infer_out(c, 0) = plain_like(like->dtype, x);
 	return 0;
@@ -381,9 +395,12 @@ static int cast_like_lower(LowerCtx *c)
 	p->from = x->dtype;
 	p->to = like->dtype;
 	p->n = type_numel(x);
+	p->saturate = ((const CastLikeAttrs *)c->g->nodes[c->node].attrs)->saturate != 0;
 	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
 
-const OpImpl op_impl_cast_like = { 0, NULL, 0, NULL, cast_like_infer, cast_like_lower };
+const OpImpl op_impl_cast_like = { sizeof(CastLikeAttrs), cast_like_fields,
+                                   COUNTOF(cast_like_fields), cast_like_import,
+                                   cast_like_infer, cast_like_lower };

@@ -486,22 +486,27 @@ const OpImpl op_impl_variadic = { 0, NULL, 0, NULL, variadic_infer, variadic_low
 
 typedef struct CastAttrs {
 	int to;                 /* DType, printed by name */
+	int64_t saturate;       /* opset 19: out-of-range values to 8-bit floats saturate */
 } CastAttrs;
 
 /* Indexed by the ONNX dtype number. ORDER DTYPE */
 static const char *const dtype_names[] = {
 	"undef", "f32", "u8", "i8", "u16", "i16", "i32", "i64", "str", "bool", "f16", "f64",
-	"u32", "u64", "c64", "c128", "bf16", NULL
+	"u32", "u64", "c64", "c128", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz",
+	"u4", "i4", "f4e2m1", NULL
 };
 
 static const AttrField cast_fields[] = {
 	{ "to", AK_ENUM, offsetof(CastAttrs, to), dtype_names },
+	{ "saturate", AK_INT, offsetof(CastAttrs, saturate), NULL },
 };
 
 static int cast_import(ImportCtx *c)
 {
 	CastAttrs *a = c->attrs;
 	const RawAttr *r = import_find(c, "to");
+	if (import_int(c, "saturate", 1, &a->saturate))
+		return -1;
 	if (!r)
 		return import_fail(c, "to", "required attribute is missing");
 	if (r->kind == RA_STRING) {          /* opset 1 spelled the type: "FLOAT" */
@@ -526,11 +531,14 @@ static int cast_infer(InferCtx *c)
 	const CastAttrs *a = infer_node(c)->attrs;
 	const Type *x = infer_in(c, 0);
 	DType to = (DType)a->to;
-	if (x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all))
+	if (x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all_small))
 		return -1;
 	bool ok = to == DT_STRING;
-	for (int i = 0; dtl_all[i] != DT_UNDEF; i++)
-		ok |= dtl_all[i] == to;
+	for (int i = 0; dtl_all_small[i] != DT_UNDEF; i++)
+		ok |= dtl_all_small[i] == to;
+	if ((dtype_is_small(to) || dtype_is_small(x->dtype)) && (to == DT_STRING || x->dtype == DT_STRING))
+		return infer_unsupported(c, "Cast between %s and %s is not supported",
+		                         dtype_name(x->dtype), dtype_name(to));
 	if (!ok)
 		return infer_unsupported(c, "Cast to %s is not supported", dtype_name(to));
 	*infer_out(c, 0) = plain_like(to, x);
@@ -554,6 +562,7 @@ static int cast_lower(LowerCtx *c)
 	p->from = x->dtype;
 	p->to = a->to;
 	p->n = type_numel(x);
+	p->saturate = a->saturate != 0;
 	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
@@ -726,7 +735,7 @@ static int identity_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0);
 	if (infer_node(c)->op == OP_DROPOUT)
 		return dropout_infer(c);
-	if (x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all))   /* copies slots */
+	if (x->dtype != DT_STRING && infer_check_dtype(c, 0, dtl_all_small))   /* copies slots */
 		return -1;
 	*infer_out(c, 0) = plain_like(x->dtype, x);
 	return 0;

@@ -5,8 +5,9 @@
  * lowering to runtime-stubs/kernels/quant.c. The integer products (QLinearConv,
  * QLinearMatMul, MatMulInteger, ConvInteger) live in qlinear.c.
  *
- * Types ingot cannot carry (float8, int4/uint4, float4) are reported unsupported by
- * name; `saturate` only concerns float8 and is kept for the IR text alone. */
+ * The quantized type may be an 8- or 16-bit integer, int4/uint4, an 8-bit float or
+ * float4e2m1; types of opset 24 and later are reported unsupported by name.
+ * `saturate` only concerns the 8-bit floats. */
 #include "opimpl.h"
 
 #include <string.h>
@@ -39,10 +40,8 @@ static int unsupported(InferCtx *c, const char *fmt, const char *what)
 /* ONNX dtype numbers past bfloat16 (ONNX 1.14+), which ingot does not carry. */
 static const char *onnx_new_dtype(int64_t dt)
 {
-	static const char *const names[] = { "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-	                                     "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
-	                                     "FLOAT8E8M0", "UINT2", "INT2" };
-	return dt >= 17 && dt < 17 + COUNTOF(names) ? names[dt - 17] : NULL;
+	static const char *const names[] = { "FLOAT8E8M0", "UINT2", "INT2" };   /* opset 24+ */
+	return dt >= 24 && dt < 24 + COUNTOF(names) ? names[dt - 24] : NULL;
 }
 
 static int quant_import(ImportCtx *c)
@@ -141,8 +140,12 @@ static int quant_layout(InferCtx *c, QLayout *ly)
 
 static const DType q_x_dtypes[] = { DT_F32, DT_F16, DT_BF16, DT_F64, DT_I32, DT_UNDEF };
 static const DType q_scale_dtypes[] = { DT_F32, DT_F16, DT_BF16, DT_F64, DT_UNDEF };
-static const DType q_int_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_UNDEF };
-static const DType dq_x_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_I32, DT_UNDEF };
+static const DType q_int_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_U4, DT_I4, DT_F8E4M3FN,
+                                      DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ, DT_F4E2M1,
+                                      DT_UNDEF };
+static const DType dq_x_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_I32, DT_U4, DT_I4,
+                                     DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
+                                     DT_F4E2M1, DT_UNDEF };
 
 static bool in_list(const DType *l, int64_t dt)
 {
@@ -255,6 +258,7 @@ static int quant_lower(LowerCtx *c)
 		p->s_dtype = s->dtype;
 		p->y_dtype = y->dtype;
 		p->div_dtype = quant_div_dtype(a, x->dtype, s->dtype);
+		p->saturate = a->saturate != 0;
 		p->has_zp = has_zp;
 		p->mode = ly.mode;
 		p->outer = ly.outer;

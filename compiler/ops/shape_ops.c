@@ -1092,7 +1092,7 @@ static int pad_infer(InferCtx *c)
 	const Type *t = infer_in(c, 0);
 	int r = t->rank;
 	int64_t dims[IR_MAX_RANK];
-	if (infer_check_dtype(c, 0, dtl_all))
+	if (infer_check_dtype(c, 0, dtl_all_small))
 		return -1;
 	if (infer_has(c, 1)) {                /* opset 11: pads (and axes, opset 18) as inputs */
 		int64_t *v, *axes = NULL, full[2 * IR_MAX_RANK], norm[IR_MAX_RANK];

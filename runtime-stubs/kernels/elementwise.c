@@ -27,8 +27,11 @@ static INGOT_UNUSED int ew_class(int64_t dt)
 {
 	switch (dt) {
 	case INGOT_DT_F32: case INGOT_DT_F16: case INGOT_DT_BF16: return EW_CL_F32;
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: return EW_CL_F32;
 	case INGOT_DT_F64: return EW_CL_F64;
 	case INGOT_DT_I8: case INGOT_DT_I16: case INGOT_DT_I32: case INGOT_DT_I64: return EW_CL_I64;
+	case INGOT_DT_I4: return EW_CL_I64;
 	default: return EW_CL_U64;
 	}
 }
@@ -125,6 +128,11 @@ static INGOT_UNUSED void ew_load(int64_t dt, const void *base, int64_t off, int6
 	case INGOT_DT_U16: EW_LD(uint16_t, u, uint64_t, x)
 	case INGOT_DT_U32: EW_LD(uint32_t, u, uint64_t, x)
 	case INGOT_DT_U64: EW_LD(uint64_t, u, uint64_t, x)
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+		EW_LD(uint8_t, f, float, ingot_small_to_f32((int)dt, x))
+	case INGOT_DT_I4: EW_LD(int8_t, i, int64_t, x)
+	case INGOT_DT_U4: EW_LD(uint8_t, u, uint64_t, x & 15u)
 	default: EW_LD(uint8_t, u, uint64_t, x != 0)         /* bool: any nonzero byte is true */
 	}
 #undef EW_LD
@@ -150,6 +158,11 @@ static INGOT_UNUSED void ew_store(int64_t dt, void *base, int64_t off, int len, 
 	case INGOT_DT_U16: EW_ST(uint16_t, uint64_t, x)
 	case INGOT_DT_U32: EW_ST(uint32_t, uint64_t, x)
 	case INGOT_DT_U64: EW_ST(uint64_t, uint64_t, x)
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+		EW_ST(uint8_t, float, ingot_f32_to_small((int)dt, x, 1))
+	case INGOT_DT_I4: EW_ST(int8_t, int64_t, ingot_wrap_i4(x))
+	case INGOT_DT_U4: EW_ST(uint8_t, uint64_t, x & 15u)
 	default: EW_ST(uint8_t, uint64_t, x != 0)
 	}
 #undef EW_ST
@@ -602,6 +615,24 @@ INGOT_KERNEL int ingot_variadic(const void *params, const void *const *in, void 
 
 /* ---- cast ---- */
 
+static int ew_small_float(int64_t dt)
+{
+	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
+	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1;
+}
+
+/* v rounded half away from zero; NaN, infinities and |v| >= 2^63 give 0. */
+static int64_t ew_round_away(double v)
+{
+	int64_t t;
+	double f;
+	if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
+		return 0;
+	t = (int64_t)v;
+	f = v - (double)t;
+	return f >= 0.5 ? t + 1 : f <= -0.5 ? t - 1 : t;
+}
+
 INGOT_KERNEL int ingot_cast(const void *params, const void *const *in, void *const *out,
                             void *scratch, int task, int n_tasks)
 {
@@ -621,6 +652,21 @@ INGOT_KERNEL int ingot_cast(const void *params, const void *const *in, void *con
 			for (k = 0; k < len; k++)
 				b.u[k] = from == EW_CL_F32 ? a.f[k] != 0 : from == EW_CL_F64 ? a.d[k] != 0
 				         : a.u[k] != 0;
+		} else if (ew_small_float(p->to)) {  /* through float, saturating or not */
+			uint8_t *o = (uint8_t *)out[0] + i;
+			ew_convert(from, EW_CL_F32, &a, &b, len);
+			for (k = 0; k < len; k++)
+				o[k] = ingot_f32_to_small((int)p->to, b.f[k], p->saturate != 0);
+			continue;
+		} else if ((p->to == INGOT_DT_I4 || p->to == INGOT_DT_U4) &&
+		           (from == EW_CL_F32 || from == EW_CL_F64)) {
+			/* as ONNX Runtime: round half away from zero, then keep the low 4 bits */
+			ew_convert(from, EW_CL_F64, &a, &b, len);
+			for (k = 0; k < len; k++)
+				b.i[k] = ew_round_away(b.d[k]);
+			ew_convert(EW_CL_I64, to, &b, &a, len);
+			ew_store(p->to, out[0], i, len, &a);
+			continue;
 		} else {
 			ew_convert(from, to, &a, &b, len);
 		}

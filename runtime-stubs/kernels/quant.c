@@ -28,8 +28,19 @@ static double q_ld(int dt, const void *p, int64_t i)
 	case INGOT_DT_U32: return (double)((const uint32_t *)p)[i];
 	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
 	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
+	case INGOT_DT_I4: return (double)((const int8_t *)p)[i];
+	case INGOT_DT_U4: return (double)((const uint8_t *)p)[i];
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+		return (double)ingot_small_to_f32(dt, ((const uint8_t *)p)[i]);
 	default: return 0.0;
 	}
+}
+
+static int q_small_float(int dt)
+{
+	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
+	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1;
 }
 
 /* v rounded to the precision of float dtype dt (double rounding through double is
@@ -53,6 +64,8 @@ static int q_range(int dt, double *lo, double *hi)
 	case INGOT_DT_U16: *lo = 0.0; *hi = 65535.0; return 1;
 	case INGOT_DT_I16: *lo = -32768.0; *hi = 32767.0; return 1;
 	case INGOT_DT_I32: *lo = -2147483648.0; *hi = 2147483647.0; return 1;
+	case INGOT_DT_U4: *lo = 0.0; *hi = 15.0; return 1;
+	case INGOT_DT_I4: *lo = -8.0; *hi = 7.0; return 1;
 	default: return 0;
 	}
 }
@@ -67,8 +80,8 @@ static void q_st_int(int dt, void *p, int64_t i, double v, double lo, double hi)
 		v = hi;
 	q = (int64_t)v;
 	switch (dt) {
-	case INGOT_DT_U8: ((uint8_t *)p)[i] = (uint8_t)q; break;
-	case INGOT_DT_I8: ((int8_t *)p)[i] = (int8_t)q; break;
+	case INGOT_DT_U8: case INGOT_DT_U4: ((uint8_t *)p)[i] = (uint8_t)q; break;
+	case INGOT_DT_I8: case INGOT_DT_I4: ((int8_t *)p)[i] = (int8_t)q; break;
 	case INGOT_DT_U16: ((uint16_t *)p)[i] = (uint16_t)q; break;
 	case INGOT_DT_I16: ((int16_t *)p)[i] = (int16_t)q; break;
 	case INGOT_DT_I32: ((int32_t *)p)[i] = (int32_t)q; break;
@@ -146,11 +159,28 @@ INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void 
 	int xdt = (int)p->x_dtype, sdt = (int)p->s_dtype, ydt = (int)p->y_dtype;
 	int ddt = (int)p->div_dtype;
 	(void)scratch;
-	if (!x || !s || !y || (p->has_zp && !zp) || !q_range(ydt, &lo, &hi) ||
+	if (!x || !s || !y || (p->has_zp && !zp) || (!q_range(ydt, &lo, &hi) && !q_small_float(ydt)) ||
 	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
 		return INGOT_EINVAL;
 	if (!q_span(n, task, n_tasks, &e0, &e1))
 		return INGOT_OK;
+	if (q_small_float(ydt)) {
+		/* 8-bit and 4-bit floats: x / scale (+ zero point) rounded to the type, no rint */
+		for (e = e0; e < e1; e++) {
+			int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
+			double xv = q_round_to(ddt, q_ld(xdt, x, e));
+			double v = q_round_to(ddt, xv / q_round_to(ddt, q_ld(sdt, s, si)));
+			if (zp)
+				v += q_ld(ydt, zp, si);
+			/* beyond float's range (UB to convert) is infinite, NaN stays NaN */
+			float f = v >= 3.4028235677973366e38 ? HUGE_VALF
+			          : v <= -3.4028235677973366e38 ? -HUGE_VALF
+			          : v > 3.4028234663852886e38 ? 3.4028234663852886e38f
+			          : v < -3.4028234663852886e38 ? -3.4028234663852886e38f : (float)v;
+			((uint8_t *)y)[e] = ingot_f32_to_small(ydt, f, p->saturate != 0);
+		}
+		return INGOT_OK;
+	}
 	if (p->mode == INGOT_Q_TENSOR && xdt == INGOT_DT_F32 && sdt == INGOT_DT_F32 &&
 	    ddt == INGOT_DT_F32) {
 		/* the common case: one float scale, float division, no dtype switch inside */

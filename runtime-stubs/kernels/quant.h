@@ -21,7 +21,7 @@ enum { INGOT_Q_TENSOR, INGOT_Q_AXIS, INGOT_Q_BLOCK };
  * elements. */
 #define INGOT_QUANTIZE_FIELDS(F) F(I64, x_dtype) F(I64, s_dtype) F(I64, y_dtype) \
 	F(I64, div_dtype) F(I64, has_zp) F(I64, mode) F(I64, outer) F(I64, axis_len) \
-	F(I64, inner) F(I64, block) F(I64, s_axis_len)
+	F(I64, inner) F(I64, block) F(I64, s_axis_len) F(I64, saturate)
 INGOT_PARAMS(ingot_quantize_params, INGOT_QUANTIZE_FIELDS)
 
 /* DequantizeLinear: y = (float(x) - float(zp)) * scale, rounded to float, then

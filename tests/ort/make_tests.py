@@ -35,11 +35,27 @@ def i64(*vals):
     return np.array(vals, dtype=np.int64)
 
 
-def case(name, opset, op, inputs, consts=None, n_out=1, **attrs):
-    """One node: `inputs` are (name, array) graph inputs, `consts` (name, array)
-    initializers; node inputs are inputs then consts in order ('' = omitted)."""
+def case(name, opset, op, inputs, consts=None, n_out=1, then=(), **attrs):
+    """One node: `inputs` are (name, array) graph inputs, `consts` (name, array or
+    TensorProto) initializers; node inputs are inputs then consts in order ('' =
+    omitted). `then` chains more nodes, (op, consts, attrs) each, every one taking the
+    previous node's output first (types numpy lacks, such as float8, stay inside)."""
     CASES.append(dict(name=name, opset=opset, op=op, inputs=inputs, consts=consts or [],
-                      n_out=n_out, attrs=attrs))
+                      n_out=n_out, attrs=attrs, then=list(then)))
+
+
+def small_tensor(name, dt, vals, dims=None):
+    """An initializer of an 8- or 4-bit ONNX type from its bit codes (one per element;
+    4-bit codes are packed two per byte, the first in the low nibble)."""
+    codes = [int(v) & 0xff for v in np.asarray(vals).ravel()]
+    t = TensorProto()
+    t.name, t.data_type = name, dt
+    t.dims.extend(list(np.asarray(vals).shape) if dims is None else dims)
+    if dt in (21, 22, 23):
+        codes = [c & 0xf for c in codes] + ([0] if len(codes) % 2 else [])
+        codes = [codes[i] | codes[i + 1] << 4 for i in range(0, len(codes), 2)]
+    t.raw_data = bytes(codes)
+    return t
 
 
 # --- reductions, opset 18: axes is an input ---------------------------------------
@@ -194,6 +210,72 @@ case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
 case('cast_19_f32_i64', 19, 'Cast', [('x', f32(3, 4) * 10)], to=TensorProto.INT64)
 case('cast_21_i32_f32', 21, 'Cast', [('x', a)], to=TensorProto.FLOAT)
 
+# --- 8-bit floats (19), int4 / uint4 (21) -----------------------------------------
+# float8 never crosses the graph's edge here (onnxruntime-node has no float8 tensors):
+# each case casts or quantizes into the type and back to float.
+def f8_sweep():
+    """Floats around every 8-bit float's range: each exponent from 2^-20 to 2^17 with
+    mantissas that hit ties, near-ties and exact values, both signs, and specials."""
+    bits = []
+    for e in range(107, 145):
+        for top in range(0, 256, 3):
+            for low in (0, 1, 0x7fff, 0x4000):
+                bits.append(e << 23 | top << 15 | low)
+    bits += [0x7f800000, 0x7fc00000, 0]
+    a = np.array(bits, np.uint32).view(np.float32)
+    return np.concatenate([a, -a])
+
+
+F8 = [('e4m3fn', 17), ('e4m3fnuz', 18), ('e5m2', 19), ('e5m2fnuz', 20)]
+sweep = f8_sweep()
+f16_sweep = sweep[np.abs(sweep) < 65504].astype(np.float16)
+for nm, dt in F8:
+    for sat in (1, 0):
+        case('cast_19_f32_%s_sat%d' % (nm, sat), 19, 'Cast', [('x', sweep)], to=dt,
+             saturate=sat, then=[('Cast', [], dict(to=TensorProto.FLOAT))])
+    case('castlike_19_f16_%s' % nm, 19, 'CastLike', [('x', f16_sweep)],
+         [('like', small_tensor('like', dt, [0]))],
+         then=[('Cast', [], dict(to=TensorProto.FLOAT))])
+    # QuantizeLinear into the type (x / scale rounded to it), DequantizeLinear back
+    xq = f32(4, 6) * 300
+    case('qdq_19_%s_tensor' % nm, 19, 'QuantizeLinear', [('x', xq)],
+         [('s', np.array(0.75, np.float32)), ('zp', small_tensor('zp', dt, 0, []))],
+         then=[('DequantizeLinear', [('s2', np.array(0.75, np.float32)),
+                                     ('zp2', small_tensor('zp2', dt, 0, []))], {})])
+    case('qdq_19_%s_axis_nosat' % nm, 19, 'QuantizeLinear', [('x', xq)],
+         [('s', np.array([0.5, 1, 2, 4], np.float32)),
+          ('zp', small_tensor('zp', dt, [0, 0, 0, 0]))], axis=0, saturate=0,
+         then=[('DequantizeLinear', [('s2', np.array([0.5, 1, 2, 4], np.float32)),
+                                     ('zp2', small_tensor('zp2', dt, [0, 0, 0, 0]))],
+                dict(axis=0))])
+# int4 / uint4: Cast wraps to the low 4 bits (floats round half away from zero first).
+# onnxruntime-node cannot hand out 4-bit tensors, so 4-bit values stay inside too.
+xi4 = np.concatenate([np.arange(-20, 20, 0.25, dtype=np.float32),
+                      np.array([np.nan, np.inf, -np.inf, 1e9, -0.5, 0.5], np.float32)])
+for nm, dt in [('uint4', 21), ('int4', 22)]:
+    case('cast_21_f32_%s_f32' % nm, 21, 'Cast', [('x', xi4)], to=dt,
+         then=[('Cast', [], dict(to=TensorProto.FLOAT))])
+    case('cast_21_i32_%s_i64' % nm, 21, 'Cast', [('x', np.arange(-40, 40, dtype=np.int32))],
+         to=dt, then=[('Cast', [], dict(to=TensorProto.INT64))])
+    xq = f32(2, 8, 3) * 6
+    zp = [3] if nm == 'uint4' else [-2]
+    case('qdq_21_%s_tensor' % nm, 21, 'QuantizeLinear', [('x', xq)],
+         [('s', np.array(0.5, np.float32)), ('zp', small_tensor('zp', dt, zp[0], []))],
+         then=[('DequantizeLinear', [('s2', np.array(0.5, np.float32)),
+                                     ('zp2', small_tensor('zp2', dt, zp[0], []))], {})])
+    # blocked along axis 1 in blocks of 3 (the last block short), 4-bit output
+    zpb = np.array([[[1, 2, 3]] * 3] * 2) * (1 if nm == 'uint4' else -1)
+    sb = np.abs(f32(2, 3, 3)) + 0.2
+    case('qdq_21_%s_blocked' % nm, 21, 'QuantizeLinear', [('x', xq)],
+         [('s', sb), ('zp', small_tensor('zp', dt, zpb))], axis=1, block_size=3,
+         then=[('DequantizeLinear', [('s2', sb), ('zp2', small_tensor('zp2', dt, zpb))],
+                dict(axis=1, block_size=3))])
+    # a 4-bit initializer, dequantized per axis
+    w = rng.integers(0, 16, (5, 4)) - (8 if nm == 'int4' else 0)
+    case('dequantize_21_%s_const_axis' % nm, 21, 'DequantizeLinear', [],
+         [('w', small_tensor('w', dt, w)), ('s', np.array([0.5, 1, 2, 0.25], np.float32))],
+         axis=1)
+
 # --- opset 23 basics -------------------------------------------------------------
 case('reshape_23', 23, 'Reshape', [('x', f32(2, 3, 4))], [('shape', i64(4, 0, -1))])
 case('transpose_23', 23, 'Transpose', [('x', f32(2, 3, 4))], perm=[2, 0, 1])
@@ -206,21 +288,38 @@ NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64',
              np.float16: 'float16'}
 ORT_TO_NP = {v: k for k, v in NP_TO_ORT.items()}
+PACKED4 = {'uint4': TensorProto.UINT4 if hasattr(TensorProto, 'UINT4') else 21,
+           'int4': TensorProto.INT4 if hasattr(TensorProto, 'INT4') else 22}
+
+
+def init_of(n, v):
+    return v if isinstance(v, TensorProto) else numpy_helper.from_array(v, n)
 
 
 def build(c, d):
     outs = ['y%d' % i for i in range(c['n_out'])]
-    names = [n for n, _ in c['inputs']] + [n for n, _ in c['consts']]
-    node = helper.make_node(c['op'], names, outs, name=c['name'], **c['attrs'])
+    chain = [(c['op'], c['consts'], c['attrs'])] + c['then']
     ins = [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], v.shape)
            for n, v in c['inputs']]
-    inits = [numpy_helper.from_array(v, n) for n, v in c['consts'] if n]
-    return node, ins, inits, outs
+    nodes, inits, prev = [], [], [n for n, _ in c['inputs']]
+    for k, (op, consts, attrs) in enumerate(chain):
+        last = k == len(chain) - 1
+        o = outs if last else ['m%d' % k]
+        nodes.append(helper.make_node(op, prev + [n for n, _ in consts], o,
+                                      name=c['name'] if k == 0 else '%s_%d' % (c['name'], k),
+                                      **attrs))
+        inits += [init_of(n, v) for n, v in consts if n]
+        prev = o
+    return nodes, ins, inits, outs
 
 
 def first_type(c):
     """The outputs' element type before ORT has told: 'to' for Cast, float for
     ConstantOfShape's float value, else the first input's."""
+    if c['then']:                    # chains end in a Cast or a DequantizeLinear
+        return c['then'][-1][2].get('to', TensorProto.FLOAT)
+    if not c['inputs']:
+        return TensorProto.FLOAT
     if c['op'] == 'Cast':
         return c['attrs']['to']
     if c['op'] == 'ConstantOfShape':
@@ -229,16 +328,17 @@ def first_type(c):
 
 
 def write_model(c, d, out_meta):
-    node, ins, inits, outs = build(c, d)
+    nodes, ins, inits, outs = build(c, d)
     ovi = []
     for i, o in enumerate(outs):
         if out_meta is None:
             ovi.append(helper.make_tensor_value_info(o, first_type(c), None))
         else:
             m = out_meta[i]
-            t = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(ORT_TO_NP[m['dtype']])]
+            t = PACKED4.get(m['dtype']) or \
+                onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(ORT_TO_NP[m['dtype']])]
             ovi.append(helper.make_tensor_value_info(o, t, m['dims']))
-    g = helper.make_graph([node], c['name'], ins, ovi, inits)
+    g = helper.make_graph(nodes, c['name'], ins, ovi, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', c['opset'])],
                           producer_name='ingot-tests-ort')
     m.ir_version = 9 if c['opset'] >= 21 else 8
@@ -289,6 +389,15 @@ def main():
         meta = json.load(open(os.path.join(d, 'ort_out.json')))
         write_model(c, d, meta)
         for i, o in enumerate(meta):
+            if o['dtype'] in PACKED4:        # ORT hands 4-bit data packed, as files keep it
+                t = TensorProto()
+                t.name, t.data_type = o['name'], PACKED4[o['dtype']]
+                t.dims.extend(o['dims'])
+                t.raw_data = open(os.path.join(d, 'ort_out_%d.bin' % i), 'rb').read()
+                with open(os.path.join(d, 'test_data_set_0', 'output_%d.pb' % i), 'wb') as f:
+                    f.write(t.SerializeToString())
+                os.remove(os.path.join(d, 'ort_out_%d.bin' % i))
+                continue
             a = np.fromfile(os.path.join(d, 'ort_out_%d.bin' % i), ORT_TO_NP[o['dtype']])
             a = a.reshape(o['dims'])
             with open(os.path.join(d, 'test_data_set_0', 'output_%d.pb' % i), 'wb') as f:

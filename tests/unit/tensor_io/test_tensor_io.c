@@ -693,6 +693,93 @@ static void fuzz(const uint8_t *const seeds[], const size_t seed_len[], int n_se
 	}
 }
 
+/* the 8-bit floats keep their bytes; INT4, UINT4 and FLOAT4E2M1 files pack two
+ * elements per byte (the first in the low nibble), tensors hold one per byte */
+static void test_small_types(void)
+{
+	static const int small[] = { INGOT_DT_F8E4M3FN, INGOT_DT_F8E4M3FNUZ, INGOT_DT_F8E5M2,
+	                             INGOT_DT_F8E5M2FNUZ, INGOT_DT_U4, INGOT_DT_I4,
+	                             INGOT_DT_F4E2M1 };
+	ingot_tensor t, r;
+	Buf b;
+	char path[128], err[256] = "";
+	for (size_t k = 0; k < sizeof small / sizeof small[0]; k++) {
+		int dt = small[k];
+		memset(&t, 0, sizeof t);
+		t.dtype = dt;
+		t.rank = 1;
+		t.dims[0] = 7;                  /* odd: the last byte of a 4-bit file is half used */
+		t.bytes = 7;
+		t.data = malloc(7);
+		for (int i = 0; i < 7; i++) {
+			uint8_t v = (uint8_t)rnd();
+			((uint8_t *)t.data)[i] = dt == INGOT_DT_I4 ? (uint8_t)((int8_t)(v << 4) >> 4)
+			                         : dt == INGOT_DT_U4 || dt == INGOT_DT_F4E2M1 ? v & 0xfu : v;
+		}
+		CHECK(ingot_tensor_elem_size(dt) == 1);
+		snprintf(path, sizeof path, "%s/small.pb", tmpdir);
+		CHECK(ingot_tensor_write(path, &t, err, sizeof err) == 0);
+		if (ingot_tensor_read(path, &r, err, sizeof err) == 0) {
+			CHECK(r.dtype == dt && r.bytes == 7 && memcmp(r.data, t.data, 7) == 0);
+			ingot_tensor_free(&r);
+		} else {
+			fprintf(stderr, "read back dtype %d: %s\n", dt, err);
+			failures++;
+		}
+		{
+			FILE *f = fopen(path, "rb");
+			long size = 0;
+			if (f && fseek(f, 0, SEEK_END) == 0)
+				size = ftell(f);
+			if (f)
+				fclose(f);
+			/* dims 2 + dtype 2 + raw_data 2 + 7 bytes, or 4 packed ones */
+			CHECK(size == (dt >= INGOT_DT_U4 ? 10 : 13));
+		}
+		remove(path);
+		free(t.data);
+	}
+	/* raw_data 0x8f 0x07 holds INT4 -1, -8, 7 */
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 3);
+	field_varint(&b, 2, INGOT_DT_I4);
+	field_bytes(&b, 9, "\x8f\x07", 2);
+	if (parse_ok(&b, &t, __LINE__)) {
+		const int8_t *v = (const int8_t *)t.data;
+		CHECK(t.bytes == 3 && v[0] == -1 && v[1] == -8 && v[2] == 7);
+		ingot_tensor_free(&t);
+	}
+	/* int32_data: one packed byte per value, UINT4 1, 2, 3 */
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 3);
+	field_varint(&b, 2, INGOT_DT_U4);
+	field_varint(&b, 5, 0x21);
+	field_varint(&b, 5, 0x03);
+	if (parse_ok(&b, &t, __LINE__)) {
+		const uint8_t *v = (const uint8_t *)t.data;
+		CHECK(t.bytes == 3 && v[0] == 1 && v[1] == 2 && v[2] == 3);
+		ingot_tensor_free(&t);
+	}
+	/* three INT4 elements need two bytes, not three */
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 3);
+	field_varint(&b, 2, INGOT_DT_I4);
+	field_bytes(&b, 9, "\x8f\x07\x01", 3);
+	EXPECT_ERR(&b, "expected 2");
+	/* FLOAT8E4M3FN keeps one byte per element in raw_data */
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 2);
+	field_varint(&b, 2, INGOT_DT_F8E4M3FN);
+	field_bytes(&b, 9, "\x38\xfe", 2);
+	if (parse_ok(&b, &t, __LINE__)) {
+		const uint8_t *v = (const uint8_t *)t.data;
+		CHECK(t.bytes == 2 && v[0] == 0x38 && v[1] == 0xfe);
+		CHECK(ingot_small_to_f32(INGOT_DT_F8E4M3FN, v[0]) == 1.0f);
+		CHECK(ingot_small_to_f32(INGOT_DT_F8E4M3FN, v[1]) == -448.0f);
+		ingot_tensor_free(&t);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t pb[4096], npy[4096];
@@ -709,6 +796,7 @@ int main(int argc, char **argv)
 	test_pb_errors();
 	test_npy();
 	test_strings();
+	test_small_types();
 	test_write_errors();
 	test_prefixes(".pb", pb, &pb_len);
 	test_prefixes(".npy", npy, &npy_len);
