@@ -92,6 +92,16 @@ typedef int (*ingot_kernel_fn)(const void *params, const void *const *in,
 #define INGOT_ALIGNED64
 #endif
 
+/* The length of the string in slot s: up to its NUL, at most INGOT_STRING_CAP - 1
+ * (an unterminated slot counts as its first INGOT_STRING_CAP - 1 bytes). */
+static inline INGOT_UNUSED size_t ingot_str_len(const char *s)
+{
+	size_t n = 0;
+	while (n < INGOT_STRING_CAP - 1 && s[n] != '\0')
+		n++;
+	return n;
+}
+
 /* ---- threads: NAME_run_par ----
  * A node whose kernel splits its work over disjoint outputs runs as one job of
  * n_tasks tasks; the caller's pool runs them concurrently and returns when every
