@@ -17,7 +17,8 @@
 /* Return codes of every generated entry point and every kernel. */
 #define INGOT_OK       0
 #define INGOT_EINVAL   1  /* bad argument (NULL buffer, misaligned workspace) */
-#define INGOT_ERANGE   2  /* an index input was out of range; nothing was read or written out of bounds */
+#define INGOT_ERANGE   2  /* an index input was out of range, or a string result did not fit its
+                              * slot; nothing was read or written out of bounds */
 #define INGOT_EDEVICE  3  /* an accelerator call failed (OpenCL) */
 
 #define INGOT_MAX_RANK 8

@@ -218,7 +218,12 @@ static int set_perl(RxParser *p, int c)
 	switch (c | 0x20) {
 	case 'd': set_add(p, '0', '9'); break;
 	case 's': set_add(p, '\t', '\n'); set_add(p, '\f', '\r'); set_add(p, ' ', ' '); break;
-	case 'w': set_add(p, '0', '9'); set_add(p, 'A', 'Z'); set_add(p, 'a', 'z'); set_add(p, '_', '_'); break;
+	case 'w':
+		set_add(p, '0', '9');
+		set_add(p, 'A', 'Z');
+		set_add(p, 'a', 'z');
+		set_add(p, '_', '_');
+		break;
 	default: return -1;
 	}
 	if (c >= 'A' && c <= 'Z')
@@ -288,7 +293,9 @@ static int32_t rx_next_char(RxParser *p)
 
 static int hexval(int c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
 }
 
 enum { ESC_CHAR, ESC_SET, ESC_ASSERT, ESC_QUOTE };

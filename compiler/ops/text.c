@@ -142,6 +142,31 @@ const OpImpl op_impl_string_normalizer = { sizeof(StrNormAttrs), strnorm_fields,
 
 /* ---- StringConcat ---- */
 
+/* Constant inputs: a result that cannot fit a slot is an error here, naming the
+ * element, rather than the kernel's INGOT_ERANGE when folding. */
+static int concat_check_const(InferCtx *c, const Type *y)
+{
+	const char *a = infer_const(c, 0), *b = infer_const(c, 1);
+	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], n = type_numel(y);
+	if (!a || !b)
+		return 0;
+	ops_bcast_strides(y, infer_in(c, 0), sa);
+	ops_bcast_strides(y, infer_in(c, 1), sb);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t rem = i, oa = 0, ob = 0;
+		for (int d = y->rank - 1; d >= 0; d--) {
+			oa += rem % y->dims[d] * sa[d];
+			ob += rem % y->dims[d] * sb[d];
+			rem /= y->dims[d];
+		}
+		size_t len = ingot_str_len(a + oa * INGOT_STRING_CAP) + ingot_str_len(b + ob * INGOT_STRING_CAP);
+		if (len > INGOT_STRING_CAP - 1)
+			return infer_fail(c, -1, "element %lld of the result has %zu bytes, at most %d fit a "
+			                  "string slot (INGOT_STRING_CAP)", (long long)i, len, INGOT_STRING_CAP - 1);
+	}
+	return 0;
+}
+
 static int concat_infer(InferCtx *c)
 {
 	const Type *a = infer_in(c, 0), *b = infer_in(c, 1);
@@ -155,7 +180,7 @@ static int concat_infer(InferCtx *c)
 	t.dtype = DT_STRING;
 	if (y)
 		*y = t;
-	return 0;
+	return concat_check_const(c, &t);
 }
 
 #define PARAM_STRUCT ingot_str_concat_params

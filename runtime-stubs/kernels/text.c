@@ -1,7 +1,8 @@
 /* text.c — reference kernels of string tensors (Cast to/from STRING,
- * StringNormalizer, StringConcat, StringSplit). Every string is read within its INGOT_STRING_CAP slot (an
- * unterminated slot counts as its first INGOT_STRING_CAP - 1 bytes) and written
- * zero-padded, so outputs compare bytewise and never leak old workspace bytes.
+ * StringNormalizer, StringConcat, StringSplit). Every string is read within its
+ * INGOT_STRING_CAP slot (an unterminated slot counts as its first
+ * INGOT_STRING_CAP - 1 bytes) and written zero-padded, so outputs compare
+ * bytewise and never leak old workspace bytes.
  */
 #include "text.h"
 
