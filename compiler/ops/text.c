@@ -246,7 +246,7 @@ static int split_import(ImportCtx *c)
 static int64_t split_bound(const SplitAttrs *a, size_t delim_len)
 {
 	int64_t b = delim_len ? (INGOT_STRING_CAP - 1) / (int64_t)delim_len + 1 : INGOT_STRING_CAP / 2;
-	return a->maxsplit >= 0 && a->maxsplit + 1 < b ? a->maxsplit + 1 : b;
+	return a->maxsplit >= 0 && a->maxsplit < b - 1 ? a->maxsplit + 1 : b;
 }
 
 static int split_infer(InferCtx *c)

@@ -387,7 +387,7 @@ INGOT_KERNEL int ingot_str_split(const void *params, const void *const *in, void
 		if (z)
 			z[i] = k;
 	}
-	if (width > p->bound)
+	if (y && width > p->bound)
 		return INGOT_ERANGE;     /* cannot happen: bound is an upper bound (text.h) */
 	if (!dims)
 		width = p->bound;        /* a static shape (known input): its own last dim */
@@ -402,6 +402,9 @@ INGOT_KERNEL int ingot_str_split(const void *params, const void *const *in, void
 				memcpy(d, s + tok[j][0], len);
 		}
 	}
+	if (y && width < p->bound)      /* the unused rest of the bound: no stale bytes */
+		memset(y + p->n * width * INGOT_STRING_CAP, 0,
+		       (size_t)(p->n * (p->bound - width)) * INGOT_STRING_CAP);
 	if (dims) {
 		memset(dims, 0, sizeof(int64_t) * INGOT_MAX_RANK);
 		for (j = 0; j < p->rank; j++)

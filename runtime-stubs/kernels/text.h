@@ -57,7 +57,7 @@ INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, voi
  * in_dims, rank < 8) splits on the delimiter in[1] (has_delim; else on runs of
  * spaces, U+0020 only, with leading and trailing spaces dropped), at most maxsplit
  * times when maxsplit >= 0. out[0] (may be NULL) gets the pieces, row i padded with
- * "" to the widest row's count k; out[1] (int64, when has_z) each row's count. The
+ * "" to the widest row's count k (the rest of the bound zeroed); out[1] (int64, when has_z) each row's count. The
  * last dim is data-dependent: the compiler sizes out[0] as in_dims + [bound], bound
  * an upper bound (a 63-byte string has at most 64 pieces on a 1-byte delimiter,
  * 63 / len + 1 in general, 32 on spaces, maxsplit + 1 at most), and with dims_slot >= 0

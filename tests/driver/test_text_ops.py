@@ -3,8 +3,8 @@
 beyond the ONNX Runtime reference cases (tests/ort): models checked against
 Python's own str operations and re.fullmatch (ASCII classes, as RE2's) pass
 `ingot check`, also with the generated code under ASan/UBSan; StringSplit's
-data-dependent last dim is an M_<OUT>_MAX_DIMS bound with m_out_dims, and a
-constant input makes it static so other nodes may read it; the generated code
+data-dependent last dim is an M_<OUT>_MAX_DIMS bound with m_out_dims (its counts
+alone work too), and a constant input makes it static so other nodes may read it; the generated code
 builds under -Wall -Wextra -Werror with gcc and clang; a concatenation longer than
 a string slot is a runner error (a compile error for constants); an invalid
 pattern, a pattern ingot does not support, a missing pattern and an over-long
@@ -57,14 +57,16 @@ def cases():
     return [
         ("concat_split_regex",
          model([N("StringConcat", ["a", "b"], ["cat"]),
-                N("StringSplit", ["csv"], ["parts", "counts"], delimiter=",")] +
+                N("StringSplit", ["csv"], ["parts", "counts"], delimiter=","),
+                N("StringSplit", ["csv"], ["", "counts_only"], delimiter="2,")] +
                [N("RegexFullMatch", ["s"], ["m%d" % i], pattern=p) for i, p in enumerate(pats)],
                [vi("a", T.STRING, [4, 1]), vi("b", T.STRING, [3]), vi("csv", T.STRING, [5]),
                 vi("s", T.STRING, [8])],
-               [vi("cat", T.STRING, None), vi("parts", T.STRING, None), vi("counts", T.INT64, None)] +
+               [vi("cat", T.STRING, None), vi("parts", T.STRING, None), vi("counts", T.INT64, None),
+                vi("counts_only", T.INT64, None)] +
                [vi("m%d" % i, T.BOOL, None) for i in range(len(pats))], opset=20),
          [a, b, csv, subjects],
-         [(a + b).astype(object), y_split, z_split] +
+         [(a + b).astype(object), y_split, z_split, split_rows(csv, "2,")[1]] +
          [np.array([re.fullmatch(p, s, re.ASCII) is not None for s in subjects]) for p in pats]),
         # a constant input: StringSplit is evaluated at compile time, so its static
         # output can feed another node (a run-time split could not)

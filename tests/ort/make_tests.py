@@ -327,6 +327,9 @@ case('stringsplit_20_spaces_maxsplit1', 20, 'StringSplit', [('x', spaced)], n_ou
 case('stringsplit_20_spaces_maxsplit2', 20, 'StringSplit', [('x', spaced)], n_out=2, maxsplit=2)
 case('stringsplit_20_negative_maxsplit', 20, 'StringSplit', [('x', lines)], n_out=2,
      delimiter=',', maxsplit=-1)
+case('stringsplit_20_huge_maxsplit', 20, 'StringSplit', [('x', lines)], n_out=2,
+     delimiter=',', maxsplit=2**63 - 1)
+case('stringsplit_20_empty_tensor', 20, 'StringSplit', [('x', strs(shape=(0,)))], n_out=2)
 case('stringsplit_20_2d', 20, 'StringSplit',
      [('x', strs('a b', 'c', '', 'd e f', 'g h', ' ', shape=(2, 3)))], n_out=2)
 case('stringsplit_20_all_empty', 20, 'StringSplit', [('x', strs('', '', shape=(2,)))], n_out=2,
