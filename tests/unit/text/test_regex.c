@@ -5,7 +5,7 @@
  * cannot show: RE2's error messages for invalid patterns, valid RE2 that ingot
  * rejects as unsupported, the size limits, linear time on patterns that make
  * backtracking engines explode, invalid UTF-8 and unterminated slots in the input,
- * a damaged program, and splitting the strings over tasks. */
+ * a damaged program, splitting the strings over tasks, and random patterns. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +221,39 @@ static void test_kernel(void)
 	arena_free(&a);
 }
 
+/* Random patterns over regex syntax: the compiler either rejects one with a message
+ * or yields a program the kernel accepts and runs (under ASan/UBSan in CI). */
+static void test_random_patterns(void)
+{
+	static const char alpha[] = "ab.()[]{}*+?|^$\\-,0123:dDwWsSbBAzQEPpx=!<>iUms\xc3\xa9\xff";
+	unsigned seed = 12345;
+	ingot_str x[3];
+	bool y[3];
+	memset(x, 0, sizeof x);
+	strcpy(x[0].s, "ab");
+	strcpy(x[1].s, "a\xc3\xa9-b,1");
+	memset(x[2].s, 'a', sizeof x[2].s);
+	for (int it = 0; it < 20000; it++) {
+		char pat[24], err[256] = "";
+		int32_t *prog;
+		int64_t words;
+		int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 16, rc;
+		Arena a;
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			pat[k] = alpha[(seed >> 16) % (sizeof alpha - 1)];
+		}
+		pat[n] = '\0';
+		arena_init(&a);
+		rc = regex_compile(&a, pat, &prog, &words, err, sizeof err);
+		if (rc == 0)
+			CHECK(run(prog, words, x, 3, y, 1) == 0, "/%s/: the kernel rejects its program", pat);
+		else
+			CHECK((rc == -1 || rc == -2) && err[0], "/%s/: rc %d without a message", pat, rc);
+		arena_free(&a);
+	}
+}
+
 int main(void)
 {
 	test_matches();
@@ -228,6 +261,7 @@ int main(void)
 	test_limits();
 	test_linear();
 	test_kernel();
+	test_random_patterns();
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);
 		return 1;
