@@ -17,7 +17,8 @@
 /* Return codes of every generated entry point and every kernel. */
 #define INGOT_OK       0
 #define INGOT_EINVAL   1  /* bad argument (NULL buffer, misaligned workspace) */
-#define INGOT_ERANGE   2  /* an index input was out of range; nothing was read or written out of bounds */
+#define INGOT_ERANGE   2  /* an index input was out of range, or a string result did not fit its
+                              * slot; nothing was read or written out of bounds */
 #define INGOT_EDEVICE  3  /* an accelerator call failed (OpenCL) */
 
 #define INGOT_MAX_RANK 8
@@ -91,6 +92,16 @@ typedef int (*ingot_kernel_fn)(const void *params, const void *const *in,
 #define INGOT_UNUSED
 #define INGOT_ALIGNED64
 #endif
+
+/* The length of the string in slot s: up to its NUL, at most INGOT_STRING_CAP - 1
+ * (an unterminated slot counts as its first INGOT_STRING_CAP - 1 bytes). */
+static inline INGOT_UNUSED size_t ingot_str_len(const char *s)
+{
+	size_t n = 0;
+	while (n < INGOT_STRING_CAP - 1 && s[n] != '\0')
+		n++;
+	return n;
+}
 
 /* ---- threads: NAME_run_par ----
  * A node whose kernel splits its work over disjoint outputs runs as one job of

@@ -217,6 +217,11 @@
 	X(CENTER_CROP_PAD, CenterCropPad, center_crop_pad, 2, 2, 1, 1, 0x2) \
 	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
 	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0) \
+	/* text.c: StringSplit's input 1 holds its delimiter, RegexFullMatch's input 1 its \
+	 * pattern compiled to an NFA program (regex.c); both set at import */ \
+	X(REGEX_FULL_MATCH, RegexFullMatch, regex_full_match, 1, 2, 1, 1, 0x0) \
+	X(STRING_CONCAT, StringConcat, string_concat, 2, 2, 1, 1, 0x0) \
+	X(STRING_SPLIT, StringSplit, string_split, 1, 2, 2, 2, 0x0) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0)
 
@@ -244,6 +249,7 @@ typedef enum Op {
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
-	G(sequence) G(sequence_map) G(center_crop_pad) G(string_normalizer) G(fused_elementwise)
+	G(sequence) G(sequence_map) G(center_crop_pad) G(string_normalizer) G(regex_full_match) G(string_concat) \
+	G(string_split) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

@@ -178,9 +178,7 @@ const OpImpl op_impl_unary_math = { sizeof(MathAttrs), math_fields, COUNTOF(math
 
 /* ---- broadcasting binaries: int_binary (Mod, BitShift), bitwise and prelu ---- */
 
-/* Element strides of `t` seen through the dims of `out` (right-aligned), 0 where t
- * is broadcast. */
-static void bcast_strides(const Type *out, const Type *t, int64_t *s)
+void ops_bcast_strides(const Type *out, const Type *t, int64_t *s)
 {
 	int64_t st = 1;
 	memset(s, 0, IR_MAX_RANK * sizeof *s);
@@ -209,8 +207,8 @@ static int lower_binary(LowerCtx *c, int64_t op, const Type *a, const Type *b)
 	p->n = type_numel(y);
 	p->rank = y->rank;
 	memcpy(p->dims, y->dims, sizeof p->dims);
-	bcast_strides(y, a, p->sa);
-	bcast_strides(y, b, p->sb);
+	ops_bcast_strides(y, a, p->sa);
+	ops_bcast_strides(y, b, p->sb);
 	lower_call(c, "ingot_arith_binary", "arith", &ingot_arith_binary, &binary_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;

@@ -50,9 +50,7 @@ static void dyn_slots(const Graph *g, const Node *n, int64_t *slot)
 /* Largest upper-bound output (bytes) evaluated at compile time to get a static size. */
 #define EVAL_MAX_BYTES ((int64_t)256 << 20)
 
-/* When every input is constant, runs the node's kernel on its upper-bound types and
- * replaces each dynamic output's dims with the actual ones, making them static. */
-static int eval_dynamic(InferCtx *c)
+int infer_eval_dynamic(InferCtx *c)
 {
 	Graph *g = c->g;
 	Node *n = infer_node(c);
@@ -509,7 +507,7 @@ static int nonzero_infer(InferCtx *c)
 	if (infer_check_dtype(c, 0, dtl_all))
 		return -1;
 	set_out(c, 0, DT_I64, 2, dims, true);
-	return eval_dynamic(c);
+	return infer_eval_dynamic(c);
 }
 
 #define PARAM_STRUCT ingot_nonzero_params
@@ -596,7 +594,7 @@ static int unique_infer(InferCtx *c)
 	set_out(c, 1, DT_I64, 1, &n, true);
 	set_out(c, 2, DT_I64, 1, &n, false);
 	set_out(c, 3, DT_I64, 1, &n, true);
-	return eval_dynamic(c);
+	return infer_eval_dynamic(c);
 }
 
 #define PARAM_STRUCT ingot_unique_params

@@ -138,6 +138,21 @@ extern const DType dtl_int[];          /* all ints */
 /* text.c: Cast/CastLike from or to STRING (ingot_cast_str over n elements) */
 int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n);
 
+/* regex.c: an RE2 pattern compiled to the NFA program of runtime-stubs/kernels/regex.h
+ * (*prog, *n_words int32s, in arena a). 0; -1 for an invalid pattern, -2 for valid
+ * RE2 that ingot does not implement, with the reason in err. */
+int regex_compile(Arena *a, const char *pattern, int32_t **prog, int64_t *n_words,
+                  char *err, size_t err_cap);
+
+/* arith.c: element strides (s[IR_MAX_RANK]) of t seen through the dims of out
+ * (right-aligned, numpy broadcasting), 0 where t is broadcast */
+void ops_bcast_strides(const Type *out, const Type *t, int64_t *s);
+
+/* indexing.c: data-dependent sizes (Compress, NonZero, Unique, StringSplit...). When
+ * every input is constant, runs the node's kernel on its upper-bound types and
+ * replaces each dynamic output's dims with the actual ones, making them static. */
+int infer_eval_dynamic(InferCtx *c);
+
 /* norm.c: the attributes LayerNormalization and RMSNormalization share (their
  * defaults: axis -1, epsilon 1e-5, stash_type float, which must be a float type) */
 typedef struct NormAttrs {

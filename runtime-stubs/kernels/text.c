@@ -1,7 +1,8 @@
 /* text.c — reference kernels of string tensors (Cast to/from STRING,
- * StringNormalizer). Every string is read within its INGOT_STRING_CAP slot (an
- * unterminated slot counts as its first INGOT_STRING_CAP - 1 bytes) and written
- * zero-padded, so outputs compare bytewise and never leak old workspace bytes.
+ * StringNormalizer, StringConcat, StringSplit). Every string is read within its
+ * INGOT_STRING_CAP slot (an unterminated slot counts as its first
+ * INGOT_STRING_CAP - 1 bytes) and written zero-padded, so outputs compare
+ * bytewise and never leak old workspace bytes.
  */
 #include "text.h"
 
@@ -9,12 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static INGOT_UNUSED size_t txt_len(const char *s)
-{
-	const char *z = (const char *)memchr(s, '\0', INGOT_STRING_CAP - 1);
-	return z ? (size_t)(z - s) : INGOT_STRING_CAP - 1;
-}
 
 /* ---- numbers to text ---- */
 
@@ -122,7 +117,7 @@ static INGOT_UNUSED void txt_format(char *out, int64_t dt, const void *x, int64_
 /* s without leading and trailing blanks, NUL-terminated in buf */
 static INGOT_UNUSED const char *txt_trim(const char *s, char *buf)
 {
-	size_t n = txt_len(s), a = 0;
+	size_t n = ingot_str_len(s), a = 0;
 	while (a < n && (s[a] == ' ' || s[a] == '\t' || s[a] == '\n' || s[a] == '\r'))
 		a++;
 	while (n > a && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
@@ -201,7 +196,7 @@ INGOT_KERNEL int ingot_cast_str(const void *params, const void *const *in, void 
 			continue;
 		}
 		if (p->from == INGOT_DT_STRING) {
-			size_t n = txt_len(src);
+			size_t n = ingot_str_len(src);
 			memmove(dst, src, n);
 			memset(dst + n, 0, INGOT_STRING_CAP - n);
 		} else {
@@ -223,8 +218,8 @@ static INGOT_UNUSED char txt_upper(char c) { return c >= 'a' && c <= 'z' ? (char
 
 static INGOT_UNUSED int txt_equal(const char *a, const char *b, int case_sensitive)
 {
-	size_t n = txt_len(a), k;
-	if (n != txt_len(b))
+	size_t n = ingot_str_len(a), k;
+	if (n != ingot_str_len(b))
 		return 0;
 	for (k = 0; k < n; k++)
 		if (case_sensitive ? a[k] != b[k] : txt_lower(a[k]) != txt_lower(b[k]))
@@ -250,7 +245,7 @@ INGOT_KERNEL int ingot_strnorm(const void *params, const void *const *in, void *
 	for (i = 0; i < p->n; i++) {
 		const char *s = x + i * INGOT_STRING_CAP;
 		char *d = y + k * INGOT_STRING_CAP;
-		size_t n = txt_len(s), c;
+		size_t n = ingot_str_len(s), c;
 		int is_stop = 0;
 		for (j = 0; j < p->n_stop && !is_stop; j++)
 			is_stop = txt_equal(s, stop + j * INGOT_STRING_CAP, (int)p->case_sensitive);
@@ -270,5 +265,151 @@ INGOT_KERNEL int ingot_strnorm(const void *params, const void *const *in, void *
 	memset(dims, 0, sizeof(int64_t) * INGOT_MAX_RANK);
 	dims[0] = p->two_dim ? 1 : k;
 	dims[1] = p->two_dim ? k : 0;
+	return INGOT_OK;
+}
+
+/* ---- StringConcat ---- */
+
+INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks)
+{
+	const ingot_str_concat_params *p = (const ingot_str_concat_params *)params;
+	const char *a = (const char *)in[0], *b = (const char *)in[1];
+	char *y = (char *)out[0];
+	int64_t i, lo, hi;
+	int rc = INGOT_OK;
+	(void)scratch;
+	if (!a || !b || !y || n_tasks < 1 || p->rank < 0 || p->rank > INGOT_MAX_RANK)
+		return INGOT_EINVAL;
+	lo = p->n * task / n_tasks;
+	hi = p->n * (task + 1) / n_tasks;
+	for (i = lo; i < hi; i++) {
+		int64_t rem = i, oa = 0, ob = 0, d;
+		const char *sa, *sb;
+		char *dst = y + i * INGOT_STRING_CAP, t[INGOT_STRING_CAP];
+		size_t na, nb;
+		for (d = p->rank - 1; d >= 0; d--) {     /* i's coordinates, through the strides */
+			int64_t k = p->dims[d] > 0 ? rem % p->dims[d] : 0;
+			rem = p->dims[d] > 0 ? rem / p->dims[d] : 0;
+			oa += k * p->sa[d];
+			ob += k * p->sb[d];
+		}
+		sa = a + oa * INGOT_STRING_CAP;
+		sb = b + ob * INGOT_STRING_CAP;
+		na = ingot_str_len(sa);
+		nb = ingot_str_len(sb);
+		if (na + nb > INGOT_STRING_CAP - 1) {     /* does not fit a slot */
+			memset(dst, 0, INGOT_STRING_CAP);
+			rc = INGOT_ERANGE;
+			continue;
+		}
+		memset(t, 0, sizeof t);                   /* through t: y may alias a or b */
+		memcpy(t, sa, na);
+		memcpy(t + na, sb, nb);
+		memcpy(dst, t, INGOT_STRING_CAP);
+	}
+	return rc;
+}
+
+/* ---- StringSplit ---- */
+
+/* The substrings of the n bytes at s as (start, length) pairs in tok (at most
+ * INGOT_STRING_CAP of them: a 63-byte string splits into 64 pieces at most);
+ * returns their count. ONNX Runtime's rules: an empty string has none; without a
+ * delimiter, runs of spaces separate and leading and trailing spaces go; after
+ * maxsplit splits (maxsplit >= 0) the rest is one piece (its trailing spaces
+ * removed when splitting on spaces). */
+static int txt_split(const char *s, size_t n, const char *delim, size_t nd, int64_t maxsplit,
+                     unsigned char tok[][2])
+{
+	size_t pos = 0, end;
+	int k = 0;
+	if (n == 0)
+		return 0;
+	if (nd == 0) {
+		while (pos < n && s[pos] == ' ')
+			pos++;
+		while (pos < n) {
+			if (k == maxsplit) {
+				end = n;
+				while (s[end - 1] == ' ')
+					end--;
+			} else {
+				for (end = pos; end < n && s[end] != ' '; end++)
+					;
+			}
+			tok[k][0] = (unsigned char)pos;
+			tok[k++][1] = (unsigned char)(end - pos);
+			for (pos = end; pos < n && s[pos] == ' '; pos++)
+				;
+			if (k - 1 == maxsplit)
+				break;
+		}
+		return k;
+	}
+	for (;;) {
+		end = pos;
+		while (end + nd <= n && memcmp(s + end, delim, nd) != 0)
+			end++;
+		if (k == maxsplit || end + nd > n)
+			end = n;
+		tok[k][0] = (unsigned char)pos;
+		tok[k++][1] = (unsigned char)(end - pos);
+		if (end == n)
+			return k;
+		pos = end + nd;
+	}
+}
+
+INGOT_KERNEL int ingot_str_split(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_str_split_params *p = (const ingot_str_split_params *)params;
+	const char *x = (const char *)in[0];
+	const char *delim = p->has_delim ? (const char *)in[1] : NULL;
+	char *y = (char *)out[0];
+	int64_t *z = p->has_z ? (int64_t *)out[1] : NULL;
+	int64_t *dims = p->dims_slot >= 0 ? (int64_t *)out[p->dims_slot] : NULL;
+	size_t nd = delim ? ingot_str_len(delim) : 0;
+	unsigned char tok[INGOT_STRING_CAP][2];
+	int64_t i, width = 0, j;
+	(void)scratch;
+	(void)n_tasks;
+	if (task != 0)
+		return INGOT_OK;
+	if (!x || (p->has_delim && !delim) || (p->has_z && !z) || (p->dims_slot >= 0 && !dims))
+		return INGOT_EINVAL;
+	/* the widest split decides the last dim; then each row is written at that stride */
+	for (i = 0; i < p->n; i++) {
+		const char *s = x + i * INGOT_STRING_CAP;
+		int64_t k = txt_split(s, ingot_str_len(s), delim, nd, p->maxsplit, tok);
+		width = k > width ? k : width;
+		if (z)
+			z[i] = k;
+	}
+	if (y && width > p->bound)
+		return INGOT_ERANGE;     /* cannot happen: bound is an upper bound (text.h) */
+	if (!dims)
+		width = p->bound;        /* a static shape (known input): its own last dim */
+	for (i = 0; i < p->n && y; i++) {
+		const char *s = x + i * INGOT_STRING_CAP;
+		int64_t k = txt_split(s, ingot_str_len(s), delim, nd, p->maxsplit, tok);
+		for (j = 0; j < width; j++) {
+			char *d = y + (i * width + j) * INGOT_STRING_CAP;
+			size_t len = j < k ? tok[j][1] : 0;
+			memset(d, 0, INGOT_STRING_CAP);
+			if (len)
+				memcpy(d, s + tok[j][0], len);
+		}
+	}
+	if (y && width < p->bound)      /* the unused rest of the bound: no stale bytes */
+		memset(y + p->n * width * INGOT_STRING_CAP, 0,
+		       (size_t)(p->n * (p->bound - width)) * INGOT_STRING_CAP);
+	if (dims) {
+		memset(dims, 0, sizeof(int64_t) * INGOT_MAX_RANK);
+		for (j = 0; j < p->rank; j++)
+			dims[j] = p->in_dims[j];
+		dims[p->rank] = width;
+	}
 	return INGOT_OK;
 }

@@ -1,5 +1,5 @@
-/* text.h — reference kernels of string tensors: Cast to and from STRING and
- * StringNormalizer. A string element is an INGOT_STRING_CAP-byte slot holding a
+/* text.h — reference kernels of string tensors: Cast to and from STRING,
+ * StringNormalizer, StringConcat and StringSplit (RegexFullMatch: regex.h). A string element is an INGOT_STRING_CAP-byte slot holding a
  * NUL-terminated, zero-padded byte string (ingot_rt.h). These kernels format and
  * parse numbers with the C library (snprintf, strtod/strtof), which every hosted
  * libc and newlib provide; models without string tensors never include this file.
@@ -42,5 +42,32 @@ INGOT_PARAMS(ingot_strnorm_params, INGOT_STRNORM_FIELDS)
 
 INGOT_KERNEL int ingot_strnorm(const void *params, const void *const *in, void *const *out,
                                void *scratch, int task, int n_tasks);
+
+/* StringConcat: y[i] = a[.] followed by b[.] over the n elements of the output
+ * (dims, rank <= 8, row-major); sa/sb are the element strides of a and b per
+ * output dim, 0 where broadcast. A result over INGOT_STRING_CAP - 1 bytes is left
+ * empty and the kernel returns INGOT_ERANGE. Tasks take disjoint ranges of y. */
+#define INGOT_STR_CONCAT_FIELDS(F) F(I64, n) F(I64, rank) F(DIMS, dims) F(DIMS, sa) F(DIMS, sb)
+INGOT_PARAMS(ingot_str_concat_params, INGOT_STR_CONCAT_FIELDS)
+
+INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks);
+
+/* StringSplit, as ONNX Runtime does it: each of the n strings of in[0] (shape
+ * in_dims, rank < 8) splits on the delimiter in[1] (has_delim; else on runs of
+ * spaces, U+0020 only, with leading and trailing spaces dropped), at most maxsplit
+ * times when maxsplit >= 0. out[0] (may be NULL) gets the pieces, row i padded with
+ * "" to the widest row's count k (the rest of the bound zeroed); out[1] (int64, when has_z) each row's count. The
+ * last dim is data-dependent: the compiler sizes out[0] as in_dims + [bound], bound
+ * an upper bound (a 63-byte string has at most 64 pieces on a 1-byte delimiter,
+ * 63 / len + 1 in general, 32 on spaces, maxsplit + 1 at most), and with dims_slot >= 0
+ * the actual dims (in_dims + [k]) go to out[dims_slot]; with dims_slot < 0 the
+ * shape is static and bound is k. Not split across tasks (task 0 does it). */
+#define INGOT_STR_SPLIT_FIELDS(F) F(I64, n) F(I64, rank) F(DIMS, in_dims) F(I64, bound) \
+	F(I64, maxsplit) F(I64, has_delim) F(I64, has_z) F(I64, dims_slot)
+INGOT_PARAMS(ingot_str_split_params, INGOT_STR_SPLIT_FIELDS)
+
+INGOT_KERNEL int ingot_str_split(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks);
 
 #endif /* INGOT_KERNELS_TEXT_H */

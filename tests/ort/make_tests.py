@@ -35,6 +35,19 @@ def i64(*vals):
     return np.array(vals, dtype=np.int64)
 
 
+def strs(*vals, shape=None):
+    """A string tensor (numpy object array of str; UTF-8 in the .pb files)."""
+    a = np.array(vals, dtype=object)
+    return a.reshape(shape) if shape is not None else a
+
+
+def to_tensor(v, name):
+    if v.dtype == object:
+        return helper.make_tensor(name, TensorProto.STRING, v.shape,
+                                  [x.encode('utf-8') for x in v.ravel()])
+    return numpy_helper.from_array(v, name)
+
+
 def case(name, opset, op, inputs, consts=None, n_out=1, then=(), **attrs):
     """One node: `inputs` are (name, array) graph inputs, `consts` (name, array or
     TensorProto) initializers; node inputs are inputs then consts in order ('' =
@@ -283,17 +296,90 @@ case('pad_23_edge', 23, 'Pad', [('x', f32(3, 4))], [('pads', i64(1, 2, 0, 1))], 
 case('squeeze_23', 23, 'Squeeze', [('x', f32(1, 3, 1, 2))], [('axes', i64(0, 2))])
 case('cast_23_f32_f64', 23, 'Cast', [('x', f32(2, 5))], to=TensorProto.DOUBLE)
 
+# --- string ops 20: StringConcat, StringSplit, RegexFullMatch ------------------------
+words = strs('', 'a', 'héllo', 'naïve café', '日本語', 'x' * 31, shape=(2, 3))
+case('stringconcat_20', 20, 'StringConcat',
+     [('a', words), ('b', strs('', '!', ' wörld', '+', '語', 'y' * 32, shape=(2, 3)))])
+case('stringconcat_20_bcast', 20, 'StringConcat',
+     [('a', strs('pre', '', 'ü', shape=(3, 1))), ('b', strs('', '-x', 'é€', '!', shape=(4,)))])
+case('stringconcat_20_scalar_const', 20, 'StringConcat', [('a', words)],
+     [('b', strs('.txt', shape=()))])
+case('stringconcat_20_rank3_bcast', 20, 'StringConcat',
+     [('a', strs('a', 'b', shape=(2, 1, 1))), ('b', strs('1', '2', '3', '4', '5', '6', shape=(1, 2, 3)))])
+lines = strs('a,b,c', '', ',', 'a,,b,', ',lead', 'naïve,café,日本', 'no delim', ',,,',
+             'x,' * 21, shape=(9,))
+case('stringsplit_20_comma', 20, 'StringSplit', [('x', lines)], n_out=2, delimiter=',')
+case('stringsplit_20_comma_maxsplit1', 20, 'StringSplit', [('x', lines)], n_out=2,
+     delimiter=',', maxsplit=1)
+case('stringsplit_20_comma_maxsplit0', 20, 'StringSplit', [('x', lines)], n_out=2,
+     delimiter=',', maxsplit=0)
+case('stringsplit_20_multibyte_delim', 20, 'StringSplit',
+     [('x', strs('a→b→→c', 'abab', '→', 'ab', 'aabcab', 'ba', shape=(2, 3)))], n_out=2,
+     delimiter='→')
+case('stringsplit_20_ab_delim', 20, 'StringSplit',
+     [('x', strs('abab', 'aabcab', 'ababa', 'b', 'ab' * 31, shape=(5,)))], n_out=2, delimiter='ab')
+spaced = strs('  a  b c ', '', ' ', 'one', 'tab\tstays in\nplace', ' é  日本  ', 'a b c d e f',
+              ' x' * 31, shape=(8,))
+case('stringsplit_20_spaces', 20, 'StringSplit', [('x', spaced)], n_out=2)
+case('stringsplit_20_spaces_empty_delim', 20, 'StringSplit', [('x', spaced)], n_out=2,
+     delimiter='')
+case('stringsplit_20_spaces_maxsplit1', 20, 'StringSplit', [('x', spaced)], n_out=2, maxsplit=1)
+case('stringsplit_20_spaces_maxsplit2', 20, 'StringSplit', [('x', spaced)], n_out=2, maxsplit=2)
+case('stringsplit_20_negative_maxsplit', 20, 'StringSplit', [('x', lines)], n_out=2,
+     delimiter=',', maxsplit=-1)
+case('stringsplit_20_huge_maxsplit', 20, 'StringSplit', [('x', lines)], n_out=2,
+     delimiter=',', maxsplit=2**63 - 1)
+case('stringsplit_20_empty_tensor', 20, 'StringSplit', [('x', strs(shape=(0,)))], n_out=2)
+case('stringsplit_20_2d', 20, 'StringSplit',
+     [('x', strs('a b', 'c', '', 'd e f', 'g h', ' ', shape=(2, 3)))], n_out=2)
+case('stringsplit_20_all_empty', 20, 'StringSplit', [('x', strs('', '', shape=(2,)))], n_out=2,
+     delimiter=';')
+case('stringsplit_20_scalar', 20, 'StringSplit', [('x', strs('k=v;x=y;z', shape=()))], n_out=2,
+     delimiter=';')
+# a constant input: the node is evaluated at compile time and Y's shape is static
+case('stringsplit_20_const_input', 20, 'StringSplit', [],
+     [('x', strs('1 2 3', '4', ' 5  6 ', shape=(3,)))], n_out=2)
+# RegexFullMatch: every pattern against the same strings (UTF-8, empty, newline, 63 bytes)
+subjects = strs('', 'abc', 'ABC', 'a c', '123-4567', '12-345', 'hello', 'HeLLo', 'héllo', 'café',
+                'cafe', 'abcd', 'ababcd', 'xxy', 'xxxyyyy', 'foobarbaz', 'ba', 'a\nb', 'a.b**',
+                'Aé!', 'word here', ' x ', 'ΣΊΣΥΦΟΣ', 'σίσυφος', '2024-05', '_id9', 'Straße',
+                'STRASSE', 'user@example.com', 'a' * 62 + 'b', 'tab\there', '[x]', 'aaaa', 'K',
+                '\u212a', 'ſ', 'Ω', shape=(37,))
+patterns = [
+    ('digits', r'\d{3}-\d{4}'), ('ident', r'[A-Za-z_]\w*'), ('alt_plus', r'(ab|cd)+'),
+    ('dot', r'a.c'), ('icase', r'(?i)hello'), ('icase_group', r'(?i:h)ello|(?i)CAF[EÉ]'),
+    ('neg_class', r'[^aeiou ]+'), ('optional', r'colou?r|caf?e'), ('counted', r'x{2,3}y{1,}'),
+    ('counted_exact', r'a{62}b'), ('star_group', r'(?:foo|bar)*baz?'), ('perl_s', r'\s*\S+\s*'),
+    ('anchors', r'^abc$'), ('word_boundary', r'\bword\b.*'), ('not_boundary', r'a\B.*'),
+    ('posix', r'[[:upper:]][[:lower:]]+|[[:digit:][:punct:]]+'), ('hex_escape', r'\x41\x{e9}.'),
+    ('utf8_class', r'caf[ée]|h[é]llo'), ('two_chars', r'.{2}'), ('quote', r'\Qa.b*\E+'),
+    ('dot_newline', r'a.b'), ('dotall', r'(?s)a.b'), ('multiline', r'(?m)a$\n^b'),
+    ('class_escapes', r'[\d\s-]+'), ('neg_perl_in_class', r'[^\D]+'),
+    ('nested_star', r'(a*)*b|(a|a)*'), ('greek_icase', r'(?i)σίσυφος'), ('lazy', r'a*?b+?c??d'),
+    ('named', r'(?P<year>\d{4})-(?<month>\d\d)'), ('empty', r''), ('class_dash', r'[a-c-]+'),
+    ('class_bracket', r'[]x[]+'), ('escaped_meta', r'a\.b\*\*'), ('tab', r'tab\there'),
+    ('email', r'\w+@\w+\.(com|org)'), ('nonword', r'\W\w\W'), ('icase_kelvin', r'(?i)k|s'),
+    ('icase_class', r'(?i)[a-c]+|[^x-z]'), ('alt_empty', r'abc|'), ('brace_literal', r'a{,2}|x{'),
+    ('flags_off', r'(?i)a(?-i)bc'), ('utf8_any', r'...'), ('octal', r'\101\102\103'),
+    ('ungreedy_flag', r'(?U)a+'),
+]
+for name, pat in patterns:
+    case('regexfullmatch_20_' + name, 20, 'RegexFullMatch', [('x', subjects)], pattern=pat)
+case('regexfullmatch_20_2d', 20, 'RegexFullMatch', [('x', words)], pattern=r'.*é.*|x+')
+case('regexfullmatch_20_const_input', 20, 'RegexFullMatch', [],
+     [('x', strs('a1', 'b', '22', shape=(3,)))], pattern=r'[a-z]\d?')
+
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool',
              np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64',
-             np.float16: 'float16'}
+             np.float16: 'float16', np.object_: 'string'}
 ORT_TO_NP = {v: k for k, v in NP_TO_ORT.items()}
 PACKED4 = {'uint4': TensorProto.UINT4 if hasattr(TensorProto, 'UINT4') else 21,
            'int4': TensorProto.INT4 if hasattr(TensorProto, 'INT4') else 22}
 
 
 def init_of(n, v):
-    return v if isinstance(v, TensorProto) else numpy_helper.from_array(v, n)
+    return v if isinstance(v, TensorProto) else to_tensor(v, n)
 
 
 def build(c, d):
@@ -313,9 +399,15 @@ def build(c, d):
     return nodes, ins, inits, outs
 
 
-def first_type(c):
-    """The outputs' element type before ORT has told: 'to' for Cast, float for
-    ConstantOfShape's float value, else the first input's."""
+OUT_TYPES = {'RegexFullMatch': [TensorProto.BOOL], 'StringSplit': [TensorProto.STRING, TensorProto.INT64]}
+
+
+def first_type(c, i=0):
+    """Output i's element type before ORT has told: 'to' for Cast, float for
+    ConstantOfShape's float value, OUT_TYPES' for ops that set their own, else the
+    first input's."""
+    if c['op'] in OUT_TYPES and not c['then']:
+        return OUT_TYPES[c['op']][i]
     if c['then']:                    # chains end in a Cast or a DequantizeLinear
         return c['then'][-1][2].get('to', TensorProto.FLOAT)
     if not c['inputs']:
@@ -332,7 +424,7 @@ def write_model(c, d, out_meta):
     ovi = []
     for i, o in enumerate(outs):
         if out_meta is None:
-            ovi.append(helper.make_tensor_value_info(o, first_type(c), None))
+            ovi.append(helper.make_tensor_value_info(o, first_type(c, i), None))
         else:
             m = out_meta[i]
             t = PACKED4.get(m['dtype']) or \
@@ -372,11 +464,14 @@ def main():
         write_model(c, d, None)
         ins = []
         for i, (n, v) in enumerate(c['inputs']):
-            t = numpy_helper.from_array(v, n)
+            t = to_tensor(v, n)
             with open(os.path.join(d, 'test_data_set_0', 'input_%d.pb' % i), 'wb') as f:
                 f.write(t.SerializeToString())
             raw = os.path.join(d, 'in_%d.bin' % i)
-            np.ascontiguousarray(v).tofile(raw)
+            if v.dtype == object:
+                json.dump(list(v.ravel()), open(raw, 'w'))
+            else:
+                np.ascontiguousarray(v).tofile(raw)
             ins.append(dict(name=n, dtype=NP_TO_ORT[v.dtype.type], dims=list(v.shape), file=raw))
         manifest.append(dict(dir=d, inputs=ins))
     mp = os.path.join(out, 'manifest.json')
@@ -398,11 +493,15 @@ def main():
                     f.write(t.SerializeToString())
                 os.remove(os.path.join(d, 'ort_out_%d.bin' % i))
                 continue
-            a = np.fromfile(os.path.join(d, 'ort_out_%d.bin' % i), ORT_TO_NP[o['dtype']])
+            raw = os.path.join(d, 'ort_out_%d.%s' % (i, 'json' if o['dtype'] == 'string' else 'bin'))
+            if o['dtype'] == 'string':
+                a = np.array(json.load(open(raw)), dtype=object)
+            else:
+                a = np.fromfile(raw, ORT_TO_NP[o['dtype']])
             a = a.reshape(o['dims'])
             with open(os.path.join(d, 'test_data_set_0', 'output_%d.pb' % i), 'wb') as f:
-                f.write(numpy_helper.from_array(a, o['name']).SerializeToString())
-            os.remove(os.path.join(d, 'ort_out_%d.bin' % i))
+                f.write(to_tensor(a, o['name']).SerializeToString())
+            os.remove(raw)
         for f in os.listdir(d):
             if f.startswith('in_') or f == 'ort_out.json':
                 os.remove(os.path.join(d, f))

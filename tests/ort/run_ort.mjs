@@ -1,7 +1,8 @@
 // Runs models with onnxruntime-node for tests/ort/make_tests.py: reads MANIFEST.json
 // ([{dir, inputs: [{name, dtype, dims, file}]}]), runs DIR/model.onnx on the raw
 // little-endian input files and writes DIR/ort_out_N.bin (raw data) and DIR/ort_out.json
-// ([{name, dtype, dims}]) for every output, in the model's output order.
+// ([{name, dtype, dims}]) for every output, in the model's output order. String
+// tensors travel as JSON arrays of strings instead of raw data (ort_out_N.json).
 // usage: node run_ort.mjs MANIFEST.json ORT_DIR
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,10 @@ for (const c of cases) {
     const feeds = {};
     for (const inp of c.inputs) {
       const b = readFileSync(inp.file);
+      if (inp.dtype === 'string') {
+        feeds[inp.name] = new ort.Tensor('string', JSON.parse(b.toString('utf8')), inp.dims);
+        continue;
+      }
       const T = ARRAYS[inp.dtype];
       const data = new T(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
       feeds[inp.name] = new ort.Tensor(inp.dtype, data, inp.dims);
@@ -43,8 +48,11 @@ for (const c of cases) {
     session.outputNames.forEach((name, i) => {
       const t = res[name];
       const d = t.data;
-      writeFileSync(join(c.dir, `ort_out_${i}.bin`),
-                    Buffer.from(d.buffer, d.byteOffset, d.byteLength));
+      if (t.type === 'string')
+        writeFileSync(join(c.dir, `ort_out_${i}.json`), JSON.stringify(Array.from(d)));
+      else
+        writeFileSync(join(c.dir, `ort_out_${i}.bin`),
+                      Buffer.from(d.buffer, d.byteOffset, d.byteLength));
       meta.push({ name, dtype: t.type, dims: t.dims.map(Number) });
     });
     writeFileSync(join(c.dir, 'ort_out.json'), JSON.stringify(meta));
