@@ -295,7 +295,13 @@ bad_s.string_data.append(b"x")
 save("string_data_float.onnx", model([], [], [Y], [bad_s]), "fail", "string_data given for a FLOAT tensor")
 save("complex_init.onnx", model([], [], [Y], [helper.make_tensor("y", TensorProto.COMPLEX64, [1], [1 + 2j])]),
      "fail", "COMPLEX64")
-save("float8_init.onnx", model([], [], [Y], [raw_tensor("y", 17, [1], b"\x00")]), "fail", "FLOAT8E4M3FN")
+save("float8_init.onnx", model([], [], [vi("y", 17, [2])], [raw_tensor("y", 17, [2], b"\x38\xb8")], ir_version=9),
+     "ok")
+save("int4_init.onnx", model([], [], [vi("y", 22, [3])], [raw_tensor("y", 22, [3], b"\x8f\x07")], ir_version=10),
+     "ok")
+save("int4_init_short.onnx", model([], [], [vi("y", 22, [3])], [raw_tensor("y", 22, [3], b"\x8f")],
+                                   ir_version=10), "fail", "raw_data has 1 bytes, expected 2")
+save("e8m0_init.onnx", model([], [], [Y], [raw_tensor("y", 24, [1], b"\x00")]), "fail", "24")
 save("input_string.onnx", model([], [vi("y", TensorProto.STRING, [1])], [SY]), "ok")
 seq = helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, [1])
 save("input_seq.onnx", model([], [seq], [Y]), "fail", "sequence input: give its length")
