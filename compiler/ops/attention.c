@@ -383,13 +383,6 @@ static int attention_infer(InferCtx *c)
 	return ctrl_place_after(g, c->node, first, c->diags);
 }
 
-/* Never lowered: inference replaced the node. */
-static int attention_lower(LowerCtx *c)
-{
-	(void)c;
-	return -1;
-}
-
 const OpImpl op_impl_attention = { sizeof(AttentionAttrs), attention_fields,
                                    COUNTOF(attention_fields), attention_import, attention_infer,
-                                   attention_lower };
+                                   ctrl_never_lowered };

@@ -82,6 +82,8 @@ ValueId ctrl_reshape(InferCtx *c, ValueId v, int rank, const int64_t *dims, Valu
 /* A constant of float type t with the values v[numel] (f16 and bf16 through a folded Cast). */
 ValueId ctrl_float_const(InferCtx *c, DType t, int rank, const int64_t *dims, const double *v,
                          const char *what);
+/* The lower() of an op that inference always replaces: never called, returns -1. */
+int ctrl_never_lowered(LowerCtx *c);
 /* The most negative finite value of float type t: masked scores, as ONNX Runtime uses. */
 double ctrl_lowest(DType t);
 

@@ -64,3 +64,9 @@ double ctrl_lowest(DType t)
 	default: return -FLT_MAX;
 	}
 }
+
+int ctrl_never_lowered(LowerCtx *c)
+{
+	(void)c;
+	return -1;
+}

@@ -69,13 +69,6 @@ static int rms_norm_infer(InferCtx *c)
 	return ctrl_place_after(g, c->node, first, c->diags);
 }
 
-/* Never lowered: inference replaced the node. */
-static int rms_norm_lower(LowerCtx *c)
-{
-	(void)c;
-	return -1;
-}
-
 /* the attributes are LayerNormalization's (NormAttrs, norm.c) */
 const OpImpl op_impl_rms_norm = { sizeof(NormAttrs), norm_attr_fields, COUNTOF(norm_attr_fields),
-                                  norm_attrs_import, rms_norm_infer, rms_norm_lower };
+                                  norm_attrs_import, rms_norm_infer, ctrl_never_lowered };

@@ -206,13 +206,6 @@ static int rotary_infer(InferCtx *c)
 	return ctrl_place_after(g, c->node, first, c->diags);
 }
 
-/* Never lowered: inference replaced the node. */
-static int rotary_lower(LowerCtx *c)
-{
-	(void)c;
-	return -1;
-}
-
 const OpImpl op_impl_rotary_embedding = { sizeof(RotaryAttrs), rotary_fields,
                                           COUNTOF(rotary_fields), rotary_import, rotary_infer,
-                                          rotary_lower };
+                                          ctrl_never_lowered };
