@@ -215,6 +215,9 @@
 	X(SPLIT_TO_SEQUENCE, SplitToSequence, sequence, 1, 2, 1, 1, 0x2) \
 	/* center_crop_pad.c: rewritten by inference into Slice/Pad, never lowered */ \
 	X(CENTER_CROP_PAD, CenterCropPad, center_crop_pad, 2, 2, 1, 1, 0x2) \
+	/* attention.c, rotary_embedding.c: rewritten by inference into MatMul, Softmax, ... */ \
+	X(ATTENTION, Attention, attention, 3, 6, 1, 4, 0x0) \
+	X(ROTARY_EMBEDDING, RotaryEmbedding, rotary_embedding, 3, 4, 1, 1, 0x0) \
 	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
 	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0) \
 	/* text.c: StringSplit's input 1 holds its delimiter, RegexFullMatch's input 1 its \
@@ -249,7 +252,7 @@ typedef enum Op {
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
-	G(sequence) G(sequence_map) G(center_crop_pad) G(string_normalizer) G(regex_full_match) G(string_concat) \
-	G(string_split) G(fused_elementwise)
+	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
+	G(regex_full_match) G(string_concat) G(string_split) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

@@ -98,13 +98,6 @@ static int crop_pad_infer(InferCtx *c)
 	return ctrl_place_after(g, c->node, first, c->diags);
 }
 
-/* Never lowered: inference replaced the node. */
-static int crop_pad_lower(LowerCtx *c)
-{
-	(void)c;
-	return -1;
-}
-
 const OpImpl op_impl_center_crop_pad = { sizeof(CropPadAttrs), crop_pad_fields,
                                          COUNTOF(crop_pad_fields), crop_pad_import,
-                                         crop_pad_infer, crop_pad_lower };
+                                         crop_pad_infer, ctrl_never_lowered };

@@ -12,6 +12,8 @@
 
 #include "opimpl.h"
 
+#include <string.h>
+
 /* One struct serves the groups if_else, loop and scan. */
 typedef struct CtrlAttrs {
 	/* Scan: per scan input / output, normalized by inference (axes >= 0) */
@@ -68,6 +70,43 @@ int ctrl_place_after(Graph *g, NodeId id, int first, DiagSink *d);
 NodeId ctrl_add_node(InferCtx *c, Op op, const ValueId *in, int n_in, const ValueId *out,
                      int n_out, const RawAttr *raw, int n_raw);
 ValueId ctrl_i64_const(InferCtx *c, const char *what, int n, const int64_t *v);
+
+/* rewrite.c: building the expansion of an op that inference rewrites into others, one
+ * node per call (see ctrl_add_node). ctrl_step adds `op` on in[0..n_in) writing `out`,
+ * or a new value "<node>.<what>" when out is IR_NONE, and returns the output. */
+ValueId ctrl_step(InferCtx *c, Op op, const ValueId *in, int n_in, ValueId out,
+                  const RawAttr *raw, int n_raw, const char *what);
+ValueId ctrl_cast(InferCtx *c, ValueId v, DType to, const char *what);
+ValueId ctrl_reshape(InferCtx *c, ValueId v, int rank, const int64_t *dims, ValueId out,
+                     const char *what);
+/* A constant of float type t with the values v[numel] (f16 and bf16 through a folded Cast). */
+ValueId ctrl_float_const(InferCtx *c, DType t, int rank, const int64_t *dims, const double *v,
+                         const char *what);
+/* The lower() of an op that inference always replaces: never called, returns -1. */
+int ctrl_never_lowered(LowerCtx *c);
+/* The most negative finite value of float type t: masked scores, as ONNX Runtime uses. */
+double ctrl_lowest(DType t);
+
+static inline RawAttr ctrl_attr_int(const char *name, int64_t v)
+{
+	RawAttr r;
+	memset(&r, 0, sizeof r);
+	r.name = name;
+	r.kind = RA_INT;
+	r.i = v;
+	return r;
+}
+
+static inline RawAttr ctrl_attr_ints(const char *name, const int64_t *v, int n)
+{
+	RawAttr r;
+	memset(&r, 0, sizeof r);
+	r.name = name;
+	r.kind = RA_INTS;
+	r.ints = v;
+	r.n = n;
+	return r;
+}
 
 /* sequence_flow.c: whether a Loop carries or builds sequences (then it must be
  * unrolled), and giving an If with a run-time condition one output per element of

@@ -10,27 +10,11 @@
 
 #include <string.h>
 
-/* A new node `op` of the expansion; its output is a new value unless `out` is given. */
-static ValueId step(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const RawAttr *raw,
-                    int n_raw, const char *what)
+/* One binary (or unary, b = IR_NONE) node of the expansion. */
+static ValueId step(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const char *what)
 {
-	Graph *g = c->g;
 	ValueId in[2] = { a, b };
-	if (out == IR_NONE)
-		out = ir_value_new(g, infer_node(c)->region,
-		                   arena_printf(&g->arena, "%s.%s", ir_node_name(g, c->node), what), NULL);
-	ctrl_add_node(c, op, in, b == IR_NONE ? 1 : 2, &out, 1, raw, n_raw);
-	return out;
-}
-
-static ValueId cast_to(InferCtx *c, ValueId v, DType to, const char *what)
-{
-	RawAttr r;
-	memset(&r, 0, sizeof r);
-	r.name = "to";
-	r.kind = RA_INT;
-	r.i = to;
-	return step(c, OP_CAST, v, IR_NONE, IR_NONE, &r, 1, what);
+	return ctrl_step(c, op, in, b == IR_NONE ? 1 : 2, out, NULL, 0, what);
 }
 
 static int rms_norm_infer(InferCtx *c)
@@ -63,42 +47,28 @@ static int rms_norm_infer(InferCtx *c)
 
 	ValueId xu = infer_node(c)->in[0];
 	if (stash != x.dtype)
-		xu = cast_to(c, xu, stash, "stashed");
-	ValueId sq = step(c, OP_MUL, xu, xu, IR_NONE, NULL, 0, "squared");
-	RawAttr ra[2];
-	memset(ra, 0, sizeof ra);
-	ra[0].name = "axes";
-	ra[0].kind = RA_INTS;
-	ra[0].ints = axes;
-	ra[0].n = (int)(x.rank - axis);
-	ra[1].name = "keepdims";
-	ra[1].kind = RA_INT;
-	ra[1].i = 1;
-	ValueId ms = step(c, OP_REDUCE_MEAN, sq, IR_NONE, IR_NONE, ra, 2, "mean_square");
+		xu = ctrl_cast(c, xu, stash, "stashed");
+	ValueId sq = step(c, OP_MUL, xu, xu, IR_NONE, "squared");
+	RawAttr ra[2] = { ctrl_attr_ints("axes", axes, (int)(x.rank - axis)),
+	                  ctrl_attr_int("keepdims", 1) };
+	ValueId ms = ctrl_step(c, OP_REDUCE_MEAN, &sq, 1, IR_NONE, ra, 2, "mean_square");
 	Type et = type_make(stash, 0, NULL);
 	const double e64 = a->epsilon;
 	const float e32 = a->epsilon;
 	ValueId eps = ir_value_new_const(g, infer_node(c)->region,
 	                                 arena_printf(&g->arena, "%s.epsilon", ir_node_name(g, c->node)),
 	                                 &et, stash == DT_F64 ? (const void *)&e64 : (const void *)&e32);
-	ValueId rms = step(c, OP_SQRT, step(c, OP_ADD, ms, eps, IR_NONE, NULL, 0, "plus_epsilon"), IR_NONE,
-	                   IR_NONE, NULL, 0, "rms");
-	ValueId inv = step(c, OP_RECIPROCAL, rms, IR_NONE, IR_NONE, NULL, 0, "inv_rms");
-	ValueId nrm = step(c, OP_MUL, xu, inv, IR_NONE, NULL, 0, "normalized");
+	ValueId rms = step(c, OP_SQRT, step(c, OP_ADD, ms, eps, IR_NONE, "plus_epsilon"), IR_NONE,
+	                   IR_NONE, "rms");
+	ValueId inv = step(c, OP_RECIPROCAL, rms, IR_NONE, IR_NONE, "inv_rms");
+	ValueId nrm = step(c, OP_MUL, xu, inv, IR_NONE, "normalized");
 	if (stash != x.dtype)
-		nrm = cast_to(c, nrm, x.dtype, "normalized_cast");
-	step(c, OP_MUL, nrm, scale, y, NULL, 0, "scaled");
+		nrm = ctrl_cast(c, nrm, x.dtype, "normalized_cast");
+	step(c, OP_MUL, nrm, scale, y, "scaled");
 	infer_node(c)->dead = true;
 	return ctrl_place_after(g, c->node, first, c->diags);
 }
 
-/* Never lowered: inference replaced the node. */
-static int rms_norm_lower(LowerCtx *c)
-{
-	(void)c;
-	return -1;
-}
-
 /* the attributes are LayerNormalization's (NormAttrs, norm.c) */
 const OpImpl op_impl_rms_norm = { sizeof(NormAttrs), norm_attr_fields, COUNTOF(norm_attr_fields),
-                                  norm_attrs_import, rms_norm_infer, rms_norm_lower };
+                                  norm_attrs_import, rms_norm_infer, ctrl_never_lowered };

@@ -261,6 +261,65 @@ def case_op_inputs(ingot, work):
         expect(ingot, [p, "-o", o], 1, ["rms_%s.onnx" % tag, "'rms0'", "RMSNormalization"] + words)
 
 
+def case_llm_ops(ingot, work):
+    """Attention and RotaryEmbedding (opset 23) on shapes and attributes that do not fit:
+    one line naming the node and what is wrong, exit 1."""
+    o = os.path.join(work, "o")
+
+    def attn(tag, shapes, words, dts=None, **attrs):
+        names = ["q", "k", "v", "mask", "past_key", "past_value"][:len(shapes)]
+        ins = [vi(n, (dts or {}).get(n, T.FLOAT), sh) for n, sh in zip(names, shapes) if sh]
+        node = helper.make_node("Attention", [n if sh else "" for n, sh in zip(names, shapes)],
+                                ["y"], name="attn0", **attrs)
+        p = save(model([node], ins, [vi("y", T.FLOAT, None)], opset=23),
+                 os.path.join(work, "attn_%s.onnx" % tag))
+        expect(ingot, [p, "-o", o], 1, ["attn_%s.onnx" % tag, "'attn0'", "Attention"] + words)
+
+    qkv3 = [[1, 2, 8], [1, 3, 8], [1, 3, 8]]
+    attn("no_heads", qkv3, ["'q_num_heads'", "3-D"])
+    attn("hidden", qkv3, ["hidden size 8", "multiple of q_num_heads 3"], q_num_heads=3,
+         kv_num_heads=2)
+    attn("gqa", [[1, 3, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4]], ["2 kv heads", "3 query heads"])
+    attn("head", [[1, 2, 2, 4], [1, 2, 3, 5], [1, 2, 3, 4]], ["input 1 'k'", "head size 5"])
+    attn("v_type", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4]], ["input 2 'v'", "f16"],
+         dts={"v": T.FLOAT16})
+    # a mask shorter than the keys (ORT rejects it too) and one of a third type
+    attn("mask_len", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], [2, 2]],
+         ["input 3 'mask'", "last dim is 2", "total sequence length 3"])
+    attn("mask_type", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], [2, 3]],
+         ["input 3 'mask'", "i32", "neither bool"], dts={"mask": T.INT32})
+    attn("mask_bcast", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], [3, 2, 3]],
+         ["input 3 'mask'", "dim 0 is 3", "expected 1 or 2"])
+    attn("past_alone", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], None, [1, 2, 5, 4]],
+         ["input 5", "together"])
+    attn("past_shape", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], None, [1, 2, 5, 4], [1, 2, 4, 4]],
+         ["input 5 'past_value'", "(1, 2, 5, 4)"])
+    attn("mode", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4]], ["'qk_matmul_output_mode'", "got 4"],
+         qk_matmul_output_mode=4)
+    attn("precision", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4]], ["'softmax_precision'", "got 6"],
+         softmax_precision=T.INT32)
+
+    def rope(tag, x, cache, pos, words, pos_dt=T.INT64, **attrs):
+        ins = [vi("x", T.FLOAT, x), vi("cos", T.FLOAT, cache), vi("sin", T.FLOAT, cache)]
+        if pos:
+            ins.append(vi("pos", pos_dt, pos))
+        node = helper.make_node("RotaryEmbedding", [i.name for i in ins], ["y"], name="rope0",
+                                **attrs)
+        p = save(model([node], ins, [vi("y", T.FLOAT, None)], opset=23),
+                 os.path.join(work, "rope_%s.onnx" % tag))
+        expect(ingot, [p, "-o", o], 1, ["rope_%s.onnx" % tag, "'rope0'", "RotaryEmbedding"] + words)
+
+    rope("no_heads", [1, 3, 16], [8, 4], [1, 3], ["'num_heads'", "3-D"])
+    rope("odd_dim", [1, 2, 3, 8], [8, 2], [1, 3], ["'rotary_embedding_dim'", "5 rotated dims"],
+         rotary_embedding_dim=5)
+    rope("wide_dim", [1, 2, 3, 8], [8, 5], [1, 3], ["'rotary_embedding_dim'", "10 rotated dims",
+                                                    "head size 8"], rotary_embedding_dim=10)
+    rope("cache", [1, 2, 3, 8], [8, 3], [1, 3], ["input 1 'cos'", "(max position + 1, 4)"])
+    rope("cache_3d", [1, 2, 3, 8], [1, 2, 4], None, ["input 1 'cos'", "(1, 3, 4)"])
+    rope("pos_type", [1, 2, 3, 8], [8, 4], [1, 3], ["input 3 'pos'", "i32"], pos_dt=T.INT32)
+    rope("pos_shape", [2, 2, 3, 8], [8, 4], [1, 3], ["input 3 'pos'", "(2, 3)"])
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

@@ -48,13 +48,15 @@ def to_tensor(v, name):
     return numpy_helper.from_array(v, name)
 
 
-def case(name, opset, op, inputs, consts=None, n_out=1, then=(), **attrs):
+def case(name, opset, op, inputs, consts=None, n_out=1, then=(), atol=None, **attrs):
     """One node: `inputs` are (name, array) graph inputs, `consts` (name, array or
     TensorProto) initializers; node inputs are inputs then consts in order ('' =
-    omitted). `then` chains more nodes, (op, consts, attrs) each, every one taking the
-    previous node's output first (types numpy lacks, such as float8, stay inside)."""
+    omitted). n_out is a count or the list of output names ('' = omitted). `then`
+    chains more nodes, (op, consts, attrs) each, every one taking the previous node's
+    output first (types numpy lacks, such as float8, stay inside). atol, when given,
+    goes to the case's `tolerance` file for `ingot check`."""
     CASES.append(dict(name=name, opset=opset, op=op, inputs=inputs, consts=consts or [],
-                      n_out=n_out, attrs=attrs, then=list(then)))
+                      n_out=n_out, attrs=attrs, then=list(then), atol=atol))
 
 
 def small_tensor(name, dt, vals, dims=None):
@@ -369,6 +371,100 @@ case('regexfullmatch_20_2d', 20, 'RegexFullMatch', [('x', words)], pattern=r'.*Ã
 case('regexfullmatch_20_const_input', 20, 'RegexFullMatch', [],
      [('x', strs('a1', 'b', '22', shape=(3,)))], pattern=r'[a-z]\d?')
 
+# --- Attention 23 (ORT 1.30's order: QK * scale, softcap, + mask, softmax, * V) ----
+def bool_mask(*shape):
+    """Random keep/mask, but key 0 always kept: a row with every key masked is where
+    the references disagree (ORT 0, the spec NaN, ingot the mean of V)."""
+    m = rng.random(shape) < 0.6
+    m[..., 0] = True
+    return m
+
+
+def qkv(b, hq, hkv, s, t, d, dv=None, rank=4, dt=np.float32):
+    if rank == 4:
+        return [('q', f32(b, hq, s, d).astype(dt)), ('k', f32(b, hkv, t, d).astype(dt)),
+                ('v', f32(b, hkv, t, dv or d).astype(dt))]
+    return [('q', f32(b, s, hq * d).astype(dt)), ('k', f32(b, t, hkv * d).astype(dt)),
+            ('v', f32(b, t, hkv * (dv or d)).astype(dt))]
+
+
+QK_OUT = ['y', '', '', 'qk']
+PRESENT = ['y', 'present_key', 'present_value']
+case('attention_23_4d', 23, 'Attention', qkv(2, 3, 3, 4, 6, 8))
+case('attention_23_4d_gqa', 23, 'Attention', qkv(2, 6, 2, 4, 5, 8))
+case('attention_23_4d_mqa_v_head', 23, 'Attention', qkv(1, 4, 1, 3, 5, 4, dv=6))
+case('attention_23_3d', 23, 'Attention', qkv(2, 3, 3, 4, 6, 8, rank=3), q_num_heads=3,
+     kv_num_heads=3)
+case('attention_23_3d_gqa_v_head', 23, 'Attention', qkv(2, 4, 2, 4, 5, 8, dv=6, rank=3),
+     q_num_heads=4, kv_num_heads=2)
+case('attention_23_scale', 23, 'Attention', qkv(1, 2, 2, 3, 4, 8), scale=0.7)
+case('attention_23_mask_bool_4d', 23, 'Attention', qkv(2, 3, 3, 4, 6, 8) +
+     [('mask', bool_mask(2, 1, 4, 6))])
+case('attention_23_mask_bool_3d_heads', 23, 'Attention', qkv(1, 3, 3, 4, 6, 8) +
+     [('mask', bool_mask(3, 4, 6))])
+case('attention_23_mask_float_2d', 23, 'Attention', qkv(2, 4, 2, 4, 6, 8) + [('mask', f32(4, 6))])
+case('attention_23_mask_float_4d_3d_gqa', 23, 'Attention',
+     qkv(2, 4, 2, 3, 5, 4, rank=3) + [('mask', f32(1, 4, 3, 5))], q_num_heads=4, kv_num_heads=2)
+case('attention_23_causal', 23, 'Attention', qkv(2, 3, 3, 4, 6, 8), is_causal=1)
+case('attention_23_causal_mask_float', 23, 'Attention', qkv(1, 2, 2, 5, 5, 8) +
+     [('mask', f32(5, 5))], is_causal=1)
+case('attention_23_causal_mask_bool_gqa', 23, 'Attention', qkv(2, 4, 2, 4, 4, 8) +
+     [('mask', bool_mask(2, 1, 4, 4))], is_causal=1)
+case('attention_23_past', 23, 'Attention', qkv(2, 3, 3, 2, 2, 8) +
+     [('', None), ('past_key', f32(2, 3, 5, 8)), ('past_value', f32(2, 3, 5, 8))], n_out=PRESENT)
+case('attention_23_past_causal_3d_gqa', 23, 'Attention', qkv(1, 4, 2, 3, 3, 4, dv=6, rank=3) +
+     [('mask', bool_mask(1, 1, 3, 7)), ('past_key', f32(1, 2, 4, 4)),
+      ('past_value', f32(1, 2, 4, 6))], n_out=PRESENT, is_causal=1, q_num_heads=4, kv_num_heads=2)
+case('attention_23_present_no_past', 23, 'Attention', qkv(1, 2, 2, 3, 4, 4, rank=3),
+     n_out=PRESENT, q_num_heads=2, kv_num_heads=2)
+case('attention_23_softcap_mask', 23, 'Attention', qkv(1, 2, 2, 4, 5, 8) + [('mask', f32(4, 5))],
+     softcap=1.5)
+for mode in range(4):
+    case('attention_23_qk_mode%d' % mode, 23, 'Attention',
+         qkv(1, 4, 2, 3, 5, 8) + [('mask', 3 * f32(3, 5))], n_out=QK_OUT, softcap=2.0,
+         qk_matmul_output_mode=mode)
+case('attention_23_qk_mode2_bool_causal', 23, 'Attention',
+     qkv(1, 2, 2, 3, 3, 8) + [('mask', bool_mask(3, 3))], n_out=QK_OUT, is_causal=1,
+     qk_matmul_output_mode=2)
+# f16: ORT rounds the scores and the probabilities to f16 on the way, ingot computes in
+# float and rounds once, so outputs near 0 differ by a few f16 steps of O(1) values
+case('attention_23_f16_causal', 23, 'Attention', qkv(1, 2, 2, 4, 4, 8, dt=np.float16),
+     atol=3e-4, is_causal=1)
+case('attention_23_f16_softmax_precision', 23, 'Attention',
+     qkv(2, 2, 1, 3, 5, 8, dt=np.float16) + [('mask', f32(3, 5).astype(np.float16))],
+     atol=3e-4, softmax_precision=TensorProto.FLOAT)
+
+
+# --- RotaryEmbedding 23 ------------------------------------------------------------
+def rope_cache(*shape):
+    """cos and sin of random angles: the op itself does not need them to be a real cache"""
+    ang = rng.uniform(-np.pi, np.pi, shape)
+    return [('cos', np.cos(ang).astype(np.float32)), ('sin', np.sin(ang).astype(np.float32))]
+
+
+def positions(b, s, n):
+    return ('pos', rng.integers(0, n, (b, s), dtype=np.int64))
+
+
+case('rotary_23_4d_pos', 23, 'RotaryEmbedding',
+     [('x', f32(2, 3, 4, 8))] + rope_cache(10, 4) + [positions(2, 4, 10)])
+case('rotary_23_3d_pos', 23, 'RotaryEmbedding',
+     [('x', f32(2, 4, 24))] + rope_cache(8, 4) + [positions(2, 4, 8)], num_heads=3)
+case('rotary_23_4d_pos_interleaved', 23, 'RotaryEmbedding',
+     [('x', f32(1, 2, 5, 8))] + rope_cache(6, 4) + [positions(1, 5, 6)], interleaved=1)
+case('rotary_23_3d_partial_interleaved', 23, 'RotaryEmbedding',
+     [('x', f32(2, 3, 32))] + rope_cache(5, 4) + [positions(2, 3, 5)], num_heads=2,
+     rotary_embedding_dim=8, interleaved=1)
+case('rotary_23_4d_partial', 23, 'RotaryEmbedding',
+     [('x', f32(2, 2, 3, 8))] + rope_cache(4, 2) + [positions(2, 3, 4)], rotary_embedding_dim=4)
+case('rotary_23_3d_no_pos', 23, 'RotaryEmbedding',
+     [('x', f32(2, 3, 16))] + rope_cache(2, 3, 4), num_heads=2)
+case('rotary_23_4d_no_pos_interleaved', 23, 'RotaryEmbedding',
+     [('x', f32(1, 3, 4, 6))] + rope_cache(1, 4, 3), interleaved=1)
+case('rotary_23_f16', 23, 'RotaryEmbedding',
+     [('x', f32(1, 2, 3, 8).astype(np.float16))] +
+     [(n, v.astype(np.float16)) for n, v in rope_cache(4, 4)] + [positions(1, 3, 4)])
+
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool',
              np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64',
@@ -383,10 +479,11 @@ def init_of(n, v):
 
 
 def build(c, d):
-    outs = ['y%d' % i for i in range(c['n_out'])]
+    n_out = c['n_out']
+    outs = n_out if isinstance(n_out, list) else ['y%d' % i for i in range(n_out)]
     chain = [(c['op'], c['consts'], c['attrs'])] + c['then']
     ins = [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], v.shape)
-           for n, v in c['inputs']]
+           for n, v in c['inputs'] if n]
     nodes, inits, prev = [], [], [n for n, _ in c['inputs']]
     for k, (op, consts, attrs) in enumerate(chain):
         last = k == len(chain) - 1
@@ -396,7 +493,7 @@ def build(c, d):
                                       **attrs))
         inits += [init_of(n, v) for n, v in consts if n]
         prev = o
-    return nodes, ins, inits, outs
+    return nodes, ins, inits, [o for o in outs if o]
 
 
 OUT_TYPES = {'RegexFullMatch': [TensorProto.BOOL], 'StringSplit': [TensorProto.STRING, TensorProto.INT64]}
@@ -462,8 +559,11 @@ def main():
         d = os.path.abspath(os.path.join(out, c['name']))
         os.makedirs(os.path.join(d, 'test_data_set_0'))
         write_model(c, d, None)
+        if c['atol'] is not None:
+            with open(os.path.join(d, 'tolerance'), 'w') as f:
+                f.write('atol = %g\n' % c['atol'])
         ins = []
-        for i, (n, v) in enumerate(c['inputs']):
+        for i, (n, v) in enumerate([(n, v) for n, v in c['inputs'] if n]):
             t = to_tensor(v, n)
             with open(os.path.join(d, 'test_data_set_0', 'input_%d.pb' % i), 'wb') as f:
                 f.write(t.SerializeToString())
