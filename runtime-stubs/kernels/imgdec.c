@@ -18,7 +18,7 @@ INGOT_KERNEL int ingot_img_begin(ingot_img *im, int64_t h, int64_t w)
 		return INGOT_ERANGE;
 	im->h = h;
 	im->w = w;
-	return im->probe ? 1 : 0;
+	return im->probe ? INGOT_IMG_PROBED : 0;
 }
 
 static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
@@ -94,7 +94,7 @@ static int bmp_decode(ingot_img *im, const uint8_t *p, int64_t n)
 			return INGOT_EINVAL;
 	}
 	if ((rc = ingot_img_begin(im, h, w)) != 0)
-		return rc == 1 ? 0 : rc;
+		return rc == INGOT_IMG_PROBED ? 0 : rc;
 	stride = (w * bpp + 31) / 32 * 4;
 	if (off < 14 || off > n || stride * h > n - off)
 		return INGOT_EINVAL;
@@ -153,7 +153,7 @@ static int pnm_decode(ingot_img *im, const uint8_t *p, int64_t n)
 		return INGOT_EINVAL;
 	pos++;                       /* the one blank before the samples */
 	if ((rc = ingot_img_begin(im, h, w)) != 0)
-		return rc == 1 ? 0 : rc;
+		return rc == INGOT_IMG_PROBED ? 0 : rc;
 	bps = maxval < 256 ? 1 : 2;
 	if (w * h * nc * bps > n - pos)
 		return INGOT_EINVAL;

@@ -50,13 +50,14 @@ typedef struct ingot_img {
 	uint8_t *out;            /* [h, w, ch] once img_begin has set h and w */
 	int64_t max_h, max_w, h, w;
 	int ch, format;          /* channels (1 or 3), INGOT_PIX_* */
-	int probe;               /* nonzero: stop after the header (img_begin returns 1) */
+	int probe;               /* nonzero: stop after the header (see ingot_img_begin) */
 	uint8_t *mem;            /* scratch: mem_cap bytes for the decoder's buffers */
 	int64_t mem_cap;
 } ingot_img;
 
-/* Sets the image size after a header: 0 to go on, 1 when only probing, or an
- * error code (a zero or oversized dimension). */
+/* Sets the image size after a header: 0 to go on, INGOT_IMG_PROBED when only
+ * probing, or an error code (a zero or oversized dimension). */
+#define INGOT_IMG_PROBED (-1)
 INGOT_KERNEL int ingot_img_begin(ingot_img *im, int64_t h, int64_t w);
 
 /* Writes pixel (y, x) from R, G, B in the output's pixel format. */

@@ -287,7 +287,7 @@ static int jpg_sof(jpg_dec *d, ingot_img *im, const uint8_t *s, int64_t len, int
 		d->vmax = c->v > d->vmax ? c->v : d->vmax;
 	}
 	if ((rc = ingot_img_begin(im, d->h, d->w)) != 0)   /* a zero height (DNL) fails here */
-		return rc;           /* 1 when probing */
+		return rc;           /* INGOT_IMG_PROBED when probing */
 	d->mcux = (d->w + 8 * d->hmax - 1) / (8 * d->hmax);
 	d->mcuy = (d->h + 8 * d->vmax - 1) / (8 * d->vmax);
 	for (i = 0; i < d->nc; i++) {
@@ -429,7 +429,7 @@ INGOT_KERNEL int ingot_jpeg_decode(ingot_img *im, const uint8_t *p, int64_t n)
 		rc = 0;
 		if (m == 0xc0 || m == 0xc1) {
 			if ((rc = jpg_sof(d, im, s, len, state)) != 0)
-				return rc == 1 ? 0 : rc;   /* 1: probing, the size is known */
+				return rc == INGOT_IMG_PROBED ? 0 : rc;
 		} else if ((m >= 0xc2 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) || m == 0xd8) {
 			return INGOT_EINVAL;   /* progressive, lossless, arithmetic: not supported */
 		} else if (m == 0xc4) {

@@ -392,7 +392,7 @@ INGOT_KERNEL int ingot_png_decode(ingot_img *im, const uint8_t *p, int64_t n)
 	if (rc)
 		return rc;
 	if ((rc = ingot_img_begin(im, hd.h, hd.w)) != 0)
-		return rc == 1 ? 0 : rc;
+		return rc == INGOT_IMG_PROBED ? 0 : rc;
 	raw = png_raw_bytes(hd.w, hd.h, (int64_t)hd.depth * n_chan[hd.ctype], hd.interlaced);
 	if (n + raw > im->mem_cap)
 		return INGOT_ERANGE;
