@@ -55,7 +55,7 @@ static int imgdec_probe(InferCtx *c, const void *data, int64_t n, int64_t *h, in
 	rc = ingot_imgdec_probe(data, n, mem, cap, h, w);
 	free(mem);
 	if (rc)
-		return infer_fail(c, 0, "the constant image is no PNG, baseline JPEG, BMP or binary PNM "
+		return infer_fail(c, 0, "the constant image is no PNG, JPEG, BMP or binary PNM "
 		                  "that can be read (or its header is corrupt)");
 	return 0;
 }

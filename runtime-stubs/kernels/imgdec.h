@@ -1,17 +1,17 @@
 /* imgdec.h — the reference kernel of ImageDecoder (opset 20): encoded image bytes
  * in, uint8 [H, W, C] pixels out. Formats: PNG (imgdec_png.c: every bit depth and
- * color type, palette, Adam7; alpha and tRNS are dropped), baseline JPEG
- * (imgdec_jpeg.c: Huffman, any sampling factors, restart markers, 1 or 3
- * components), BMP (1/4/8-bit palette, 16/24/32-bit, BI_BITFIELDS) and binary PNM
- * (P5, P6; maxval up to 65535). Bytes after the end of the image are ignored, so
- * an image may sit in a larger, padded input buffer.
+ * color type, palette, Adam7; alpha and tRNS are dropped), JPEG (imgdec_jpeg.c:
+ * Huffman-coded baseline and progressive, any sampling factors, restart markers, 1
+ * or 3 components), BMP (1/4/8-bit palette, 16/24/32-bit, BI_BITFIELDS) and binary
+ * PNM (P5, P6; maxval up to 65535). Bytes after the end of the image are ignored,
+ * so an image may sit in a larger, padded input buffer.
  *
  * No allocation: the decoders take their working memory (gathered PNG data, the
- * inflated rows, JPEG sample planes) from the kernel scratch, whose size the
- * compiler takes from ingot_imgdec_scratch_bytes() for the largest image allowed.
- * Corrupt or truncated data returns INGOT_EINVAL and an image larger than the
- * bound INGOT_ERANGE, never reading outside the input; either way the reported
- * dims are [0, 0, C] (the spec's "empty matrix").
+ * inflated rows, JPEG sample planes and coefficients) from the kernel scratch,
+ * whose size the compiler takes from ingot_imgdec_scratch_bytes() for the largest
+ * image allowed. Corrupt or truncated data returns INGOT_EINVAL and an image
+ * larger than the bound INGOT_ERANGE, never reading outside the input; either way
+ * the reported dims are [0, 0, C] (the spec's "empty matrix").
  */
 #ifndef INGOT_KERNELS_IMGDEC_H
 #define INGOT_KERNELS_IMGDEC_H

@@ -1,9 +1,12 @@
-/* imgdec_jpeg.c — baseline JPEG for ImageDecoder: markers, Huffman tables decoded
- * code length by code length (ITU T.81 Annex F), an exact integer IDCT (a
- * separable product with a 14-bit cosine table, 64-bit sums), each component kept
- * whole as a sample plane in scratch, then upsampled and converted to RGB (JFIF
- * YCbCr with 16-bit fixed-point factors, as libjpeg). Memory (scratch): the
- * decoder state, then the planes, each at most (W + 32) x (H + 32) samples.
+/* imgdec_jpeg.c — JPEG for ImageDecoder: markers, Huffman tables decoded code
+ * length by code length (ITU T.81 Annex F), an exact integer IDCT (a separable
+ * product with a 14-bit cosine table, 64-bit sums), each component kept whole as
+ * a sample plane in scratch, then upsampled and converted to RGB (JFIF YCbCr with
+ * 16-bit fixed-point factors, as libjpeg). A sequential image goes block by block
+ * into the planes; a progressive one first gathers its quantized coefficients
+ * (int16, in scratch) over all scans (Annex G) and transforms them at the end.
+ * Memory (scratch): the decoder state, then per component a plane of at most
+ * (W + 32) x (H + 32) samples and, progressive, twice that for coefficients.
  */
 #include "imgdec_jpeg.h"
 
@@ -20,6 +23,7 @@ typedef struct jpg_comp {
 	int64_t pw, ph;              /* plane size: whole MCUs */
 	int64_t cw, ch;              /* samples that belong to the image */
 	uint8_t *plane;
+	int16_t *coef;               /* progressive: [ph / 8][pw / 8][64] quantized coefficients */
 	int32_t pred;                /* DC prediction */
 } jpg_comp;
 
@@ -31,7 +35,9 @@ typedef struct jpg_dec {
 	uint16_t qt[4][64];          /* zigzag order */
 	jpg_huff dc[4], ac[4];
 	jpg_comp comp[3];
-	int nc, hmax, vmax, restart, adobe_rgb, frame;
+	int nc, hmax, vmax, restart, adobe_rgb, frame, prog;
+	int ss, se, ah, al;          /* the current scan's band and successive approximation */
+	int32_t eobrun;              /* progressive AC: blocks left in an end-of-band run */
 	int64_t w, h, mcux, mcuy;
 } jpg_dec;
 
@@ -112,40 +118,18 @@ static int32_t jpg_extend(uint32_t v, int s)
 	return s == 0 ? 0 : v < (1u << (s - 1)) ? (int32_t)v - (int32_t)(1u << s) + 1 : (int32_t)v;
 }
 
-/* Decodes one block of component c into its plane at (bx, by) (in blocks). */
-static int jpg_block(jpg_dec *d, jpg_comp *c, int64_t bx, int64_t by)
+/* Dequantizes blk (natural order; tables are in zigzag order) and writes its inverse
+ * DCT into c's plane at block (bx, by). */
+static void jpg_idct(const jpg_dec *d, const jpg_comp *c, const int32_t *blk, int64_t bx,
+                     int64_t by)
 {
 	int64_t coef[64], tmp[64];
 	const uint16_t *q = d->qt[c->tq];
-	const jpg_huff *ac = &d->ac[c->ta];
-	int t = jpg_decode(d, &d->dc[c->td]), k, x, y, u;
-	if (t < 0 || t > 11)
-		return -1;
-	c->pred += jpg_extend(jpg_bits(d, t), t);
-	if (c->pred > 65535 || c->pred < -65536)
-		return -1;               /* far beyond any 8-bit image's DC */
-	memset(coef, 0, sizeof coef);
-	coef[0] = (int64_t)c->pred * q[0];
-	for (k = 1; k < 64;) {
-		int rs = jpg_decode(d, ac), r = rs >> 4, s = rs & 15;
-		if (rs < 0)
-			return -1;
-		if (s == 0) {
-			if (r != 15)
-				break;           /* end of block */
-			k += 16;
-			continue;
-		}
-		k += r;
-		if (k > 63)
-			return -1;
-		coef[jpg_zigzag[k]] = (int64_t)jpg_extend(jpg_bits(d, s), s) * q[k];
-		k++;
+	int k, x, y, u;
+	for (k = 0; k < 64; k++) {   /* clamped: the sums stay in 64 bits whatever the stream says */
+		int64_t v = (int64_t)blk[jpg_zigzag[k]] * q[k];
+		coef[jpg_zigzag[k]] = v > (1 << 20) ? (1 << 20) : v < -(1 << 20) ? -(1 << 20) : v;
 	}
-	if (d->err)
-		return -1;
-	for (k = 0; k < 64; k++)     /* keep the sums in 64 bits whatever the stream says */
-		coef[k] = coef[k] > (1 << 20) ? (1 << 20) : coef[k] < -(1 << 20) ? -(1 << 20) : coef[k];
 	for (y = 0; y < 8; y++)      /* columns: tmp[y][u] = sum_v T[y][v] F[v][u] */
 		for (u = 0; u < 8; u++) {
 			int64_t s = 0;
@@ -162,7 +146,161 @@ static int jpg_block(jpg_dec *d, jpg_comp *c, int64_t bx, int64_t by)
 			row[x] = (uint8_t)(s < 0 ? 0 : s >= ((int64_t)256 << 28) ? 255 : s >> 28);
 		}
 	}
+}
+
+/* The DC difference of a block, added to c's prediction; -1 for a bad code. */
+static int jpg_dc(jpg_dec *d, jpg_comp *c)
+{
+	int t = jpg_decode(d, &d->dc[c->td]);
+	if (t < 0 || t > 11)
+		return -1;
+	c->pred += jpg_extend(jpg_bits(d, t), t);
+	return c->pred > 65535 || c->pred < -65536 ? -1 : 0;   /* beyond any 8-bit image's DC */
+}
+
+/* A baseline block: DC and AC coefficients, then the inverse DCT. */
+static int jpg_seq_block(jpg_dec *d, jpg_comp *c, int64_t bx, int64_t by)
+{
+	int32_t blk[64];
+	int k;
+	if (jpg_dc(d, c))
+		return -1;
+	memset(blk, 0, sizeof blk);
+	blk[0] = c->pred;
+	for (k = 1; k < 64;) {
+		int rs = jpg_decode(d, &d->ac[c->ta]), r = rs >> 4, s = rs & 15;
+		if (rs < 0)
+			return -1;
+		if (s == 0) {
+			if (r != 15)
+				break;           /* end of block */
+			k += 16;             /* sixteen zeros */
+			continue;
+		}
+		k += r;
+		if (k > 63)
+			return -1;
+		blk[jpg_zigzag[k]] = jpg_extend(jpg_bits(d, s), s);
+		k++;
+	}
+	if (d->err)
+		return -1;
+	jpg_idct(d, c, blk, bx, by);
 	return 0;
+}
+
+/* ---- progressive scans (T.81 G.1.2): coefficients accumulate in c->coef ---- */
+
+static int16_t jpg_sat16(int32_t v) { return (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v); }
+
+/* One more bit of a coefficient that is already nonzero (away from zero). */
+static void jpg_refine(jpg_dec *d, int16_t *co, int p1)
+{
+	if (jpg_bits(d, 1) && (*co & p1) == 0)
+		*co = jpg_sat16(*co + (*co >= 0 ? p1 : -p1));
+}
+
+/* First AC scan of a band: runs of zeros, values scaled by 2^Al, end-of-band runs. */
+static int jpg_ac_first(jpg_dec *d, const jpg_comp *c, int16_t *blk)
+{
+	int k;
+	if (d->eobrun > 0) {
+		d->eobrun--;
+		return 0;
+	}
+	for (k = d->ss; k <= d->se; k++) {
+		int rs = jpg_decode(d, &d->ac[c->ta]), r = rs >> 4, s = rs & 15;
+		if (rs < 0)
+			return -1;
+		if (s == 0) {
+			if (r < 15) {        /* EOBr: this block and 2^r - 1 + more blocks end here */
+				d->eobrun = (1 << r) - 1 + (int32_t)jpg_bits(d, r);
+				break;
+			}
+			k += 15;             /* sixteen zeros (the loop adds one) */
+			continue;
+		}
+		k += r;
+		if (k > d->se)
+			return -1;
+		blk[jpg_zigzag[k]] = jpg_sat16(jpg_extend(jpg_bits(d, s), s) * (1 << d->al));
+	}
+	return d->err ? -1 : 0;
+}
+
+/* AC refinement: new coefficients of magnitude 2^Al land on the r+1-th coefficient
+ * still zero; every nonzero one passed on the way gets a correction bit. */
+static int jpg_ac_refine(jpg_dec *d, const jpg_comp *c, int16_t *blk)
+{
+	int p1 = 1 << d->al, k = d->ss;
+	if (d->eobrun == 0) {
+		for (; k <= d->se; k++) {
+			int rs = jpg_decode(d, &d->ac[c->ta]), r = rs >> 4, s = rs & 15, val = 0;
+			if (rs < 0 || s > 1)
+				return -1;
+			if (s) {
+				val = jpg_bits(d, 1) ? p1 : -p1;
+			} else if (r != 15) {
+				d->eobrun = (1 << r) + (int32_t)jpg_bits(d, r);
+				break;           /* the rest of this block is refined below */
+			}
+			for (; k <= d->se; k++) {
+				int16_t *co = &blk[jpg_zigzag[k]];
+				if (*co)
+					jpg_refine(d, co, p1);
+				else if (r-- == 0)
+					break;
+			}
+			if (val && k <= d->se)
+				blk[jpg_zigzag[k]] = (int16_t)val;
+		}
+	}
+	if (d->eobrun > 0) {
+		for (; k <= d->se; k++)
+			if (blk[jpg_zigzag[k]])
+				jpg_refine(d, &blk[jpg_zigzag[k]], p1);
+		d->eobrun--;
+	}
+	return d->err ? -1 : 0;
+}
+
+static int jpg_prog_block(jpg_dec *d, jpg_comp *c, int64_t bx, int64_t by)
+{
+	int16_t *blk = c->coef + (by * (c->pw / 8) + bx) * 64;
+	if (d->ss > 0)
+		return d->ah ? jpg_ac_refine(d, c, blk) : jpg_ac_first(d, c, blk);
+	if (d->ah == 0) {            /* DC first: the prediction scaled by 2^Al */
+		if (jpg_dc(d, c))
+			return -1;
+		blk[0] = jpg_sat16(c->pred * (1 << d->al));
+	} else if (jpg_bits(d, 1)) { /* DC refinement: one more bit */
+		blk[0] = (int16_t)(blk[0] | (1 << d->al));
+	}
+	return d->err ? -1 : 0;
+}
+
+/* A block of the current scan. */
+static int jpg_block(jpg_dec *d, jpg_comp *c, int64_t bx, int64_t by)
+{
+	return d->prog ? jpg_prog_block(d, c, bx, by) : jpg_seq_block(d, c, bx, by);
+}
+
+/* After a progressive image's last scan: every block's inverse DCT. */
+static void jpg_prog_finish(jpg_dec *d)
+{
+	int32_t blk[64];
+	int64_t bx, by;
+	int i, k;
+	for (i = 0; i < d->nc; i++) {
+		jpg_comp *c = &d->comp[i];
+		for (by = 0; by < c->ph / 8; by++)
+			for (bx = 0; bx < c->pw / 8; bx++) {
+				const int16_t *co = c->coef + (by * (c->pw / 8) + bx) * 64;
+				for (k = 0; k < 64; k++)
+					blk[k] = co[k];
+				jpg_idct(d, c, blk, bx, by);
+			}
+	}
 }
 
 /* After restart_interval MCUs: byte-align and read the RSTn marker. */
@@ -173,6 +311,7 @@ static int jpg_restart(jpg_dec *d)
 	if (d->pos + 1 >= d->n || d->p[d->pos] != 0xff || (d->p[d->pos + 1] & 0xf8) != 0xd0)
 		return -1;
 	d->pos += 2;
+	d->eobrun = 0;
 	for (i = 0; i < d->nc; i++)
 		d->comp[i].pred = 0;
 	return 0;
@@ -188,6 +327,7 @@ static int jpg_scan(jpg_dec *d, const int *sc, int n_sc)
 		ny = (d->comp[sc[0]].ch + 7) / 8;
 	}
 	d->cnt = 0;
+	d->eobrun = 0;
 	for (i = 0; i < d->nc; i++)
 		d->comp[i].pred = 0;
 	for (my = 0; my < ny; my++)
@@ -261,14 +401,17 @@ static int jpg_dqt(jpg_dec *d, const uint8_t *s, int64_t len)
 	return 0;
 }
 
-/* SOF0/SOF1: the frame; sizes the planes out of im->mem after the state. */
-static int jpg_sof(jpg_dec *d, ingot_img *im, const uint8_t *s, int64_t len, int64_t state)
+/* SOF0/SOF1/SOF2: the frame; carves the planes (and a progressive image's
+ * coefficients) out of im->mem after the state. */
+static int jpg_sof(jpg_dec *d, ingot_img *im, const uint8_t *s, int64_t len, int64_t state,
+                   int prog)
 {
 	int64_t off = state;
 	int i, rc;
 	if (d->frame || len < 6 || s[0] != 8)
 		return INGOT_EINVAL;
 	d->frame = 1;
+	d->prog = prog;
 	d->h = jpg_be16(s + 1);
 	d->w = jpg_be16(s + 3);
 	d->nc = s[5];
@@ -303,6 +446,13 @@ static int jpg_sof(jpg_dec *d, ingot_img *im, const uint8_t *s, int64_t len, int
 		c->plane = im->mem + off;
 		memset(c->plane, 0, (size_t)(c->pw * c->ph));
 		off += c->pw * c->ph;
+		if (!d->prog)
+			continue;
+		if (2 * c->pw * c->ph > im->mem_cap - off)
+			return INGOT_ERANGE;
+		c->coef = (int16_t *)(void *)(im->mem + off);   /* off stays a multiple of 64 */
+		memset(c->coef, 0, (size_t)(2 * c->pw * c->ph));
+		off += 2 * c->pw * c->ph;
 	}
 	return 0;
 }
@@ -324,20 +474,31 @@ static int jpg_sos(jpg_dec *d, const uint8_t *s, int64_t len, int64_t data)
 			return -1;
 		d->comp[k].td = t >> 4;
 		d->comp[k].ta = t & 15;
-		if (!d->dc[t >> 4].defined || !d->ac[t & 15].defined)
-			return -1;
 		sc[i] = k;
 	}
-	/* baseline sequential: the whole spectrum, no successive approximation */
-	if (s[1 + 2 * n_sc] != 0 || s[2 + 2 * n_sc] != 63 || s[3 + 2 * n_sc] != 0)
-		return -1;
+	d->ss = s[1 + 2 * n_sc];
+	d->se = s[2 + 2 * n_sc];
+	d->ah = s[3 + 2 * n_sc] >> 4;
+	d->al = s[3 + 2 * n_sc] & 15;
+	if (!d->prog && (d->ss != 0 || d->se != 63 || d->ah || d->al))
+		return -1;               /* sequential: the whole spectrum at full precision */
+	if (d->prog && (d->ss > d->se || d->se > 63 || (d->ss == 0) != (d->se == 0) ||
+	                (d->ss > 0 && n_sc != 1) || d->ah > 13 || d->al > 13))
+		return -1;               /* a DC scan or one AC band of one component */
+	for (i = 0; i < n_sc; i++) {  /* the Huffman tables this scan reads */
+		const jpg_comp *c = &d->comp[sc[i]];
+		if (((!d->prog || (d->ss == 0 && d->ah == 0)) && !d->dc[c->td].defined) ||
+		    ((!d->prog || d->ss > 0) && !d->ac[c->ta].defined))
+			return -1;
+	}
 	d->pos = data;
 	return jpg_scan(d, sc, n_sc);
 }
 
 INGOT_KERNEL int64_t ingot_jpeg_scratch_bytes(int64_t max_h, int64_t max_w)
 {
-	return (int64_t)(sizeof(jpg_dec) + 64) + 3 * (max_w + 32) * (max_h + 32);
+	/* a sample byte and, progressive, two bytes of coefficient per sample */
+	return (int64_t)(sizeof(jpg_dec) + 64) + 3 * 3 * (max_w + 32) * (max_h + 32);
 }
 
 /* Component c's sample for output pixel (x, y): 2x ratios interpolate with weights
@@ -427,11 +588,11 @@ INGOT_KERNEL int ingot_jpeg_decode(ingot_img *im, const uint8_t *p, int64_t n)
 		s = p + pos + 2;
 		len -= 2;
 		rc = 0;
-		if (m == 0xc0 || m == 0xc1) {
-			if ((rc = jpg_sof(d, im, s, len, state)) != 0)
+		if (m == 0xc0 || m == 0xc1 || m == 0xc2) {
+			if ((rc = jpg_sof(d, im, s, len, state, m == 0xc2)) != 0)
 				return rc == INGOT_IMG_PROBED ? 0 : rc;
-		} else if ((m >= 0xc2 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) || m == 0xd8) {
-			return INGOT_EINVAL;   /* progressive, lossless, arithmetic: not supported */
+		} else if ((m >= 0xc3 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) || m == 0xd8) {
+			return INGOT_EINVAL;   /* lossless, hierarchical, arithmetic: not supported */
 		} else if (m == 0xc4) {
 			rc = jpg_dht(d, s, len);
 		} else if (m == 0xdb) {
@@ -456,6 +617,8 @@ INGOT_KERNEL int ingot_jpeg_decode(ingot_img *im, const uint8_t *p, int64_t n)
 		return INGOT_EINVAL;
 	if (d->adobe_rgb && d->nc != 3)
 		d->adobe_rgb = 0;
+	if (d->prog)
+		jpg_prog_finish(d);
 	jpg_output(d, im);
 	return 0;
 }

@@ -1,10 +1,10 @@
-/* imgdec_jpeg.h — the baseline JPEG decoder of ImageDecoder (imgdec.h): sequential
- * Huffman DCT (SOF0/SOF1, 8-bit), 1 (gray) or 3 (YCbCr, or RGB with an Adobe
- * transform of 0) components, any sampling factors that divide the largest,
- * interleaved or not, restart markers. Chroma upsampled by 2 is interpolated as the
- * spec describes (libjpeg-turbo's "fancy" upsampling); other ratios replicate.
- * Progressive, arithmetic-coded, lossless, 12-bit and CMYK files are rejected
- * (INGOT_EINVAL).
+/* imgdec_jpeg.h — the JPEG decoder of ImageDecoder (imgdec.h): Huffman-coded DCT,
+ * sequential (SOF0/SOF1) or progressive (SOF2, spectral selection and successive
+ * approximation), 8-bit, 1 (gray) or 3 (YCbCr, or RGB with an Adobe transform of
+ * 0) components, any sampling factors that divide the largest, interleaved or not,
+ * restart markers. Chroma upsampled by 2 is interpolated as the spec describes
+ * (libjpeg-turbo's "fancy" upsampling); other ratios replicate. Arithmetic-coded,
+ * lossless, hierarchical, 12-bit and CMYK files are rejected (INGOT_EINVAL).
  */
 #ifndef INGOT_KERNELS_IMGDEC_JPEG_H
 #define INGOT_KERNELS_IMGDEC_JPEG_H

@@ -5,8 +5,8 @@ uint8 [H, W, 1], tolerance). Expected pixels never come from ingot:
 - PNG is written by our own small encoder (every color type, bit depth, filter,
   Adam7, stored/fixed/dynamic deflate blocks, split IDAT) from known samples, and
   the 8-bit ones are also decoded by PIL, which must agree;
-- JPEG is written and decoded by PIL (libjpeg-turbo); restart markers are added by
-  jpegtran. IDCTs differ between decoders, so JPEG compares within a tolerance;
+- JPEG (baseline and progressive) is written and decoded by PIL (libjpeg-turbo);
+  restart markers are added by jpegtran. IDCTs differ between decoders, so JPEG compares within a tolerance;
 - BMP is written by PIL or by hand and decoded by PIL;
 - PNM with maxval 255 by PIL; other maxvals by hand, scaled as documented
   (v * 255 / maxval, rounded half up).
@@ -177,11 +177,15 @@ def jpeg_case(name, data):
     return (name, data, rgb, gray, JPEG_TOL)
 
 
-def jpegtran(data, *args):
+def jpegtran(data, *args, scans=None):
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, 'in.jpg')
         with open(src, 'wb') as f:
             f.write(data)
+        if scans:
+            with open(os.path.join(d, 'scans'), 'w') as f:
+                f.write(scans)
+            args += ('-scans', os.path.join(d, 'scans'))
         return subprocess.run(['jpegtran', *args, src], check=True, capture_output=True).stdout
 
 
@@ -195,10 +199,19 @@ def jpeg_cases(rng):
     base = pil_bytes(img, 'JPEG', quality=90, subsampling=2)
     cases.append(jpeg_case('jpeg_420_restart_rows', jpegtran(base, '-restart', '1')))
     cases.append(jpeg_case('jpeg_420_restart_5blocks', jpegtran(base, '-restart', '5B')))
+    # baseline, one scan per component (not interleaved)
+    cases.append(jpeg_case('jpeg_420_noninterleaved', jpegtran(base, scans='0;\n1;\n2;\n')))
     gray = Image.fromarray(smooth(rng, 33, 41, 1)[..., 0])
     cases.append(jpeg_case('jpeg_gray', pil_bytes(gray, 'JPEG', quality=90)))
     cases.append(jpeg_case('jpeg_gray_restart', jpegtran(pil_bytes(gray, 'JPEG', quality=80),
                                                          '-restart', '2B')))
+    for sub, label in [(0, '444'), (2, '420')]:
+        cases.append(jpeg_case('jpeg_progressive_%s' % label,
+                               pil_bytes(img, 'JPEG', quality=88, subsampling=sub, progressive=True)))
+    cases.append(jpeg_case('jpeg_progressive_restart',
+                           jpegtran(base, '-progressive', '-restart', '3B')))
+    cases.append(jpeg_case('jpeg_progressive_gray', pil_bytes(gray, 'JPEG', quality=85,
+                                                              progressive=True)))
     odd = Image.fromarray(smooth(rng, 17, 9, 3))
     cases.append(jpeg_case('jpeg_420_odd_size', pil_bytes(odd, 'JPEG', quality=92, subsampling=2)))
     return cases
