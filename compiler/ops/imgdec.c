@@ -44,19 +44,32 @@ void ops_imgdec_set_bound(Graph *g, NodeId n, int64_t max_h, int64_t max_w)
 	a->max_width = max_w;
 }
 
-/* The size of a constant image, from its header. */
-static int imgdec_probe(InferCtx *c, const void *data, int64_t n, int64_t *h, int64_t *w)
+/* The size of a constant image: its header, then a whole decode, so that a corrupt
+ * image is reported here rather than by folding or at run time. */
+static int imgdec_measure(InferCtx *c, const void *data, int64_t n, int format, int64_t *h,
+                          int64_t *w)
 {
-	int64_t cap = ingot_imgdec_scratch_bytes(n, 0, 0);
-	void *mem = malloc((size_t)cap);
-	int rc;
-	if (!mem)
-		die("out of memory");
-	rc = ingot_imgdec_probe(data, n, mem, cap, h, w);
+	int64_t cap = ingot_imgdec_scratch_bytes(n, 0, 0), dims[INGOT_MAX_RANK];
+	void *mem = malloc((size_t)cap), *out[2] = { NULL, dims };
+	const void *in[1] = { data };
+	int rc = mem ? ingot_imgdec_probe(data, n, mem, cap, h, w) : -1;
 	free(mem);
+	if (rc == 0 && ingot_imgdec_scratch_bytes(n, *h, *w) < 0)
+		return infer_fail(c, 0, "the constant image is too large (%lldx%lld)", (long long)*h,
+		                  (long long)*w);
+	if (rc == 0) {
+		ingot_imgdec_params p = { n, *h, *w, format, 1 };
+		mem = malloc((size_t)ingot_imgdec_scratch_bytes(n, *h, *w));
+		out[0] = malloc((size_t)(*h * *w * 3));
+		rc = mem && out[0] ? ingot_image_decoder(&p, in, out, mem, 0, 1) : -1;
+		free(mem);
+		free(out[0]);
+	}
+	if (rc < 0)
+		die("out of memory");
 	if (rc)
-		return infer_fail(c, 0, "the constant image is no PNG, JPEG, BMP or binary PNM "
-		                  "that can be read (or its header is corrupt)");
+		return infer_fail(c, 0, "the constant image is no PNG, JPEG, BMP or binary PNM that "
+		                  "can be read, or it is corrupt");
 	return 0;
 }
 
@@ -72,7 +85,7 @@ static int imgdec_infer(InferCtx *c)
 		return -1;
 	if (x->rank != 1)
 		return infer_fail(c, 0, "expected a 1-D tensor of encoded bytes, got rank %d", x->rank);
-	if (data && imgdec_probe(c, data, x->dims[0], &dims[0], &dims[1]))
+	if (data && imgdec_measure(c, data, x->dims[0], a->format, &dims[0], &dims[1]))
 		return -1;
 	if (dynamic && (dims[0] <= 0 || dims[1] <= 0))
 		return infer_fail(c, -1, "the image size depends on the input bytes: give the largest "

@@ -18,7 +18,8 @@ import numpy as np
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Fail, check, ingot_compile, init, main, run, run_ok, save, vi)  # noqa: E402
+from common import (Fail, check, check_all_pass, ingot_compile, init, main, run, run_ok, save,  # noqa: E402
+                    vi, write_test_dir)
 
 try:
     import imgdec_images as images
@@ -120,6 +121,13 @@ def errors(ingot, work, cases):
                         'bytes=16384', '--shape', 'nothing=2x2x3'])
     check(rc == 2 and "'nothing'" in err, '--shape of an unknown name: exit %d\n%s' % (rc, err))
     print('errors: truncated, over the bound, unknown format, no bound: as expected')
+    # `ingot check` on the backend-test layout: the declared output shape is the bound
+    tests = []
+    for name, data, rgb, _, _ in (png, next(c for c in cases if c[0] == 'bmp_4_palette')):
+        m = decoder_model('BGR', list(rgb.shape))
+        tests.append(write_test_dir(work, 'check_' + name, m, [np.frombuffer(data, np.uint8)],
+                                    [np.ascontiguousarray(rgb[..., ::-1])]))
+    check_all_pass(ingot, tests)
 
 
 def constants(ingot, work, cases):
@@ -158,7 +166,8 @@ def constants(ingot, work, cases):
             [vi('y', TensorProto.FLOAT, None)])
     m = save(decoder_model('RGB', None, [bad], tail=tail), os.path.join(work, 'bad.onnx'))
     rc, out, err = run([ingot, 'compile', m, '-o', os.path.join(work, 'bad')])
-    check(rc == 1 and "'decode'" in err, 'corrupt constant image: exit %d\n%s' % (rc, err))
+    check(rc == 1 and "'decode'" in err and 'corrupt' in err,
+          'corrupt constant image: exit %d\n%s' % (rc, err))
     print('constant images: folded, static output, corrupt rejected')
 
 
