@@ -428,5 +428,5 @@ void onnx_inputs_warn_unused_dims(Loader *L)
 	for (int i = 0; i < L->opt->n_dims; i++)
 		if (!L->dim_used[i])
 			diag_report(L->d, DIAG_WARNING, DC_USAGE, &loc, "--dim %s matches no symbolic dim "
-			            "of an input", L->opt->dims[i].symbol ? L->opt->dims[i].symbol : "");
+			            "of an input (or of an ImageDecoder's image)", L->opt->dims[i].symbol ? L->opt->dims[i].symbol : "");
 }

@@ -94,7 +94,7 @@ int onnx_inputs_check_names(Loader *L, const Onnx__GraphProto *gp);
  * unknown ones 0; *rank -1 when nothing is declared. 0 or -1 (reported). */
 int onnx_output_bound(Loader *L, const Onnx__ValueInfoProto *vi, const DiagLoc *loc, int *rank,
                       int64_t *dims);
-/* Warns about --dim symbols that matched no input dim. */
+/* Warns about --dim symbols that matched no input dim (nor an image's bound). */
 void onnx_inputs_warn_unused_dims(Loader *L);
 
 /* ---- onnx_function.c ---- */
