@@ -386,8 +386,8 @@ int main(int argc, char **argv)
 	}
 	if (rc > 0)
 		fprintf(stderr, "%s: run failed with code %d (%s)\n", argv[0], rc,
-		        rc == INGOT_ERANGE ? "an index input is out of range, or a string result does "
-		                             "not fit its slot" :
+		        rc == INGOT_ERANGE ? "an index input is out of range, a string result does not "
+		                             "fit its slot, or a data-dependent size exceeds its bound" :
 		        rc == INGOT_EINVAL ? "invalid argument" : "device error");
 	for (i = 0; i < n_bases; i++)
 		free(bases[i]);

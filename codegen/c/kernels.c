@@ -15,6 +15,10 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 		cg_c_kernel_set_add(s, "x86/eltwise");
 		cg_c_kernel_set_add(s, "x86/sgemm");
 	}
+	if (strcmp(family, "imgdec") == 0) {   /* ImageDecoder runs the format decoders */
+		cg_c_kernel_set_add(s, "imgdec_jpeg");
+		cg_c_kernel_set_add(s, "imgdec_png");
+	}
 	/* they take ingot_x86_conv's parameters (sgemm.h) */
 	if (strcmp(family, "x86/dwconv") == 0 || strcmp(family, "x86/dconv") == 0)
 		cg_c_kernel_set_add(s, "x86/sgemm");

@@ -623,6 +623,17 @@ static int import_outputs(GraphImport *gi)
 		    tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type->has_elem_type &&
 		    dtype_is_valid(tp->tensor_type->elem_type))
 			val->type.dtype = (DType)tp->tensor_type->elem_type;
+		if (val->producer != IR_NONE && L->g->nodes[val->producer].op == OP_IMAGE_DECODER) {
+			int rank;
+			int64_t dims[IR_MAX_RANK];
+			if (onnx_output_bound(L, vi, &loc, &rank, dims))
+				return -1;
+			if (rank >= 0 && rank != 3)
+				return onnx_fail(L, DC_SHAPE, &loc, "an ImageDecoder's image has rank 3, the "
+				                 "model declares rank %d", rank);
+			if (rank == 3)
+				ops_imgdec_set_bound(L->g, val->producer, dims[0], dims[1]);
+		}
 		ir_region_add_output(L->g, gi->r, v);
 	}
 	return 0;

@@ -74,6 +74,21 @@ static int read_declared(Loader *L, const Onnx__TensorShapeProto *sp, const Diag
 	return 0;
 }
 
+/* The value --dim gives symbol sym (v unchanged if none); -1 for a negative one. */
+static int find_dim(Loader *L, const char *sym, const DiagLoc *loc, int64_t *v)
+{
+	for (int k = 0; sym && k < L->opt->n_dims; k++) {
+		const DimOverride *o = &L->opt->dims[k];
+		if (o->symbol && strcmp(o->symbol, sym) == 0) {
+			if (o->value < 0)
+				return onnx_fail(L, DC_USAGE, loc, "--dim %s is negative", o->symbol);
+			*v = o->value;
+			L->dim_used[k] = true;
+		}
+	}
+	return 0;
+}
+
 /* Fixes every dim of an unbound input (DESIGN.md, The IR: shapes are static). */
 static int resolve_dims(Loader *L, const char *name, const Declared *dc, const DiagLoc *loc,
                         Type *ty)
@@ -103,15 +118,8 @@ static int resolve_dims(Loader *L, const char *name, const Declared *dc, const D
 	ty->rank = dc->rank;
 	for (int i = 0; i < dc->rank; i++) {
 		int64_t v = dc->dims[i];
-		for (int k = 0; v < 0 && dc->sym[i] && k < L->opt->n_dims; k++) {
-			const DimOverride *o = &L->opt->dims[k];
-			if (o->symbol && strcmp(o->symbol, dc->sym[i]) == 0) {
-				if (o->value < 0)
-					return onnx_fail(L, DC_USAGE, loc, "--dim %s is negative", o->symbol);
-				v = o->value;
-				L->dim_used[k] = true;
-			}
-		}
+		if (v < 0 && find_dim(L, dc->sym[i], loc, &v))
+			return -1;
 		if (v < 0 && i == 0) {
 			DiagLoc l = *loc;
 			l.file = L->file;
@@ -334,6 +342,50 @@ ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
 	return tensor_input(L, name, tp, r, &loc);
 }
 
+int onnx_output_bound(Loader *L, const Onnx__ValueInfoProto *vi, const DiagLoc *loc, int *rank,
+                      int64_t *dims)
+{
+	const ShapeOverride *so = find_shape(L, vi->name);
+	const Onnx__TypeProto *tp = vi->type;
+	Declared dc;
+	*rank = -1;
+	if (so) {
+		if (so->kind != SHAPE_TENSOR || so->rank < 0 || so->rank > IR_MAX_RANK)
+			return onnx_fail(L, DC_USAGE, loc, "--shape for an output takes dims (HxWxC)");
+		*rank = so->rank;
+		memcpy(dims, so->dims, (size_t)so->rank * sizeof *dims);
+		return 0;
+	}
+	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		return 0;
+	if (read_declared(L, tp->tensor_type->shape, loc, &dc))
+		return -1;
+	*rank = dc.rank;
+	for (int i = 0; i < dc.rank; i++) {
+		dims[i] = dc.dims[i];
+		if (dims[i] < 0 && find_dim(L, dc.sym[i], loc, &dims[i]))
+			return -1;
+		if (dims[i] < 0)
+			dims[i] = 0;
+	}
+	return 0;
+}
+
+/* A graph output that an ImageDecoder node writes (--shape may give its bound). */
+static bool is_image_output(const Onnx__GraphProto *gp, const char *name)
+{
+	bool out = false;
+	for (size_t i = 0; i < gp->n_output; i++)
+		out |= gp->output[i]->name && strcmp(gp->output[i]->name, name) == 0;
+	for (size_t i = 0; out && i < gp->n_node; i++) {
+		const Onnx__NodeProto *n = gp->node[i];
+		if (n->op_type && strcmp(n->op_type, "ImageDecoder") == 0 && n->n_output > 0 &&
+		    n->output[0] && strcmp(n->output[0], name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* A graph input's name, or NAME.J naming element J of a sequence input NAME. */
 static bool is_graph_input(const Onnx__GraphProto *gp, const char *name)
 {
@@ -358,8 +410,9 @@ int onnx_inputs_check_names(Loader *L, const Onnx__GraphProto *gp)
 	int rc = 0;
 	for (int i = 0; i < L->opt->n_shapes; i++) {
 		const char *n = L->opt->shapes[i].name ? L->opt->shapes[i].name : "";
-		if (!is_graph_input(gp, n))
-			rc = onnx_fail(L, DC_USAGE, &loc, "--shape names '%s', which is not a graph input", n);
+		if (!is_graph_input(gp, n) && !is_image_output(gp, n))
+			rc = onnx_fail(L, DC_USAGE, &loc, "--shape names '%s', which is not a graph input "
+			               "(nor an ImageDecoder's output)", n);
 	}
 	for (int i = 0; i < L->opt->n_binds; i++) {
 		const char *n = L->opt->binds[i].name ? L->opt->binds[i].name : "";
@@ -375,5 +428,5 @@ void onnx_inputs_warn_unused_dims(Loader *L)
 	for (int i = 0; i < L->opt->n_dims; i++)
 		if (!L->dim_used[i])
 			diag_report(L->d, DIAG_WARNING, DC_USAGE, &loc, "--dim %s matches no symbolic dim "
-			            "of an input", L->opt->dims[i].symbol ? L->opt->dims[i].symbol : "");
+			            "of an input (or of an ImageDecoder's image)", L->opt->dims[i].symbol ? L->opt->dims[i].symbol : "");
 }

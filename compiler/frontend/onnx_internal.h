@@ -89,7 +89,12 @@ ValueId onnx_input_import(Loader *L, const Onnx__ValueInfoProto *vi, RegionId r)
 bool onnx_input_is_bound(const Loader *L, const char *name);
 /* Reports --shape/--bind names that match no graph input. */
 int onnx_inputs_check_names(Loader *L, const Onnx__GraphProto *gp);
-/* Warns about --dim symbols that matched no input dim. */
+/* The bound of a graph output whose size depends on the data (ImageDecoder's image):
+ * --shape NAME=DIMS, else its declared dims with symbolic ones fixed by --dim and
+ * unknown ones 0; *rank -1 when nothing is declared. 0 or -1 (reported). */
+int onnx_output_bound(Loader *L, const Onnx__ValueInfoProto *vi, const DiagLoc *loc, int *rank,
+                      int64_t *dims);
+/* Warns about --dim symbols that matched no input dim (nor an image's bound). */
 void onnx_inputs_warn_unused_dims(Loader *L);
 
 /* ---- onnx_function.c ---- */

@@ -225,6 +225,8 @@
 	X(REGEX_FULL_MATCH, RegexFullMatch, regex_full_match, 1, 2, 1, 1, 0x0) \
 	X(STRING_CONCAT, StringConcat, string_concat, 2, 2, 1, 1, 0x0) \
 	X(STRING_SPLIT, StringSplit, string_split, 1, 2, 2, 2, 0x0) \
+	/* imgdec.c */ \
+	X(IMAGE_DECODER, ImageDecoder, image_decoder, 1, 1, 1, 1, 0x0) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0)
 
@@ -253,6 +255,6 @@ typedef enum Op {
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
-	G(regex_full_match) G(string_concat) G(string_split) G(fused_elementwise)
+	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

@@ -163,6 +163,10 @@ typedef struct NormAttrs {
 extern const AttrField norm_attr_fields[3];
 int norm_attrs_import(ImportCtx *c);
 
+/* imgdec.c: the largest image an ImageDecoder node n may decode at run time (the
+ * frontend sets it from the output's declared shape, --dim or --shape) */
+void ops_imgdec_set_bound(Graph *g, NodeId n, int64_t max_h, int64_t max_w);
+
 /* infer.c: shape inference over a region, folding constant nodes as it goes */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);
