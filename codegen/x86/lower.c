@@ -28,6 +28,7 @@
 #include "x86/dwconv.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
+#include "x86/pwconv.h"
 #include "x86/rnn.h"
 #include "x86/sgemm.h"
 
@@ -328,7 +329,13 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		}
 		kc->params = c;
 		kc->pdesc = &conv_desc;
-		if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
+		c->layout = cg_x86_layout(t, g, n);
+		if (c->layout && ingot_x86_pw_ok(c)) {   /* blocked tensors (layout.c) */
+			c->packed = packed ? 3 : 0;
+			kc->scratch_bytes = 0;
+			kc->fn_name = "ingot_x86_pwconv";
+			kc->family = "x86/pwconv";
+		} else if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
 			kc->fn_name = "ingot_x86_dwconv";
 			kc->family = "x86/dwconv";
 		} else if (ingot_x86_dc_ok(c)) {   /* small stride-1 Convs: no im2col packing */

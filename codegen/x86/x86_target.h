@@ -26,4 +26,8 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
  * weights can be pre-transformed (packable) and the geometry suits. */
 bool cg_x86_winograd(const void *conv_params, bool packable);
 
+/* layout.c: which of Conv node n's tensors are blocked (runtime-stubs/kernels/x86/
+ * pwconv.h): bit 0 its input, bit 1 its output; 0 for every other node. */
+int cg_x86_layout(const Target *t, Graph *g, NodeId n);
+
 #endif
