@@ -147,3 +147,22 @@ int cg_x86_layout(const Target *t, Graph *g, NodeId n)
 		return 0;
 	return (blocked(t, g, nd->in[0], isa->lanes) ? 1 : 0) | (blocked(t, g, nd->out[0], isa->lanes) ? 2 : 0);
 }
+
+bool cg_x86_pwconv(const Target *t, Graph *g, NodeId n)
+{
+	const SimdIsa *isa = ukgen_isa(t);
+	bool res;
+	KernelCall ref;
+	bool packable;
+	int64_t p;
+	if (!isa || layout_kind(t, g, n, &res) != LK_PW)
+		return false;
+	if (cg_x86_layout(t, g, n))
+		return true;
+	/* NCHW in and out: when the pixels leave the last vector mostly empty (7 x 7 = 3
+	 * vectors + 1 lane; a 1 x 1 plane: 1 lane) while the channels fill theirs */
+	if (cg_x86_kind(t, g, n, &ref, &packable) != X86_CONV)
+		return false;
+	p = ((const ingot_conv_params *)ref.params)->y_dims[2] * ((const ingot_conv_params *)ref.params)->y_dims[3];
+	return p % isa->lanes != 0 && p % isa->lanes <= isa->lanes / 2;
+}

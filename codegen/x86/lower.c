@@ -330,7 +330,7 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		kc->params = c;
 		kc->pdesc = &conv_desc;
 		c->layout = cg_x86_layout(t, g, n);
-		if (c->layout && ingot_x86_pw_ok(c)) {   /* blocked tensors (layout.c) */
+		if (cg_x86_pwconv(t, g, n) && ingot_x86_pw_ok(c)) {   /* layout.c */
 			c->packed = packed ? 3 : 0;
 			kc->scratch_bytes = 0;
 			kc->fn_name = "ingot_x86_pwconv";

@@ -156,7 +156,7 @@ int cg_x86_prepare(const Target *t, Graph *g)
 			kind = cg_x86_kind(t, g, n, &ref, &packable);
 			if (kind <= X86_REF || !packable)
 				continue;
-			if (kind == X86_CONV && cg_x86_layout(t, g, n))   /* ingot_x86_pwconv's panels */
+			if (kind == X86_CONV && cg_x86_pwconv(t, g, n))   /* ingot_x86_pwconv's panels */
 				width = INGOT_X86_PW_MC(isa->lanes);
 			/* RNN: W and R each when constant; the others: the weight at slot 1 */
 			for (int slot = 1; slot <= (kind == X86_RNN ? 2 : 1); slot++)

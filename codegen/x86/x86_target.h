@@ -29,5 +29,8 @@ bool cg_x86_winograd(const void *conv_params, bool packable);
 /* layout.c: which of Conv node n's tensors are blocked (runtime-stubs/kernels/x86/
  * pwconv.h): bit 0 its input, bit 1 its output; 0 for every other node. */
 int cg_x86_layout(const Target *t, Graph *g, NodeId n);
+/* Whether Conv node n runs in ingot_x86_pwconv: when a tensor of it is blocked, or
+ * its output channels fill whole vectors and its pixels do not. */
+bool cg_x86_pwconv(const Target *t, Graph *g, NodeId n);
 
 #endif

@@ -197,16 +197,29 @@ static inline UK_INLINE void dwb_row(const dw_geo *g, const float *x, const uk_v
 #pragma GCC unroll 8
 		for (int j = 0; j < DWB_X; j++)
 			acc[j] = uk_zero();
-		for (int64_t ky = ky0; ky < ky1; ky++) {
-			const float *r = x + (iy0 + ky) * W * UK_VF;
+		if (nx == DWB_X && ix0 >= 0 && ix0 + (DWB_X - 1) * S + KW <= W) {   /* inside the row */
+			for (int64_t ky = ky0; ky < ky1; ky++) {
+				const float *r = x + ((iy0 + ky) * W + ix0) * UK_VF;
 #pragma GCC unroll 7
-			for (int64_t kx = 0; kx < KW; kx++) {
-				const uk_vec wv = wt[ky * KW + kx];
+				for (int64_t kx = 0; kx < KW; kx++) {
+					const uk_vec wv = wt[ky * KW + kx];
 #pragma GCC unroll 8
-				for (int j = 0; j < DWB_X; j++) {
-					const int64_t ix = ix0 + j * S + kx;
-					if (j < nx && ix >= 0 && ix < W)
-						acc[j] = uk_fma(uk_load(r + ix * UK_VF), wv, acc[j]);
+					for (int j = 0; j < DWB_X; j++)
+						acc[j] = uk_fma(uk_load(r + (j * S + kx) * UK_VF), wv, acc[j]);
+				}
+			}
+		} else {
+			for (int64_t ky = ky0; ky < ky1; ky++) {
+				const float *r = x + (iy0 + ky) * W * UK_VF;
+#pragma GCC unroll 7
+				for (int64_t kx = 0; kx < KW; kx++) {
+					const uk_vec wv = wt[ky * KW + kx];
+#pragma GCC unroll 8
+					for (int j = 0; j < DWB_X; j++) {
+						const int64_t ix = ix0 + j * S + kx;
+						if (j < nx && ix >= 0 && ix < W)
+							acc[j] = uk_fma(uk_load(r + ix * UK_VF), wv, acc[j]);
+					}
 				}
 			}
 		}

@@ -175,6 +175,43 @@ def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1,
     return md.save(v, y)
 
 
+def block_case(name, n, c, h, w, e, m, k=3, stride=1, act="Clip", dw_act="Clip", residual=False,
+               tail=None, branch=False):
+    """An inverted-residual block: 1x1 expand (c -> e) + act, depthwise k x k + dw_act,
+    1x1 project (e -> m) + the input as residual; then `tail` more 1x1 Convs
+    (channel counts, Relu after each); `branch`: the expanded tensor is read by the
+    depthwise Conv and by a second 1x1 Conv, whose output is added at the end. The
+    tensors between them may be blocked (pwconv.h) on the x86 targets."""
+    md = Model(name)
+    x = f32(n, c, h, w)
+
+    def conv(v, ref, ci, co, kk, group=1, stride=1, pad=0, act=None):
+        wt = (f32(co, ci // group, kk, kk) / np.sqrt(ci // group * kk * kk)).astype(np.float32)
+        b = f32(co)
+        out = md.node("Conv", [v, md.const(wt), md.const(b)], strides=[stride, stride], pads=[pad] * 4,
+                      group=group)
+        r = conv_ref(ref, wt, b, (stride, stride), (pad,) * 4, (1, 1), group)
+        if act:
+            out = md.act(act, out)
+            r = ACTS[act][0](r)
+        return out, r.astype(np.float32)
+
+    xi = md.input(x)
+    t, y = conv(xi, x, c, e, 1, act=act)
+    t2, y2 = (conv(t, y, e, m, 1, act="Relu") if branch else (None, None))
+    t, y = conv(t, y, e, e, k, group=e, stride=stride, pad=k // 2, act=dw_act)
+    t, y = conv(t, y, e, m, 1)
+    if residual:
+        t = md.node("Add", [t, xi])
+        y = y + x
+    for co in tail or []:
+        t, y = conv(t, y, y.shape[1], co, 1, act="Relu")
+    if branch:
+        t = md.node("Add", [t, t2])
+        y = y + y2
+    return md.save(t, y.astype(np.float64))
+
+
 def gemm_case(name, m, k, n, trans_b=False, c="row", alpha=1.0, beta=1.0, act=None):
     md = Model(name)
     a = f32(m, k)
@@ -304,6 +341,19 @@ def make_cases():
         conv_case("dw_wide_fallback", 1, 2, 3, 600, 2, (3, 3), pads=(1, 1, 1, 1), group=2),
         conv_case("dw_sigmoid_fallback", 1, 4, 9, 9, 4, (3, 3), pads=(1, 1, 1, 1), group=4,
                   act="Sigmoid"),
+        # blocked tensors between 1x1 and depthwise Convs (pwconv.c, dwconv.c): 7 x 7
+        # planes (tiles of 7 pixels), a residual on an NCHW output, two images, stride 2
+        # with odd sizes, 5x5 windows, expand widths that are whole vectors on AVX2 only
+        # (24, 40), project widths that stay in ingot_x86_conv on AVX-512 (24), 1x1
+        # chains (pointwise into pointwise), a blocked tensor with two readers, HardSwish
+        block_case("blk_7x7_res", 1, 32, 7, 7, 96, 32, residual=True),
+        block_case("blk_n2_s2_odd", 2, 16, 13, 11, 48, 32, stride=2, tail=[48, 64]),
+        block_case("blk_k5_hswish", 1, 16, 9, 20, 64, 16, k=5, act="HardSwish", dw_act="HardSwish",
+                   residual=True),
+        block_case("blk_e24_m24", 1, 8, 12, 12, 24, 24, act="Relu", dw_act="Relu"),
+        block_case("blk_e40_s2", 1, 24, 16, 17, 40, 40, stride=2, tail=[80]),
+        block_case("blk_branch", 1, 16, 10, 10, 64, 32, branch=True, tail=[32]),
+        block_case("blk_wide", 1, 32, 3, 70, 160, 48, residual=False, tail=[320, 16]),
         gemm_case("gemm_transb_relu", 5, 70, 100, trans_b=True, act="Relu"),
         gemm_case("gemm_matrix_c", 9, 33, 50, c="matrix", alpha=0.5, beta=2.0),
         gemm_case("gemm_no_c", 17, 200, 49, c=None),
@@ -409,6 +459,26 @@ def main():
             blob = open(os.path.join(out, "m_weights.bin"), "rb").read()
             if blob.find(packed.astype(np.float32).tobytes()) < 0 or blob.find(w.tobytes()) >= 0:
                 fail("%s %s: the weights were not packed (kind %d, %d-row panels)" % (target, case, kind, mr))
+        # blocked layouts: which Convs run in ingot_x86_pwconv and with which layouts
+        lanes = 16 if target == "x86-avx512" else 8
+        for case2, want in (("blk_7x7_res", {"pw": 2, "layouts": {1, 2, 3}}),
+                            ("blk_e24_m24", {"pw": 0, "layouts": {0}} if lanes == 16 else
+                                            {"pw": 2, "layouts": {1, 2, 3}}),
+                            ("blk_e40_s2", {"pw": 0, "layouts": {0}} if lanes == 16 else
+                                           {"pw": 3, "layouts": {1, 2, 3}}),
+                            ("blk_n2_s2_odd", {"pw": 4, "layouts": {1, 2, 3}}),
+                            ("conv1x1_hswish", {"pw": 0, "layouts": {0}})):
+            out2 = out + "-blk"
+            shutil.rmtree(out2, ignore_errors=True)
+            r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
+                                "-o", out2, "--name", "m", "--target", target, "--emit", "lib"],
+                               capture_output=True, text=True)
+            code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
+            npw = len(re.findall(r"\bingot_x86_pwconv[(,]", code2))
+            lays = set(int(v) for v in re.findall(r"\.layout = (\d+)", code2))
+            if npw != want["pw"] or ("layouts" in want and lays != want["layouts"]):
+                fail("%s %s: %d ingot_x86_pwconv calls, layouts %s; expected %s" % (target, case2, npw,
+                                                                                sorted(lays), want))
         # Softmax over contiguous rows runs the x86 kernel, other axes the reference
         for case, fn in (("softmax_rows", "ingot_x86_softmax"), ("logsoftmax_rows", "ingot_x86_softmax"),
                          ("softmax_axis1", "ingot_softmax"), ("layernorm_rows", "ingot_x86_layernorm"),
