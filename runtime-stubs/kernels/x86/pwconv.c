@@ -29,16 +29,58 @@ typedef struct pw_tile_args {
 	float *y;                    /* NCHW: (channel m0, pixel p0); blocked: block of m0, p0 */
 	const float *res;            /* the residual at the same place as y, or NULL */
 	int64_t mc, nb;              /* channels of the panel, pixels of the tile */
+	int yb;                      /* y (and the residual) blocked */
 	const uk_epi *act;           /* the activation alone */
 } pw_tile_args;
 
-/* The tile's sums, its epilogue and its stores. NV, NB, XB (blocked input) and YB
- * (blocked output) are constants in each variant. */
-static inline UK_INLINE void pw_tile(const pw_tile_args *t, const int NV, const int NB, const int XB,
-                                     const int YB)
+/* The epilogue and the stores of a tile's sums acc[v][j] (v < nv, j < t->nb): bias,
+ * residual, activation. Out of line: once per tile, against C multiply-adds per sum. */
+static void pw_epilogue(const pw_tile_args *t, uk_vec acc[][INGOT_X86_PW_NBMAX], int nv)
 {
-	const int64_t P = t->P, C = t->C, ldw = t->ldw;
+	const int64_t P = t->P, nb = t->nb;
+	if (t->yb) {                 /* whole vectors: M is a multiple of UK_VF */
+		for (int v = 0; v < nv; v++) {
+			const uk_vec bv = t->bias ? uk_load(t->bias + v * UK_VF) : uk_zero();
+			float *yv = t->y + v * UK_VF * P;
+			const float *rv = t->res ? t->res + v * UK_VF * P : NULL;
+			for (int j = 0; j < nb; j++) {
+				uk_vec s = uk_add(acc[v][j], bv);
+				if (rv)
+					s = uk_add(s, uk_load(rv + j * UK_VF));
+				uk_store(yv + j * UK_VF, uk_epi_apply(t->act, 0, 0, s, t->mlast, 0));
+			}
+		}
+	} else {                     /* transposed on the way out; the residual after that */
+		for (int v = 0; v < nv; v++) {
+			const uk_mask m = v == nv - 1 ? t->mlast : uk_mask_n(UK_VF);
+			const uk_vec bv = t->bias ? uk_loadm(t->bias + v * UK_VF, m) : uk_zero();
+			const int64_t nc = t->mc - v * UK_VF;
+			uk_vec r[INGOT_X86_PW_NBMAX];
+			for (int j = 0; j < INGOT_X86_PW_NBMAX; j++)
+				r[j] = j >= nb ? uk_zero()
+				     : t->res ? uk_add(acc[v][j], bv) : uk_epi_apply(t->act, 0, 0, uk_add(acc[v][j], bv), m, 0);
+			uk_store_t8(t->y + v * UK_VF * P, P, r, nc < UK_VF ? nc : UK_VF, nb);
+		}
+		if (t->res) {
+			const uk_mask m = uk_mask_n(nb);
+			for (int64_t c = 0; c < t->mc; c++) {
+				float *yc = t->y + c * P;
+				uk_storem(yc, m, uk_epi_apply(t->act, 0, 0, uk_add(uk_loadm(yc, m), uk_loadm(t->res + c * P, m)),
+				                              m, 1));
+			}
+		}
+	}
+}
+
+/* The tile's sums, then pw_epilogue. NV and XB (blocked input) are constants in
+ * each variant, and so is the tile's pixel count NBK, or NBK = 0: any count up to
+ * PW_NB (t->nb), each pixel behind a test. */
+static inline UK_INLINE void pw_tile(const pw_tile_args *t, const int NV, const int NBK, const int XB)
+{
+	const int64_t P = t->P, C = t->C, ldw = t->ldw, nb = NBK ? NBK : t->nb;
+	const int NB = NBK ? NBK : PW_NB;
 	uk_vec acc[3][INGOT_X86_PW_NBMAX];     /* 3: every variant compiles on either ISA */
+#define PW_ON(j) (NBK || (j) < nb)
 #pragma GCC unroll 3
 	for (int v = 0; v < NV; v++)
 #pragma GCC unroll 8
@@ -54,12 +96,13 @@ static inline UK_INLINE void pw_tile(const pw_tile_args *t, const int NV, const 
 				for (int v = 0; v < NV; v++)
 					wv[v] = v == NV - 1 ? uk_loadm(wk + v * UK_VF, t->mlast) : uk_load(wk + v * UK_VF);
 #pragma GCC unroll 8
-				for (int j = 0; j < NB; j++) {
-					const uk_vec b = uk_bcast(xb[j * UK_VF + kk]);
+				for (int j = 0; j < NB; j++)
+					if (PW_ON(j)) {
+						const uk_vec bc = uk_bcast(xb[j * UK_VF + kk]);
 #pragma GCC unroll 3
-					for (int v = 0; v < NV; v++)
-						acc[v][j] = uk_fma(wv[v], b, acc[v][j]);
-				}
+						for (int v = 0; v < NV; v++)
+							acc[v][j] = uk_fma(wv[v], bc, acc[v][j]);
+					}
 			}
 		}
 	} else {
@@ -70,73 +113,32 @@ static inline UK_INLINE void pw_tile(const pw_tile_args *t, const int NV, const 
 			for (int v = 0; v < NV; v++)
 				wv[v] = v == NV - 1 ? uk_loadm(wk + v * UK_VF, t->mlast) : uk_load(wk + v * UK_VF);
 #pragma GCC unroll 8
-			for (int j = 0; j < NB; j++) {
-				const uk_vec b = uk_bcast(xk[j]);
+			for (int j = 0; j < NB; j++)
+				if (PW_ON(j)) {
+					const uk_vec bc = uk_bcast(xk[j]);
 #pragma GCC unroll 3
-				for (int v = 0; v < NV; v++)
-					acc[v][j] = uk_fma(wv[v], b, acc[v][j]);
-			}
+					for (int v = 0; v < NV; v++)
+						acc[v][j] = uk_fma(wv[v], bc, acc[v][j]);
+				}
 		}
 	}
-	if (YB) {                    /* whole vectors: M is a multiple of UK_VF */
-#pragma GCC unroll 3
-		for (int v = 0; v < NV; v++) {
-			const uk_vec bv = t->bias ? uk_load(t->bias + v * UK_VF) : uk_zero();
-			float *yv = t->y + v * UK_VF * P;
-			const float *rv = t->res ? t->res + v * UK_VF * P : NULL;
-#pragma GCC unroll 8
-			for (int j = 0; j < NB; j++) {
-				uk_vec s = uk_add(acc[v][j], bv);
-				if (rv)
-					s = uk_add(s, uk_load(rv + j * UK_VF));
-				uk_store(yv + j * UK_VF, uk_epi_apply(t->act, 0, 0, s, t->mlast, 0));
-			}
-		}
-	} else {                     /* transposed on the way out; the residual after that */
-#pragma GCC unroll 3
-		for (int v = 0; v < NV; v++) {
-			const uk_mask m = v == NV - 1 ? t->mlast : uk_mask_n(UK_VF);
-			const uk_vec bv = t->bias ? uk_loadm(t->bias + v * UK_VF, m) : uk_zero();
-			const int64_t nc = t->mc - v * UK_VF;
-			uk_vec r[INGOT_X86_PW_NBMAX];
-#pragma GCC unroll 8
-			for (int j = 0; j < INGOT_X86_PW_NBMAX; j++)
-				r[j] = j >= NB ? uk_zero()
-				     : t->res ? uk_add(acc[v][j], bv) : uk_epi_apply(t->act, 0, 0, uk_add(acc[v][j], bv), m, 0);
-			uk_store_t8(t->y + v * UK_VF * P, P, r, nc < UK_VF ? nc : UK_VF, NB);
-		}
-		if (t->res) {
-			const uk_mask m = uk_mask_n(NB);
-			for (int64_t c = 0; c < t->mc; c++) {
-				float *yc = t->y + c * P;
-				uk_storem(yc, m, uk_epi_apply(t->act, 0, 0, uk_add(uk_loadm(yc, m), uk_loadm(t->res + c * P, m)),
-				                              m, 1));
-			}
-		}
-	}
+	pw_epilogue(t, acc, NV);
+#undef PW_ON
 }
 
 typedef void (*pw_fn)(const pw_tile_args *t);
 
-#define PW_FN(XB, YB, NV, NB) \
-	static void pw_##XB##YB##_##NV##_##NB(const pw_tile_args *t) { pw_tile(t, NV, NB, XB, YB); }
-#define PW_FNS_NB(XB, YB, NV) \
-	PW_FN(XB, YB, NV, 1) PW_FN(XB, YB, NV, 2) PW_FN(XB, YB, NV, 3) PW_FN(XB, YB, NV, 4) \
-	PW_FN(XB, YB, NV, 5) PW_FN(XB, YB, NV, 6) PW_FN(XB, YB, NV, 7) PW_FN(XB, YB, NV, 8)
-#define PW_FNS(XB, YB) PW_FNS_NB(XB, YB, 1) PW_FNS_NB(XB, YB, 2) PW_FNS_NB(XB, YB, 3)
-PW_FNS(0, 0)
-PW_FNS(0, 1)
-PW_FNS(1, 0)
-PW_FNS(1, 1)
-#define PW_ROW(XB, YB, NV) \
-	{ pw_##XB##YB##_##NV##_1, pw_##XB##YB##_##NV##_2, pw_##XB##YB##_##NV##_3, pw_##XB##YB##_##NV##_4, \
-	  pw_##XB##YB##_##NV##_5, pw_##XB##YB##_##NV##_6, pw_##XB##YB##_##NV##_7, pw_##XB##YB##_##NV##_8 }
-#define PW_TABLE(XB, YB) { PW_ROW(XB, YB, 1), PW_ROW(XB, YB, 2), PW_ROW(XB, YB, 3) }
+#define PW_FN(XB, NV, K, NBK) \
+	static void pw_##XB##_##NV##_##K(const pw_tile_args *t) { pw_tile(t, NV, NBK, XB); }
+#define PW_FNS(XB, NV) PW_FN(XB, NV, 0, PW_NB) PW_FN(XB, NV, 1, PW_NB - 1) PW_FN(XB, NV, 2, 0)
+PW_FNS(0, 1) PW_FNS(0, 2) PW_FNS(0, 3)
+PW_FNS(1, 1) PW_FNS(1, 2) PW_FNS(1, 3)
+#define PW_ROW(XB, NV) { pw_##XB##_##NV##_0, pw_##XB##_##NV##_1, pw_##XB##_##NV##_2 }
 
-/* pw_fns[x blocked][y blocked][vectors - 1][pixels - 1] */
-static const pw_fn pw_fns[2][2][3][INGOT_X86_PW_NBMAX] = {
-	{ PW_TABLE(0, 0), PW_TABLE(0, 1) },
-	{ PW_TABLE(1, 0), PW_TABLE(1, 1) },
+/* pw_fns[x blocked][vectors - 1][0: PW_NB pixels, 1: PW_NB - 1, 2: fewer] */
+static const pw_fn pw_fns[2][3][3] = {
+	{ PW_ROW(0, 1), PW_ROW(0, 2), PW_ROW(0, 3) },
+	{ PW_ROW(1, 1), PW_ROW(1, 2), PW_ROW(1, 3) },
 };
 
 INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, void *const *out,
@@ -214,7 +216,8 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 					a.mc = mc;
 					a.nb = nb;
 					a.act = &act;
-					pw_fns[xb][yb][nv - 1][nb - 1](&a);
+					a.yb = yb;
+					pw_fns[xb][nv - 1][nb == PW_NB ? 0 : nb == PW_NB - 1 ? 1 : 2](&a);
 				}
 			}
 		}

@@ -308,6 +308,10 @@ def make_cases():
         conv_case("conv_dilated_leaky", 1, 4, 12, 12, 8, (3, 3), dil=(2, 2), pads=(2, 2, 2, 2),
                   act="LeakyRelu"),
         conv_case("conv1x1_hswish", 1, 32, 7, 7, 40, (1, 1), act="HardSwish"),
+        # 1x1 in ingot_x86_pwconv on NCHW tensors: 7 x 7 planes (7-pixel tiles), 1 x 1
+        # planes with two images and a residual (fewer pixels than a tile)
+        conv_case("pw_7x7_plain", 1, 24, 7, 7, 96, (1, 1), act="Clip"),
+        conv_case("pw_1x1_plane", 2, 64, 1, 1, 48, (1, 1), act="HardSigmoid", residual=True),
         conv_case("conv_group2_tanh", 1, 8, 6, 6, 12, (3, 3), group=2, pads=(1, 1, 1, 1), act="Tanh"),
         conv_case("conv_depthwise", 1, 16, 20, 37, 16, (3, 3), group=16, pads=(1, 1, 1, 1),
                   residual=True, act="Relu"),
@@ -487,7 +491,11 @@ def main():
                             ("blk_e40_s2", {"pw": 0, "layouts": {0}} if lanes == 16 else
                                            {"pw": 3, "layouts": {1, 2, 3}}),
                             ("blk_n2_s2_odd", {"pw": 4, "layouts": {1, 2, 3}}),
-                            ("conv1x1_hswish", {"pw": 0, "layouts": {0}})):
+                            # NCHW in and out, pixels leaving the last vector nearly empty
+                            ("conv1x1_hswish", {"pw": 0 if lanes == 16 else 1, "layouts": {0}}),
+                            ("pw_7x7_plain", {"pw": 1, "layouts": {0}}),
+                            ("pw_1x1_plane", {"pw": 1, "layouts": {0}}),
+                            ("conv3x3_kblocks", {"pw": 0, "layouts": {0}})):
             out2 = out + "-blk"
             shutil.rmtree(out2, ignore_errors=True)
             r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
