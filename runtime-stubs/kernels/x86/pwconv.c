@@ -122,7 +122,15 @@ static inline UK_INLINE void pw_tile(const pw_tile_args *t, const int NV, const 
 				}
 		}
 	}
-	pw_epilogue(t, acc, NV);
+	{                            /* a copy: acc itself never leaves the registers */
+		uk_vec sums[3][INGOT_X86_PW_NBMAX];
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+#pragma GCC unroll 8
+			for (int j = 0; j < NB; j++)
+				sums[v][j] = acc[v][j];
+		pw_epilogue(t, sums, NV);
+	}
 #undef PW_ON
 }
 
