@@ -11,6 +11,7 @@
 #include "pwconv.h"
 #include "ukernel.h"
 
+#include <math.h>
 #include <string.h>
 
 #define PW_NV INGOT_X86_PW_NV(UK_VF)
@@ -30,6 +31,8 @@ typedef struct pw_tile_args {
 	const float *res;            /* the residual at the same place as y, or NULL */
 	int64_t mc, nb;              /* channels of the panel, pixels of the tile */
 	int yb;                      /* y (and the residual) blocked */
+	int clip;                    /* yb, no residual, act = clamp to [clo, chi] (Relu, Clip, */
+	float clo, chi;              /* none: the same results as uk_epi_apply) */
 	const uk_epi *act;           /* the activation alone */
 } pw_tile_args;
 
@@ -122,7 +125,17 @@ static inline UK_INLINE void pw_tile(const pw_tile_args *t, const int NV, const 
 				}
 		}
 	}
-	{                            /* a copy: acc itself never leaves the registers */
+	if (t->clip) {               /* blocked y, no residual, Relu/Clip/none: inline */
+		const uk_vec lo = uk_bcast(t->clo), hi = uk_bcast(t->chi);
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++) {
+			const uk_vec bv = t->bias ? uk_load(t->bias + v * UK_VF) : uk_zero();
+#pragma GCC unroll 8
+			for (int j = 0; j < NB; j++)
+				if (PW_ON(j))
+					uk_store(t->y + v * UK_VF * P + j * UK_VF, uk_min(hi, uk_max(lo, uk_add(acc[v][j], bv))));
+		}
+	} else {                     /* a copy: acc itself never leaves the registers */
 		uk_vec sums[3][INGOT_X86_PW_NBMAX];
 #pragma GCC unroll 3
 		for (int v = 0; v < NV; v++)
@@ -160,6 +173,8 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 	const int xb = (int)(p->layout & 1), yb = (int)(p->layout >> 1 & 1);
 	int64_t N, C, M, P, nt, npan, ct, units, u0, u1, u = 0;
 	uk_epi act;
+	int clip = 1;
+	float clo = -HUGE_VALF, chi = HUGE_VALF;
 	(void)scratch;
 	if (!ingot_x86_pw_ok(p) || p->packed != 3 || !x || !w || !y || (p->has_bias && !bias) ||
 	    (p->has_residual && !res))
@@ -177,11 +192,11 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 	act.lo = p->act_alpha;
 	act.hi = p->act_beta;
 	switch (p->act) {
-	case INGOT_X86_ACT_RELU: act.act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: act.act = UK_ACT_CLIP; break;
-	case INGOT_X86_ACT_LEAKY_RELU: act.act = UK_ACT_LEAKY_RELU; break;
-	case INGOT_X86_ACT_HARD_SIGMOID: act.act = UK_ACT_HARD_SIGMOID; break;
-	case INGOT_X86_ACT_HARD_SWISH: act.act = UK_ACT_HARD_SWISH; break;
+	case INGOT_X86_ACT_RELU: act.act = UK_ACT_RELU; clo = 0.0f; break;
+	case INGOT_X86_ACT_CLIP: act.act = UK_ACT_CLIP; clo = act.lo; chi = act.hi; break;
+	case INGOT_X86_ACT_LEAKY_RELU: act.act = UK_ACT_LEAKY_RELU; clip = 0; break;
+	case INGOT_X86_ACT_HARD_SIGMOID: act.act = UK_ACT_HARD_SIGMOID; clip = 0; break;
+	case INGOT_X86_ACT_HARD_SWISH: act.act = UK_ACT_HARD_SWISH; clip = 0; break;
 	default: break;
 	}
 	nt = (P + PW_NB - 1) / PW_NB;
@@ -225,6 +240,9 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 					a.nb = nb;
 					a.act = &act;
 					a.yb = yb;
+					a.clip = yb && !res && clip;
+					a.clo = clo;
+					a.chi = chi;
 					pw_fns[xb][nv - 1][nb == PW_NB ? 0 : nb == PW_NB - 1 ? 1 : 2](&a);
 				}
 			}
