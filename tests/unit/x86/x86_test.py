@@ -488,7 +488,8 @@ def main():
         for case2, want in (("blk_7x7_res", {"pw": 2, "layouts": {1, 2, 3}}),
                             ("blk_e24_m24", {"pw": 0, "layouts": {0}} if lanes == 16 else
                                             {"pw": 2, "layouts": {1, 2, 3}}),
-                            ("blk_e40_s2", {"pw": 0, "layouts": {0}} if lanes == 16 else
+                            # AVX-512: only the last 1x1 (80 channels, 8 x 9 pixels) in pwconv
+                            ("blk_e40_s2", {"pw": 1, "layouts": {0}} if lanes == 16 else
                                            {"pw": 3, "layouts": {1, 2, 3}}),
                             ("blk_n2_s2_odd", {"pw": 4, "layouts": {1, 2, 3}}),
                             # NCHW in and out, pixels leaving the last vector nearly empty
