@@ -32,6 +32,28 @@
 	"\tconst __m256 lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);\n" \
 	"\t_mm256_storeu_ps(p, _mm256_permute2f128_ps(lo, hi, 0x20));\n" \
 	"\t_mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(lo, hi, 0x31));\n" \
+	"}\n\n" \
+	"/* p[c * ld + j] = r[j][c] for lanes c < nc and j < nj <= 8: an 8 x 8 transpose */\n" \
+	"static inline void uk_store_t8_avx2(float *p, int64_t ld, const __m256 *r, int64_t nc, int64_t nj)\n" \
+	"{\n" \
+	"\tconst __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nj), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));\n" \
+	"\t__m256 t[8], u[8];\n" \
+	"\tfor (int i = 0; i < 4; i++) {\n" \
+	"\t\tt[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);\n" \
+	"\t\tt[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);\n" \
+	"\t}\n" \
+	"\tfor (int h = 0; h < 2; h++) {   /* u[4h + i]: lane L holds channel 4L + i of pixels 4h..4h + 3 */\n" \
+	"\t\tu[4 * h] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);\n" \
+	"\t\tu[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);\n" \
+	"\t\tu[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);\n" \
+	"\t\tu[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);\n" \
+	"\t}\n" \
+	"\tfor (int i = 0; i < 4; i++) {\n" \
+	"\t\tif (i < nc)\n" \
+	"\t\t\t_mm256_maskstore_ps(p + i * ld, m, _mm256_permute2f128_ps(u[i], u[4 + i], 0x20));\n" \
+	"\t\tif (4 + i < nc)\n" \
+	"\t\t\t_mm256_maskstore_ps(p + (4 + i) * ld, m, _mm256_permute2f128_ps(u[i], u[4 + i], 0x31));\n" \
+	"\t}\n" \
 	"}\n\n"
 
 #define AVX512_PRELUDE \
@@ -42,6 +64,34 @@
 	"\t                 5, 21, 6, 22, 7, 23), b));\n" \
 	"\t_mm512_storeu_ps(p + 16, _mm512_permutex2var_ps(a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11,\n" \
 	"\t                 27, 12, 28, 13, 29, 14, 30, 15, 31), b));\n" \
+	"}\n\n" \
+	"/* p[c * ld + j] = r[j][c] for lanes c < nc and j < nj <= 8: two 8 x 8 transposes */\n" \
+	"static inline void uk_store_t8_avx512(float *p, int64_t ld, const __m512 *r, int64_t nc, int64_t nj)\n" \
+	"{\n" \
+	"\tconst __mmask8 m = (__mmask8)((1u << (unsigned)nj) - 1u);\n" \
+	"\t__m512 t[8], u[8];\n" \
+	"\tfor (int i = 0; i < 4; i++) {\n" \
+	"\t\tt[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);\n" \
+	"\t\tt[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);\n" \
+	"\t}\n" \
+	"\tfor (int h = 0; h < 2; h++) {   /* u[4h + i]: lane L holds channel 4L + i of pixels 4h..4h + 3 */\n" \
+	"\t\tu[4 * h] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);\n" \
+	"\t\tu[4 * h + 1] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);\n" \
+	"\t\tu[4 * h + 2] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);\n" \
+	"\t\tu[4 * h + 3] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);\n" \
+	"\t}\n" \
+	"\tfor (int i = 0; i < 4; i++) {   /* channels i, 4 + i (lo) and 8 + i, 12 + i (hi) */\n" \
+	"\t\tconst __m512 a = _mm512_shuffle_f32x4(u[i], u[4 + i], 0x44), b = _mm512_shuffle_f32x4(u[i], u[4 + i], 0xEE);\n" \
+	"\t\tconst __m512 lo = _mm512_shuffle_f32x4(a, a, 0xD8), hi = _mm512_shuffle_f32x4(b, b, 0xD8);\n" \
+	"\t\tif (i < nc)\n" \
+	"\t\t\t_mm256_mask_storeu_ps(p + i * ld, m, _mm512_castps512_ps256(lo));\n" \
+	"\t\tif (4 + i < nc)\n" \
+	"\t\t\t_mm256_mask_storeu_ps(p + (4 + i) * ld, m, _mm512_extractf32x8_ps(lo, 1));\n" \
+	"\t\tif (8 + i < nc)\n" \
+	"\t\t\t_mm256_mask_storeu_ps(p + (8 + i) * ld, m, _mm512_castps512_ps256(hi));\n" \
+	"\t\tif (12 + i < nc)\n" \
+	"\t\t\t_mm256_mask_storeu_ps(p + (12 + i) * ld, m, _mm512_extractf32x8_ps(hi, 1));\n" \
+	"\t}\n" \
 	"}\n\n"
 
 typedef struct IsaEntry {
@@ -70,7 +120,8 @@ static const IsaEntry isas[] = {
 	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $2, _CMP_LT_OQ), $3, $4)",
 	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $1, _CMP_UNORD_Q), $2, $1)",
 	    "_mm512_abs_ps($1)",
-	    "_mm512_or_ps(_mm512_abs_ps($1), _mm512_and_ps(_mm512_set1_ps(-0.0f), $2))" }, AVX512_PRELUDE },
+	    "_mm512_or_ps(_mm512_abs_ps($1), _mm512_and_ps(_mm512_set1_ps(-0.0f), $2))",
+	    "uk_store_t8_avx512" }, AVX512_PRELUDE },
 	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
 	    "_mm256_setzero_ps()",
 	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
@@ -89,7 +140,8 @@ static const IsaEntry isas[] = {
 	    "_mm256_blendv_ps($2, $1, _mm256_cmp_ps($1, $1, _CMP_UNORD_Q))",
 	    "_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1)",
 	    "_mm256_or_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1), "
-	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))" }, AVX2_PRELUDE },
+	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))",
+	    "uk_store_t8_avx2" }, AVX2_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -202,8 +254,11 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	em_printf(e, "static inline uk_vec uk_nan_sel(uk_vec x, uk_vec y) { return %s; }\n", T2(nan_sel, "x", "y"));
 	em_printf(e, "static inline uk_vec uk_abs(uk_vec v) { return %s; }\n", T1(abs, "v"));
 	em_printf(e, "/* |m| with the sign of s */\n");
-	em_printf(e, "static inline uk_vec uk_copysign(uk_vec m, uk_vec s) { return %s; }\n\n",
+	em_printf(e, "static inline uk_vec uk_copysign(uk_vec m, uk_vec s) { return %s; }\n",
 	          T2(copysign, "m", "s"));
+	em_printf(e, "/* p[c * ld + j] = r[j][c] for lanes c < nc and j < nj <= 8 of the 8 vectors r */\n");
+	em_printf(e, "static inline void uk_store_t8(float *p, int64_t ld, const uk_vec *r, int64_t nc, int64_t nj)\n"
+	          "{\n\t%s(p, ld, r, nc, nj);\n}\n\n", isa->store_t8);
 }
 
 static const char epilogue_text[] =

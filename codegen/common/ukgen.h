@@ -35,6 +35,7 @@ typedef struct SimdIsa {
 	const char *nan_sel;         /* (x, y): lanes where x is NaN take x, others y */
 	const char *abs;             /* (v) */
 	const char *copysign;        /* (m, s): |m| with the sign of s */
+	const char *store_t8;        /* the prelude's function behind uk_store_t8 */
 } SimdIsa;
 
 /* The ISA of a target, or NULL when it has no generated microkernels. */

@@ -2,7 +2,7 @@
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
  * kernels of runtime-stubs/kernels/x86/sgemm.c, f32 RNN/GRU/LSTM that of x86/rnn.c
  * (all attributes; Elu and Softplus activations keep the reference); pooling, some
- * unary ops, Softmax over contiguous rows and LayerNormalization their x86 kernels;
+ * unary ops, GlobalAveragePool, Softmax over contiguous rows and LayerNormalization their x86 kernels;
  * every other node the reference kernel of the C target. An x86 kernel takes its
  * reference kernel's parameters plus `packed`: the node is lowered the reference
  * way, the struct is copied and the kernel name, family and descriptor change. The x86 header repeats the
@@ -28,6 +28,7 @@
 #include "x86/dwconv.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
+#include "x86/pwconv.h"
 #include "x86/rnn.h"
 #include "x86/sgemm.h"
 
@@ -57,6 +58,13 @@ SAME_PREFIX(INGOT_GEMM_FIELDS)
 #define TGT ingot_x86_pool_params
 INGOT_POOL_FIELDS(SAME_FIELD)
 _Static_assert(sizeof(REF) == sizeof(TGT), "x86 pool struct size differs");
+#undef REF
+#undef TGT
+
+#define REF ingot_global_pool_params
+#define TGT ingot_x86_global_pool_params
+INGOT_GLOBAL_POOL_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 global pool struct size differs");
 #undef REF
 #undef TGT
 
@@ -131,6 +139,9 @@ DESC(gemm, ingot_x86_gemm_params, INGOT_X86_GEMM_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_pool_params
 DESC(pool, ingot_x86_pool_params, INGOT_X86_POOL_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_global_pool_params
+DESC(global_pool, ingot_x86_global_pool_params, INGOT_X86_GLOBAL_POOL_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_unary_params
 DESC(unary, ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
@@ -218,6 +229,11 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 			return X86_REF;
 		return X86_POOL;
 	}
+	case OP_GLOBAL_AVERAGE_POOL: {
+		const ingot_global_pool_params *p = ref->params;
+		return ref->fn == ingot_global_pool && p->dtype == INGOT_DT_F32 && p->kind == INGOT_POOL_AVG
+		       ? X86_GPOOL : X86_REF;
+	}
 	case OP_ABS:
 	case OP_EXP:
 	case OP_HARD_SIGMOID:
@@ -270,6 +286,7 @@ static const struct {
 	{ X86_LAYERNORM, "ingot_x86_layernorm", "x86/eltwise", &layernorm_desc },
 	{ X86_SOFTMAX, "ingot_x86_softmax", "x86/eltwise", &softmax_desc },
 	{ X86_POOL, "ingot_x86_pool", "x86/pooling", &pool_desc },
+	{ X86_GPOOL, "ingot_x86_global_pool", "x86/pooling", &global_pool_desc },
 };
 
 bool cg_x86_winograd(const void *conv_params, bool packable)
@@ -328,7 +345,13 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		}
 		kc->params = c;
 		kc->pdesc = &conv_desc;
-		if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
+		c->layout = cg_x86_layout(t, g, n);
+		if (cg_x86_pwconv(t, g, n) && ingot_x86_pw_ok(c)) {   /* layout.c */
+			c->packed = packed ? 3 : 0;
+			kc->scratch_bytes = 0;
+			kc->fn_name = "ingot_x86_pwconv";
+			kc->family = "x86/pwconv";
+		} else if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
 			kc->fn_name = "ingot_x86_dwconv";
 			kc->family = "x86/dwconv";
 		} else if (ingot_x86_dc_ok(c)) {   /* small stride-1 Convs: no im2col packing */

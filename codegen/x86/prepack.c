@@ -1,7 +1,8 @@
 /* prepack.c — compile-time packing of the constant weights of the x86 kernels into
  * the panel layout of the generated microkernels (runtime-stubs/kernels/x86/sgemm.h
  * describes it): Conv weights as panels of MR output channels per group (3x3
- * stride-1 ones first transformed for Winograd F(2x2, 3x3)), the B operand of
+ * stride-1 ones first transformed for Winograd F(2x2, 3x3); pointwise ones that
+ * read or write blocked tensors as the wider panels of x86/pwconv.h), the B operand of
  * MatMul and Gemm as panels of NR columns, RNN/GRU/LSTM W per direction as Gemm's
  * transposed B and R per direction as panels of R^T (runtime-stubs/kernels/x86/
  * rnn.h defines that layout; its packing function serves both). A packed copy is a new constant (the
@@ -16,6 +17,7 @@
 #include "conv.h"
 #include "linalg.h"
 #include "rnn.h"
+#include "x86/pwconv.h"
 #include "x86/rnn.h"
 
 /* rows x cols matrix src (element (r, c) at src[r * rs + c * cs]) into panels of
@@ -62,7 +64,7 @@ static void pack_winograd(const float *w, int64_t m, int64_t c, int mr, float *d
 /* The packed copies made so far: one per (constant, kind, input slot). */
 typedef struct Packed {
 	ValueId src, dst;
-	int kind, slot;
+	int kind, slot, width;
 } Packed;
 typedef struct Memo {
 	Packed *items;
@@ -97,7 +99,8 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 	float *dst;
 	ValueId out;
 	for (int i = 0; i < memo->n; i++)
-		if (memo->items[i].src == w && memo->items[i].kind == kind && memo->items[i].slot == slot)
+		if (memo->items[i].src == w && memo->items[i].kind == kind && memo->items[i].slot == slot &&
+		    memo->items[i].width == mr)
 			return memo->items[i].dst;
 	dst = malloc((size_t)(out_numel > 0 ? out_numel : 1) * sizeof *dst);
 	if (!dst)
@@ -130,7 +133,7 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 	g->values[out].packed = true;
 	g->values[out].packed_from = w;
 	vec_reserve((void **)&memo->items, &memo->cap, memo->n + 1, sizeof *memo->items);
-	memo->items[memo->n++] = (Packed){ w, out, kind, slot };
+	memo->items[memo->n++] = (Packed){ w, out, kind, slot, mr };
 	return out;
 }
 
@@ -147,18 +150,20 @@ int cg_x86_prepare(const Target *t, Graph *g)
 			const NodeId n = g->regions[r].nodes[i];
 			KernelCall ref;
 			bool packable;
-			int kind;
+			int kind, width = mr;
 			if (g->nodes[n].dead)
 				continue;
 			kind = cg_x86_kind(t, g, n, &ref, &packable);
 			if (kind <= X86_REF || !packable)
 				continue;
+			if (kind == X86_CONV && cg_x86_pwconv(t, g, n))   /* ingot_x86_pwconv's panels */
+				width = INGOT_X86_PW_MC(isa->lanes);
 			/* RNN: W and R each when constant; the others: the weight at slot 1 */
 			for (int slot = 1; slot <= (kind == X86_RNN ? 2 : 1); slot++)
 				if (kind != X86_RNN || (g->values[g->nodes[n].in[slot]].is_const &&
 				                        !g->values[g->nodes[n].in[slot]].packed &&
 				                        g->values[g->nodes[n].in[slot]].type.dtype == DT_F32))
-					g->nodes[n].in[slot] = packed_copy(g, n, kind, slot, &ref, mr, nv * isa->lanes,
+					g->nodes[n].in[slot] = packed_copy(g, n, kind, slot, &ref, width, nv * isa->lanes,
 					                                   INGOT_X86_RNN_NV * isa->lanes, &memo);
 		}
 	free(memo.items);

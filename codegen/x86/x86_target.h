@@ -19,11 +19,18 @@ int cg_x86_prepare(const Target *t, Graph *g);
 /* How node n runs on target t: 0 reference kernel, else X86_* below. For Conv,
  * MatMul and Gemm, *ref gets the reference lowering. */
 enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL, X86_UNARY, X86_SOFTMAX,
-       X86_LAYERNORM, X86_RNN };
+       X86_LAYERNORM, X86_RNN, X86_GPOOL };
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
 
 /* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its
  * weights can be pre-transformed (packable) and the geometry suits. */
 bool cg_x86_winograd(const void *conv_params, bool packable);
+
+/* layout.c: which of Conv node n's tensors are blocked (runtime-stubs/kernels/x86/
+ * pwconv.h): bit 0 its input, bit 1 its output; 0 for every other node. */
+int cg_x86_layout(const Target *t, Graph *g, NodeId n);
+/* Whether Conv node n runs in ingot_x86_pwconv: when a tensor of it is blocked, or
+ * its output channels fill whole vectors and its pixels do not. */
+bool cg_x86_pwconv(const Target *t, Graph *g, NodeId n);
 
 #endif

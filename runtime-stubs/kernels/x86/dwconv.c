@@ -175,6 +175,113 @@ static void dw_plane(const dw_geo *g, dw_fn fn, const float *x, const float *w, 
 	}
 }
 
+/* ---- the blocked layout (pwconv.h): channels on the lanes ---- */
+
+#define DWB_X 8                  /* output columns per unrolled step */
+
+/* Output row oy in groups of up to DWB_X columns, one accumulator per column (KW
+ * and S constants in the unrolled variants); taps outside the input are skipped.
+ * The epilogue runs on the group, which is stored as whole vectors (blocked y, at
+ * y + ox * UK_VF) or transposed into the NCHW planes of the block's channels
+ * (P > 0: y at the row's first column of the block's first channel, planes P
+ * apart). */
+static inline UK_INLINE void dwb_row(const dw_geo *g, const float *x, const uk_vec *wt, uk_vec bv,
+                                     float *y, int64_t P, int64_t oy, const uk_epi *e, const int64_t KW,
+                                     const int64_t S)
+{
+	const int64_t iy0 = oy * g->sh - g->ph, W = g->W;
+	const int64_t ky0 = iy0 < 0 ? -iy0 : 0, ky1 = iy0 + g->KH > g->H ? g->H - iy0 : g->KH;
+	for (int64_t ox = 0; ox < g->OW; ox += DWB_X) {
+		const int64_t nx = g->OW - ox < DWB_X ? g->OW - ox : DWB_X, ix0 = ox * S - g->pw;
+		uk_vec acc[DWB_X];
+#pragma GCC unroll 8
+		for (int j = 0; j < DWB_X; j++)
+			acc[j] = uk_zero();
+		if (nx == DWB_X && ix0 >= 0 && ix0 + (DWB_X - 1) * S + KW <= W) {   /* inside the row */
+			for (int64_t ky = ky0; ky < ky1; ky++) {
+				const float *r = x + ((iy0 + ky) * W + ix0) * UK_VF;
+#pragma GCC unroll 7
+				for (int64_t kx = 0; kx < KW; kx++) {
+					const uk_vec wv = wt[ky * KW + kx];
+#pragma GCC unroll 8
+					for (int j = 0; j < DWB_X; j++)
+						acc[j] = uk_fma(uk_load(r + (j * S + kx) * UK_VF), wv, acc[j]);
+				}
+			}
+		} else {
+			for (int64_t ky = ky0; ky < ky1; ky++) {
+				const float *r = x + (iy0 + ky) * W * UK_VF;
+#pragma GCC unroll 7
+				for (int64_t kx = 0; kx < KW; kx++) {
+					const uk_vec wv = wt[ky * KW + kx];
+#pragma GCC unroll 8
+					for (int j = 0; j < DWB_X; j++) {
+						const int64_t ix = ix0 + j * S + kx;
+						if (j < nx && ix >= 0 && ix < W)
+							acc[j] = uk_fma(uk_load(r + ix * UK_VF), wv, acc[j]);
+					}
+				}
+			}
+		}
+#pragma GCC unroll 8
+		for (int j = 0; j < DWB_X; j++)
+			acc[j] = uk_epi_apply(e, 0, 0, uk_add(acc[j], bv), uk_mask_n(UK_VF), 0);
+		if (P)
+			uk_store_t8(y + ox, P, acc, UK_VF, nx);
+		else
+			for (int j = 0; j < nx; j++)
+				uk_store(y + (ox + j) * UK_VF, acc[j]);
+	}
+}
+
+typedef void (*dwb_fn)(const dw_geo *g, const float *x, const uk_vec *wt, uk_vec bv, float *y, int64_t P,
+                       int64_t oy, const uk_epi *e);
+
+#define DWB_VARIANT(NAME, KW, S) \
+	static void NAME(const dw_geo *g, const float *x, const uk_vec *wt, uk_vec bv, float *y, int64_t P, \
+	                 int64_t oy, const uk_epi *e) \
+	{ \
+		dwb_row(g, x, wt, bv, y, P, oy, e, KW, S); \
+	}
+DWB_VARIANT(dwb_3x3s1, 3, 1)
+DWB_VARIANT(dwb_3x3s2, 3, 2)
+DWB_VARIANT(dwb_5x5s1, 5, 1)
+DWB_VARIANT(dwb_5x5s2, 5, 2)
+DWB_VARIANT(dwb_any, g->KW, g->sw)
+
+/* Blocked x into blocked y (yb) or NCHW y. Tasks split the rows of the N x C / UK_VF
+ * output planes. */
+static int dwb_run(const dw_geo *g, const float *x, const float *w, const float *bias, float *y, int yb,
+                   int64_t N, int64_t C, const uk_epi *e, int task, int n_tasks)
+{
+	uk_vec wt[INGOT_X86_DW_KMAX * INGOT_X86_DW_KMAX];
+	const int64_t K = g->KH * g->KW, cb = C / UK_VF, units = N * cb * g->OH;
+	const int64_t u0 = units * task / n_tasks, u1 = units * (task + 1) / n_tasks;
+	int64_t have = -1;
+	uk_vec bv = uk_zero();
+	dwb_fn fn = dwb_any;
+	if (C % UK_VF)
+		return INGOT_EINVAL;
+	if (g->KH == g->KW && g->sh == g->sw && (g->KH == 3 || g->KH == 5))
+		fn = g->KH == 3 ? (g->sh == 1 ? dwb_3x3s1 : dwb_3x3s2) : (g->sh == 1 ? dwb_5x5s1 : dwb_5x5s2);
+	for (int64_t u = u0; u < u1; u++) {
+		const int64_t plane = u / g->OH, oy = u % g->OH, b = plane % cb, P = g->OH * g->OW;
+		const int64_t yoff = plane * P * UK_VF + oy * g->OW * (yb ? UK_VF : 1);
+		if (b != have) {             /* the block's taps as vectors over its channels */
+			float t[UK_VF] DW_ALIGN;
+			for (int64_t k = 0; k < K; k++) {
+				for (int l = 0; l < UK_VF; l++)
+					t[l] = w[(b * UK_VF + l) * K + k];
+				wt[k] = uk_load(t);
+			}
+			bv = bias ? uk_load(bias + b * UK_VF) : uk_zero();
+			have = b;
+		}
+		fn(g, x + plane * g->H * g->W * UK_VF, wt, bv, y + yoff, yb ? 0 : P, oy, e);
+	}
+	return INGOT_OK;
+}
+
 INGOT_KERNEL int ingot_x86_dwconv(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks)
 {
@@ -232,13 +339,18 @@ INGOT_KERNEL int ingot_x86_dwconv(const void *params, const void *const *in, voi
 	default: break;
 	}
 	C = p->x_dims[1];
-	P = g.OH * g.OW;
-	K = g.KH * g.KW;
-	units = p->y_dims[0] * C;
 	if (n_tasks < 1) {
 		task = 0;
 		n_tasks = 1;
 	}
+	if (p->layout) {             /* blocked input (pwconv.h), no residual */
+		if (!(p->layout & 1) || !two || res)
+			return INGOT_EINVAL;
+		return dwb_run(&g, x, w, bias, y, (int)(p->layout >> 1), p->y_dims[0], C, &e, task, n_tasks);
+	}
+	P = g.OH * g.OW;
+	K = g.KH * g.KW;
+	units = p->y_dims[0] * C;
 	u0 = units * task / n_tasks;
 	u1 = units * (task + 1) / n_tasks;
 	for (int64_t u = u0; u < u1; u++) {

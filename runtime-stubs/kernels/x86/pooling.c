@@ -148,3 +148,35 @@ INGOT_KERNEL int ingot_x86_pool(const void *params, const void *const *in, void 
 		xp_plane(p, x + u * xs, y + u * ys, row);
 	return INGOT_OK;
 }
+
+INGOT_KERNEL int ingot_x86_global_pool(const void *params, const void *const *in, void *const *out,
+                                       void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_global_pool_params *p = (const ingot_x86_global_pool_params *)params;
+	const float *x = (const float *)in[0];
+	float *y = (float *)out[0];
+	const int64_t size = p->size;
+	int64_t u0, u1;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32 || p->kind != INGOT_X86_POOL_AVG || !x || !y || size < 0)
+		return INGOT_EINVAL;
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	u0 = p->planes * task / n_tasks;
+	u1 = p->planes * (task + 1) / n_tasks;
+	for (int64_t u = u0; u < u1; u++) {
+		const float *xp = x + u * size;
+		uk_vec s0 = uk_zero(), s1 = uk_zero();
+		int64_t i = 0;
+		for (; i + 2 * UK_VF <= size; i += 2 * UK_VF) {
+			s0 = uk_add(s0, uk_load(xp + i));
+			s1 = uk_add(s1, uk_load(xp + i + UK_VF));
+		}
+		for (; i < size; i += UK_VF)
+			s0 = uk_add(s0, uk_loadm(xp + i, uk_mask_n(size - i < UK_VF ? size - i : UK_VF)));
+		y[u] = size ? uk_hsum(uk_add(s0, s1)) / (float)size : 0.0f;
+	}
+	return INGOT_OK;
+}

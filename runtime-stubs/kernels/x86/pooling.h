@@ -23,8 +23,17 @@ enum { INGOT_X86_POOL_MAX, INGOT_X86_POOL_AVG };
 	F(DIMS, kernel) F(DIMS, strides) F(DIMS, dilations) F(PADS, pads)
 INGOT_PARAMS(ingot_x86_pool_params, INGOT_X86_POOL_FIELDS)
 
+/* = INGOT_GLOBAL_POOL_FIELDS: GlobalAveragePool over `planes` planes of `size` */
+#define INGOT_X86_GLOBAL_POOL_FIELDS(F) F(I64, dtype) F(I64, kind) F(I64, planes) F(I64, size)
+INGOT_PARAMS(ingot_x86_global_pool_params, INGOT_X86_GLOBAL_POOL_FIELDS)
+
 /* Tasks split the N * C planes. */
 INGOT_KERNEL int ingot_x86_pool(const void *params, const void *const *in, void *const *out,
                                 void *scratch, int task, int n_tasks);
+
+/* f32 GlobalAveragePool: each plane summed in vector lanes (not in double, as the
+ * reference does). Tasks split the planes. */
+INGOT_KERNEL int ingot_x86_global_pool(const void *params, const void *const *in, void *const *out,
+                                       void *scratch, int task, int n_tasks);
 
 #endif /* INGOT_KERNELS_X86_POOLING_H */

@@ -9,7 +9,9 @@
  *   MatMul/Gemm: B (k x n, after trans_b) as panels of UK_NR columns; panel q
  *                holds b[k][c] for its columns c.
  * A panel with fewer rows (columns) than a full one is the last and is laid out
- * with its own width. The field lists repeat the reference ones (a model directory
+ * with its own width. Conv's `layout` says which of its tensors are in the
+ * blocked layout of pwconv.h (0 for ingot_x86_conv and ingot_x86_dconv). The
+ * field lists repeat the reference ones (a model directory
  * holds only the kernel families it uses); codegen/x86/lower.c checks at build
  * time that each layout begins with the reference struct's, field by field. */
 #ifndef INGOT_KERNELS_X86_SGEMM_H
@@ -46,7 +48,7 @@ static inline int ingot_x86_act_in_epilogue(int64_t act)
 #define INGOT_X86_CONV_FIELDS(F) F(I64, dtype) F(I64, transposed) F(I64, nsp) F(I64, group) \
 	F(I64, has_bias) F(DIMS, x_dims) F(DIMS, w_dims) F(DIMS, y_dims) F(DIMS, strides) \
 	F(DIMS, dilations) F(DIMS, pads) F(I64, act) F(F32, act_alpha) F(F32, act_beta) \
-	F(I64, has_residual) F(I64, packed)
+	F(I64, has_residual) F(I64, packed) F(I64, layout)
 INGOT_PARAMS(ingot_x86_conv_params, INGOT_X86_CONV_FIELDS)
 
 /* = INGOT_MATMUL_FIELDS (linalg.h) + packed, f32 */

@@ -175,6 +175,43 @@ def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1,
     return md.save(v, y)
 
 
+def block_case(name, n, c, h, w, e, m, k=3, stride=1, act="Clip", dw_act="Clip", residual=False,
+               tail=None, branch=False):
+    """An inverted-residual block: 1x1 expand (c -> e) + act, depthwise k x k + dw_act,
+    1x1 project (e -> m) + the input as residual; then `tail` more 1x1 Convs
+    (channel counts, Relu after each); `branch`: the expanded tensor is read by the
+    depthwise Conv and by a second 1x1 Conv, whose output is added at the end. The
+    tensors between them may be blocked (pwconv.h) on the x86 targets."""
+    md = Model(name)
+    x = f32(n, c, h, w)
+
+    def conv(v, ref, ci, co, kk, group=1, stride=1, pad=0, act=None):
+        wt = (f32(co, ci // group, kk, kk) / np.sqrt(ci // group * kk * kk)).astype(np.float32)
+        b = f32(co)
+        out = md.node("Conv", [v, md.const(wt), md.const(b)], strides=[stride, stride], pads=[pad] * 4,
+                      group=group)
+        r = conv_ref(ref, wt, b, (stride, stride), (pad,) * 4, (1, 1), group)
+        if act:
+            out = md.act(act, out)
+            r = ACTS[act][0](r)
+        return out, r.astype(np.float32)
+
+    xi = md.input(x)
+    t, y = conv(xi, x, c, e, 1, act=act)
+    t2, y2 = (conv(t, y, e, m, 1, act="Relu") if branch else (None, None))
+    t, y = conv(t, y, e, e, k, group=e, stride=stride, pad=k // 2, act=dw_act)
+    t, y = conv(t, y, e, m, 1)
+    if residual:
+        t = md.node("Add", [t, xi])
+        y = y + x
+    for co in tail or []:
+        t, y = conv(t, y, y.shape[1], co, 1, act="Relu")
+    if branch:
+        t = md.node("Add", [t, t2])
+        y = y + y2
+    return md.save(t, y.astype(np.float64))
+
+
 def gemm_case(name, m, k, n, trans_b=False, c="row", alpha=1.0, beta=1.0, act=None):
     md = Model(name)
     a = f32(m, k)
@@ -212,6 +249,16 @@ def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0):
         attrs["count_include_pad"] = include_pad
     v = md.node("MaxPool" if kind == "max" else "AveragePool", [md.input(x)], **attrs)
     return md.save(v, pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil)))
+
+
+def gap_case(name, shape, op="GlobalAveragePool"):
+    md = Model(name)
+    x = f32(*shape)
+    v = md.node(op, [md.input(x)])
+    ax = tuple(range(2, len(shape)))
+    xd = x.astype(np.float64)
+    return md.save(v, xd.mean(axis=ax, keepdims=True) if op == "GlobalAveragePool" else
+                   xd.max(axis=ax, keepdims=True))
 
 
 def softmax_case(name, shape, axis=-1, log=False, neg_inf=False):
@@ -261,6 +308,10 @@ def make_cases():
         conv_case("conv_dilated_leaky", 1, 4, 12, 12, 8, (3, 3), dil=(2, 2), pads=(2, 2, 2, 2),
                   act="LeakyRelu"),
         conv_case("conv1x1_hswish", 1, 32, 7, 7, 40, (1, 1), act="HardSwish"),
+        # 1x1 in ingot_x86_pwconv on NCHW tensors: 7 x 7 planes (7-pixel tiles), 1 x 1
+        # planes with two images and a residual (fewer pixels than a tile)
+        conv_case("pw_7x7_plain", 1, 24, 7, 7, 96, (1, 1), act="Clip"),
+        conv_case("pw_1x1_plane", 2, 64, 1, 1, 48, (1, 1), act="HardSigmoid", residual=True),
         conv_case("conv_group2_tanh", 1, 8, 6, 6, 12, (3, 3), group=2, pads=(1, 1, 1, 1), act="Tanh"),
         conv_case("conv_depthwise", 1, 16, 20, 37, 16, (3, 3), group=16, pads=(1, 1, 1, 1),
                   residual=True, act="Relu"),
@@ -304,6 +355,19 @@ def make_cases():
         conv_case("dw_wide_fallback", 1, 2, 3, 600, 2, (3, 3), pads=(1, 1, 1, 1), group=2),
         conv_case("dw_sigmoid_fallback", 1, 4, 9, 9, 4, (3, 3), pads=(1, 1, 1, 1), group=4,
                   act="Sigmoid"),
+        # blocked tensors between 1x1 and depthwise Convs (pwconv.c, dwconv.c): 7 x 7
+        # planes (tiles of 7 pixels), a residual on an NCHW output, two images, stride 2
+        # with odd sizes, 5x5 windows, expand widths that are whole vectors on AVX2 only
+        # (24, 40), project widths that stay in ingot_x86_conv on AVX-512 (24), 1x1
+        # chains (pointwise into pointwise), a blocked tensor with two readers, HardSwish
+        block_case("blk_7x7_res", 1, 32, 7, 7, 96, 32, residual=True),
+        block_case("blk_n2_s2_odd", 2, 16, 13, 11, 48, 32, stride=2, tail=[48, 64]),
+        block_case("blk_k5_hswish", 1, 16, 9, 20, 64, 16, k=5, act="HardSwish", dw_act="HardSwish",
+                   residual=True),
+        block_case("blk_e24_m24", 1, 8, 12, 12, 24, 24, act="Relu", dw_act="Relu"),
+        block_case("blk_e40_s2", 1, 24, 16, 17, 40, 40, stride=2, tail=[80]),
+        block_case("blk_branch", 1, 16, 10, 10, 64, 32, branch=True, tail=[32]),
+        block_case("blk_wide", 1, 32, 3, 70, 160, 48, residual=False, tail=[320, 16]),
         gemm_case("gemm_transb_relu", 5, 70, 100, trans_b=True, act="Relu"),
         gemm_case("gemm_matrix_c", 9, 33, 50, c="matrix", alpha=0.5, beta=2.0),
         gemm_case("gemm_no_c", 17, 200, 49, c=None),
@@ -323,6 +387,12 @@ def make_cases():
         layernorm_case("layernorm_short", (5, 7), bias=False),
         layernorm_case("layernorm_2d", (3, 4, 20), axis=-2),
         layernorm_case("layernorm_bcast", (3, 4, 20), axis=-2, scale_shape=(1, 20)),
+        # GlobalAveragePool (x86: planes of whole vectors, a tail, 7 x 7, 1-D), GlobalMaxPool
+        # (the reference)
+        gap_case("gap_7x7", (2, 5, 7, 7)),
+        gap_case("gap_long_1d", (1, 3, 70)),
+        gap_case("gap_planes_of_32", (1, 4, 4, 8)),
+        gap_case("gmp_ref", (1, 3, 5, 5), op="GlobalMaxPool"),
         pool_case("maxpool_3x3_s2", "max", (1, 5, 21, 40), (3, 3), (2, 2), (1, 1, 1, 1)),
         pool_case("maxpool_ceil", "max", (1, 3, 10, 10), (3, 3), (2, 2), (0, 0, 0, 0), ceil=1),
         pool_case("avgpool_pad_excl", "avg", (2, 4, 9, 33), (3, 3), (1, 1), (1, 1, 1, 1)),
@@ -350,11 +420,15 @@ def main():
         if not cpu_has(flag):
             fail("%s: the CPU lacks %s" % (target, flag))
             continue
-        r = subprocess.run([ingot, "check"] + dirs + ["--target", target, "-j", "2"],
-                           capture_output=True, text=True)
-        print(r.stdout.strip())
-        if r.returncode or r.stdout.count("\nPASS ") + r.stdout.startswith("PASS ") != len(dirs):
-            fail("%s: ingot check failed:\n%s%s" % (target, r.stdout, r.stderr))
+        # chains of Convs (blk_*) round at every step: outputs that cancel to near 0
+        # get an absolute tolerance that fits four float32 Convs
+        for group, extra in (([d for d in dirs if "/blk_" not in d], []),
+                             ([d for d in dirs if "/blk_" in d], ["--atol", "2e-6"])):
+            r = subprocess.run([ingot, "check"] + group + ["--target", target, "-j", "2"] + extra,
+                               capture_output=True, text=True)
+            print(r.stdout.strip())
+            if r.returncode or r.stdout.count("\nPASS ") + r.stdout.startswith("PASS ") != len(group):
+                fail("%s: ingot check failed:\n%s%s" % (target, r.stdout, r.stderr))
         # the emitted code: x86 kernels, packed weights, microkernels, vector FMAs
         out = os.path.join(work, "out-" + target)
         shutil.rmtree(out, ignore_errors=True)
@@ -409,10 +483,36 @@ def main():
             blob = open(os.path.join(out, "m_weights.bin"), "rb").read()
             if blob.find(packed.astype(np.float32).tobytes()) < 0 or blob.find(w.tobytes()) >= 0:
                 fail("%s %s: the weights were not packed (kind %d, %d-row panels)" % (target, case, kind, mr))
+        # blocked layouts: which Convs run in ingot_x86_pwconv and with which layouts
+        lanes = 16 if target == "x86-avx512" else 8
+        for case2, want in (("blk_7x7_res", {"pw": 2, "layouts": {1, 2, 3}}),
+                            ("blk_e24_m24", {"pw": 0, "layouts": {0}} if lanes == 16 else
+                                            {"pw": 2, "layouts": {1, 2, 3}}),
+                            # AVX-512: only the last 1x1 (80 channels, 8 x 9 pixels) in pwconv
+                            ("blk_e40_s2", {"pw": 1, "layouts": {0}} if lanes == 16 else
+                                           {"pw": 3, "layouts": {1, 2, 3}}),
+                            ("blk_n2_s2_odd", {"pw": 4, "layouts": {1, 2, 3}}),
+                            # NCHW in and out, pixels leaving the last vector nearly empty
+                            ("conv1x1_hswish", {"pw": 0 if lanes == 16 else 1, "layouts": {0}}),
+                            ("pw_7x7_plain", {"pw": 1, "layouts": {0}}),
+                            ("pw_1x1_plane", {"pw": 1, "layouts": {0}}),
+                            ("conv3x3_kblocks", {"pw": 0, "layouts": {0}})):
+            out2 = out + "-blk"
+            shutil.rmtree(out2, ignore_errors=True)
+            r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
+                                "-o", out2, "--name", "m", "--target", target, "--emit", "lib"],
+                               capture_output=True, text=True)
+            code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
+            npw = len(re.findall(r"\bingot_x86_pwconv[(,]", code2))
+            lays = set(int(v) for v in re.findall(r"\.layout = (\d+)", code2))
+            if npw != want["pw"] or ("layouts" in want and lays != want["layouts"]):
+                fail("%s %s: %d ingot_x86_pwconv calls, layouts %s; expected %s" % (target, case2, npw,
+                                                                                sorted(lays), want))
         # Softmax over contiguous rows runs the x86 kernel, other axes the reference
         for case, fn in (("softmax_rows", "ingot_x86_softmax"), ("logsoftmax_rows", "ingot_x86_softmax"),
                          ("softmax_axis1", "ingot_softmax"), ("layernorm_rows", "ingot_x86_layernorm"),
-                         ("layernorm_2d", "ingot_x86_layernorm"), ("layernorm_bcast", "ingot_layernorm")):
+                         ("layernorm_2d", "ingot_x86_layernorm"), ("layernorm_bcast", "ingot_layernorm"),
+                         ("gap_7x7", "ingot_x86_global_pool"), ("gmp_ref", "ingot_global_pool")):
             shutil.rmtree(out, ignore_errors=True)
             run_ok = subprocess.run([ingot, "compile", os.path.join(work, "data", case, "model.onnx"), "-o",
                                      out, "--name", "m", "--target", target], capture_output=True, text=True)
