@@ -217,6 +217,13 @@
 	X(CENTER_CROP_PAD, CenterCropPad, center_crop_pad, 2, 2, 1, 1, 0x2) \
 	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
 	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0) \
+	/* random.c: never folded or merged (ops_node_random) */ \
+	X(BERNOULLI, Bernoulli, random, 1, 1, 1, 1, 0x0) \
+	X(MULTINOMIAL, Multinomial, random, 1, 1, 1, 1, 0x0) \
+	X(RANDOM_NORMAL, RandomNormal, random, 0, 0, 1, 1, 0x0) \
+	X(RANDOM_NORMAL_LIKE, RandomNormalLike, random, 1, 1, 1, 1, 0x0) \
+	X(RANDOM_UNIFORM, RandomUniform, random, 0, 0, 1, 1, 0x0) \
+	X(RANDOM_UNIFORM_LIKE, RandomUniformLike, random, 1, 1, 1, 1, 0x0) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0)
 
@@ -244,6 +251,6 @@ typedef enum Op {
 	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
-	G(sequence) G(sequence_map) G(center_crop_pad) G(string_normalizer) G(fused_elementwise)
+	G(sequence) G(sequence_map) G(center_crop_pad) G(string_normalizer) G(random) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

@@ -18,7 +18,7 @@ static bool reads_only_types(Op op)
 bool ops_node_foldable(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
-	if (n->dead || n->n_bodies)
+	if (n->dead || n->n_bodies || ops_node_random(g, id))   /* a fresh draw every run */
 		return false;
 	for (int i = 0; i < n->n_in && !reads_only_types(n->op); i++)
 		if (n->in[i] != IR_NONE && !g->values[n->in[i]].is_const)
