@@ -11,7 +11,8 @@ generator is valid; ingot's is Philox4x32-10, runtime-stubs/kernels/random.h):
     must not evaluate it), NAME_seed(ws, s) makes a run repeatable, another seed
     changes it, and NAME_run_par on 3 threads gives NAME_run's bytes;
   - with `seed`: every run and every fresh workspace gives the same bytes.
-A C program links the model's library and writes each run's outputs to a file."""
+A C program links the model's library and writes each run's outputs to a file.
+The generator itself must give Random123's known-answer vectors for Philox4x32-10."""
 import os
 
 import numpy as np
@@ -228,6 +229,30 @@ def differ_all(a, b):
     return [k for k in a if np.array_equal(a[k], b[k])]
 
 
+KAT = r"""
+#include <stdio.h>
+#include "kernels/random.c"
+int main(void)
+{
+	static const uint32_t v[3][10] = {   /* ctr[4], key[2], expected[4] */
+		{ 0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 },
+		{ 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+		  0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd },
+		{ 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0,
+		  0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 } };
+	int i, k, bad = 0;
+	for (i = 0; i < 3; i++) {
+		uint32_t o[4];
+		ingot_philox4x32(v[i], v[i] + 4, o);
+		for (k = 0; k < 4; k++)
+			bad |= o[k] != v[i][6 + k];
+	}
+	printf(bad ? "mismatch\n" : "ok\n");
+	return bad;
+}
+"""
+
+
 def test(ingot, work):
     cc = tool("cc")
     r = np.random.default_rng(5)
@@ -250,6 +275,11 @@ def test(ingot, work):
         run_ok([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-I.", "main.c", "libm.a",
                 "-lm", "-pthread", "-o", "prog"] + (["-DALL_SEEDED"] if seed is not None else []), cwd=d)
         run_ok(["./prog"], cwd=d)
+        if seed is None:   # the generator's known answers, from the copied kernel
+            with open(os.path.join(d, "kat.c"), "w") as f:
+                f.write(KAT)
+            run_ok([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-I.", "kat.c", "-lm", "-o", "kat"], cwd=d)
+            run_ok(["./kat"], cwd=d)
         runs = {t: read_run(os.path.join(d, t + ".bin"), outs)
                 for t in ("run1", "run2", "seed7a", "seed7a_next", "seed7b", "seed8", "fresh", "par7")}
         for t in ("run1", "run2", "seed7a", "seed8"):
