@@ -631,6 +631,8 @@ static int emit_runner(Ctx *c, DiagSink *d)
 		em_line(&e, "#define RUNNER_NUM_PROF_NODES %s_PROF_NODES", c->NAME);
 	}
 	em_line(&e, "#define RUNNER_OUT_DIMS %s_out_dims", c->o->name);
+	if (c->has_rng)
+		em_line(&e, "#define RUNNER_SEED %s_seed", c->o->name);
 	em_line(&e, "#include \"ingot_runner.c\"");
 	snprintf(file, sizeof file, "%s_main.c", c->o->name);
 	rc = em_write_file(&e, c->o->out_dir, file, d);

@@ -2,6 +2,8 @@
  * C target emits, so a folded constant is bit-identical to what the model computes. */
 #include "opimpl.h"
 
+#include "random.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,18 @@ int ops_run_node(Graph *g, NodeId id, const void *const *in, void *const *out)
 		scratch = calloc(1, (size_t)lc.kc.scratch_bytes);
 		if (!scratch)
 			die("out of memory (%lld bytes of kernel scratch)", (long long)lc.kc.scratch_bytes);
+	}
+	/* a random kernel's state comes after the inputs: a fresh one, as a workspace
+	 * never seeded has in its first run (tests run random nodes this way) */
+	const void *ins[8];
+	uint64_t state[INGOT_RNG_STATE_BYTES / 8] = { 0 };
+	if (lc.kc.rng) {
+		IR_ASSERT(n->n_in < 8);   /* random ops take at most 3 inputs */
+		for (int i = 0; i < n->n_in; i++)
+			ins[i] = in[i];
+		ingot_rng_begin(state);
+		ins[n->n_in] = state;
+		in = ins;
 	}
 	int rc = lc.kc.fn(lc.kc.params, in, out, scratch, 0, 1);
 	free(scratch);

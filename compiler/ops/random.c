@@ -221,6 +221,7 @@ int random_dropout_lower(LowerCtx *c, double ratio, bool training, const FloatLi
 	p->mask_dtype = mask ? mask->dtype : DT_BOOL;
 	p->ratio_dtype = r ? r->dtype : DT_F32;
 	p->n = type_numel(x);
+	p->n_in = c->g->nodes[c->node].n_in;
 	p->has_mask = mask != NULL;
 	p->training = training;
 	p->ratio = ratio;

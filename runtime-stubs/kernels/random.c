@@ -230,9 +230,9 @@ INGOT_KERNEL int ingot_dropout(const void *params, const void *const *in, void *
 	(void)scratch;
 	if (!in[0] || !out[0])
 		return INGOT_EINVAL;
-	if (in[1])
+	if (p->n_in > 1 && in[1])
 		ratio = ld(p->ratio_dtype, in[1], 0);
-	if (in[2])
+	if (p->n_in > 2 && in[2])
 		training = *(const uint8_t *)in[2] != 0;
 	if (training && !(ratio >= 0.0 && ratio < 1.0))
 		return INGOT_EINVAL;

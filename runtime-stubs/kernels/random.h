@@ -50,12 +50,13 @@ enum { INGOT_RAND_UNIFORM = 0, INGOT_RAND_NORMAL = 1, INGOT_RAND_BERNOULLI = 2,
 INGOT_PARAMS(ingot_random_params, INGOT_RANDOM_FIELDS)
 
 /* Dropout in training mode. in[0] X (dtype, n elements), in[1] ratio (ratio_dtype,
- * scalar; NULL: `ratio`), in[2] training_mode (bool scalar; NULL: `training`),
+ * scalar; NULL or n_in < 2: `ratio`), in[2] training_mode (bool scalar; NULL or
+ * n_in < 3: `training`),
  * out[0] Y = mask ? x / (1 - ratio) : 0, out[1] mask (mask_dtype; when has_mask)
  * with mask = u >= ratio. When not training, or ratio is 0: Y = X and mask all 1.
  * A ratio outside [0, 1) gives INGOT_EINVAL. Tasks split the elements. */
 #define INGOT_DROPOUT_FIELDS(F) F(I64, dtype) F(I64, mask_dtype) F(I64, ratio_dtype) \
-	F(I64, n) F(I64, has_mask) F(I64, training) F(I64, rng_slot) F(I64, seeded) F(I64, seed_bits) \
+	F(I64, n) F(I64, n_in) F(I64, has_mask) F(I64, training) F(I64, rng_slot) F(I64, seeded) F(I64, seed_bits) \
 	F(I64, stream) F(F64, ratio)
 INGOT_PARAMS(ingot_dropout_params, INGOT_DROPOUT_FIELDS)
 

@@ -9,7 +9,8 @@ generator is valid; ingot's is Philox4x32-10, runtime-stubs/kernels/random.h):
   - without `seed`: two runs on one workspace differ, two identical nodes differ
     (CSE must not merge them), a *Like of a constant differs between runs (folding
     must not evaluate it), NAME_seed(ws, s) makes a run repeatable, another seed
-    changes it, and NAME_run_par on 3 threads gives NAME_run's bytes;
+    changes it, NAME_run_par on 3 threads gives NAME_run's bytes, and the runner's
+    --seed S gives the run after NAME_seed(ws, S) (without it, seed 0's first run);
   - with `seed`: every run and every fresh workspace gives the same bytes.
 A C program links the model's library and writes each run's outputs to a file.
 The generator itself must give Random123's known-answer vectors for Philox4x32-10."""
@@ -285,7 +286,21 @@ def test(ingot, work):
         for t in ("run1", "run2", "seed7a", "seed8"):
             check_stats(runs[t], inputs[2], "seed=%s %s" % (seed, t))
         check(same(runs["seed7a"], runs["par7"]), "seed=%s: m_run_par on 3 threads differs from m_run" % seed)
-        if seed is None:
+        if seed is None:   # the runner's --seed S equals m_seed(ws, S) before a run
+            ingot_compile(ingot, os.path.join(d, "m.onnx"), os.path.join(d, "exe"), "m", "--emit", "exe")
+            args = []
+            for i, a in enumerate(inputs):
+                np.save(os.path.join(d, "in%d.npy" % i), a)
+                args += ["--input", os.path.join(d, "in%d.npy" % i)]
+            for tag, extra in (("seed7a", ["--seed", "7"]), ("run1", [])):
+                od = os.path.join(d, "out_" + tag)
+                os.makedirs(od)
+                run_ok([os.path.join(d, "exe", "m")] + args + ["--output-dir", od] + extra)
+                for i, o in enumerate(outs):
+                    got = np.load(os.path.join(od, "output_%d.npy" % i))
+                    want = runs[tag][o.name]
+                    check(np.array_equal(got.view(np.uint8), np.ascontiguousarray(want).view(np.uint8)),
+                          "runner %s: output %s differs from the library's run" % (extra, o.name))
             for a, b, what in (("run1", "run2", "two runs on one workspace"),
                                ("seed7a", "seed7a_next", "the two runs after m_seed(7)"),
                                ("seed7a", "seed8", "m_seed(7) and m_seed(8)")):
