@@ -134,10 +134,11 @@ static bool same_node(Graph *g, int32_t a, int32_t b)
 	return rw_attrs_equal(na->op, na->attrs, nb->attrs);
 }
 
-static bool mergeable(const Graph *g, const Node *n)
+static bool mergeable(const Graph *g, NodeId id)
 {
-	if (n->dead || n->n_bodies || n->op == OP_DROPOUT)
-		return false;
+	const Node *n = &g->nodes[id];
+	if (n->dead || n->n_bodies || n->op == OP_DROPOUT || ops_node_random(g, id))
+		return false;   /* two random nodes draw different numbers */
 	for (int k = 0; k < n->n_out; k++)
 		if (n->out[k] != IR_NONE && g->values[n->out[k]].is_output)
 			return false;
@@ -153,7 +154,7 @@ static int merge_nodes(Graph *g)
 		for (int i = 0; i < g->regions[r].n_nodes; i++) {
 			NodeId id = g->regions[r].nodes[i];
 			Node *n = &g->nodes[id];
-			if (!mergeable(g, n))
+			if (!mergeable(g, id))
 				continue;
 			uint64_t h = mix(mix((uint64_t)n->op, (uint64_t)n->opset), (uint64_t)r);
 			for (int k = 0; k < n->n_in; k++)

@@ -6,17 +6,13 @@
 #include "passes.h"
 #include "rewrite.h"
 
-/* Dropout is a copy unless training is on with a ratio > 0. Inference made sure a
- * constant training flag with a ratio > 0 never gets here; a flag computed at run
- * time leaves the decision (and the error) to the kernel, so such a node stays. */
+/* Dropout is a copy unless it may train with a ratio > 0 (a training_mode computed
+ * at run time leaves the decision to the kernel, so such a node stays). */
 static bool dropout_is_copy(const Graph *g, const Node *n, const Uses *u)
 {
 	if (n->n_out > 1 && n->out[1] != IR_NONE && u->count[n->out[1]] > 0)
 		return false;                        /* the mask is used */
-	if (n->opset < 12 || n->n_in < 3 || n->in[2] == IR_NONE)
-		return true;
-	const void *training = ir_const_data(g, n->in[2]);
-	return training && !*(const uint8_t *)training;
+	return !ops_dropout_training(g, (NodeId)(n - g->nodes));
 }
 
 static bool identity_perm(Graph *g, NodeId id, int rank)

@@ -3,6 +3,7 @@
  * includes this file:
  *   ./m --input in0.pb [--input in1.pb] [--output-dir D]   run once, write output_N.pb/.npy
  *   ./m --bench N [--threads T] [--input ...]               time N runs after 10 warm-ups
+ *   --seed S: unseeded random ops start every run from seed S (NAME_seed), else seed 0
  * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. --threads T runs
  * the model through NAME_run_par on a pool of T threads. A model compiled with
  * --profile (RUNNER_PROF defined) times every node and prints a table of them, slowest
@@ -28,6 +29,7 @@ static int usage(const char *argv0)
 	fprintf(stderr,
 	        "usage: %s --input FILE [--input FILE ...] [--output-dir DIR]\n"
 	        "       %s --bench N [--threads T] [--input FILE ...]\n"
+	        "--seed S seeds the random ops that have no seed attribute (default 0).\n"
 	        "Runs model '%s'. Inputs are ONNX TensorProto .pb or numpy .npy files, in the\n"
 	        "model's input order; outputs are written as output_<i>.pb (.npy if the inputs were).\n",
 	        argv0, argv0, RUNNER_NAME);
@@ -152,10 +154,19 @@ static void print_profile(FILE *f, const double *rows, int runs)
 }
 #endif
 
+/* --seed S: a model with unseeded random ops (RUNNER_SEED = NAME_seed) starts every
+ * run from seed S; without it the workspace's garbage holds no seed, so seed 0. */
+static int have_seed;
+static unsigned long long seed_value;
+
 /* One run: through the profiling entry point when the model has one. */
 static int run_model(const void *const *inputs, void *const *outputs, void *ws, const ingot_par *par,
                      double *prof_seconds)
 {
+#ifdef RUNNER_SEED
+	if (have_seed)
+		RUNNER_SEED(ws, (uint64_t)seed_value);
+#endif
 #ifdef RUNNER_PROF
 	ingot_prof prof;
 	prof.clock = prof_clock;
@@ -264,6 +275,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: --bench needs a positive count\n", argv[0]);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+			char *end;
+			seed_value = strtoull(argv[++i], &end, 0);
+			if (*end || end == argv[i]) {
+				fprintf(stderr, "%s: --seed needs an unsigned integer\n", argv[0]);
+				return 2;
+			}
+			have_seed = 1;
 		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
 			threads = atoi(argv[++i]);
 			if (threads <= 0) {

@@ -176,6 +176,12 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 	em_line(&e, "/* Dims of output i after a run with this workspace (the static dims unless the");
 	em_line(&e, " * output's size depends on the data); returns its rank, or -1 for a bad i. */");
 	em_line(&e, "int %s_out_dims(const void *workspace, int i, int64_t dims[INGOT_MAX_RANK]);", o->name);
+	if (c->has_rng) {
+		em_line(&e, "/* Random ops without a `seed` attribute draw from a Philox4x32-10 state kept in");
+		em_line(&e, " * the workspace: this sets its seed and restarts its run count. Each run then");
+		em_line(&e, " * draws new numbers; a workspace never seeded starts from seed 0. */");
+		em_line(&e, "void %s_seed(void *workspace, uint64_t seed);", o->name);
+	}
 	em_blank(&e);
 	cg_c_emit_par_api(&e, o, c->NAME, c->par_stride);
 	emit_typed_proto(&e, c, "run_par", ", const ingot_par *par);\n");
@@ -356,16 +362,20 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 		cg_c_emit_params(&c->params, kc.pdesc, kc.params);
 		em_printf(&c->params, ";\n");
 	}
-	em_printf(body, "\t\tconst void *in[%d] = {", n->n_in > 0 ? n->n_in : 1);
+	int n_in = n->n_in + kc.rng;   /* a random kernel's state comes last */
+	em_printf(body, "\t\tconst void *in[%d] = {", n_in > 0 ? n_in : 1);
 	unsigned compile_time = op_info(n->op)->const_inputs;
-	for (int k = 0; k < n->n_in; k++) {
-		if (n->in[k] == IR_NONE || (k < 32 && (compile_time & (1u << k))))
+	for (int k = 0; k < n_in; k++) {
+		if (k == n->n_in)
+			snprintf(ref, sizeof ref, "ws + %" PRId64, c->rng_off);
+		else if (n->in[k] == IR_NONE || (k < 32 && (compile_time & (1u << k))))
 			snprintf(ref, sizeof ref, "NULL");   /* omitted, or folded into the params */
 		else
 			cg_c_value_ref(c, s, n->in[k], ref, sizeof ref);
 		em_printf(body, k ? ", %s" : " %s", ref);
 	}
-	em_printf(body, n->n_in ? " };\n" : " NULL };\n");
+	em_printf(body, n_in ? " };\n" : " NULL };\n");
+	c->has_rng |= kc.rng;
 	int n_dyn = 0;
 	for (int k = 0; k < n->n_out; k++)
 		n_dyn += n->out[k] != IR_NONE && g->values[n->out[k]].dynamic;
@@ -524,6 +534,10 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_line(&e, "\tif (!inputs || !outputs || (%s_WORKSPACE_SIZE > 0 && !workspace) ||", c->NAME);
 	em_line(&e, "\t    ((uintptr_t)workspace & 63u) != 0)");
 	em_line(&e, "\t\treturn INGOT_EINVAL;");
+	if (c->has_rng) {
+		em_line(&e, "\t/* random ops without a seed: count this run in the workspace's generator state */");
+		em_line(&e, "\tingot_rng_begin(ws + %" PRId64 ");", c->rng_off);
+	}
 	em_raw(&e, body.buf ? body.buf : "", body.len);
 	em_line(&e, "\treturn rc;");
 	em_line(&e, "}");
@@ -563,6 +577,13 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 			em_printf(&e, i ? ", %s" : " %s", c->param_names[np]);
 		em_printf(&e, " };\n");
 		em_line(&e, "\treturn %s_exec(in, out, workspace, %s%s);", o->name, par ? "par" : "NULL", no_prof);
+		em_line(&e, "}");
+		em_blank(&e);
+	}
+	if (c->has_rng) {
+		em_line(&e, "void %s_seed(void *workspace, uint64_t seed)", o->name);
+		em_line(&e, "{");
+		em_line(&e, "\tingot_rng_seed((unsigned char *)workspace + %" PRId64 ", seed);", c->rng_off);
 		em_line(&e, "}");
 		em_blank(&e);
 	}
@@ -610,6 +631,8 @@ static int emit_runner(Ctx *c, DiagSink *d)
 		em_line(&e, "#define RUNNER_NUM_PROF_NODES %s_PROF_NODES", c->NAME);
 	}
 	em_line(&e, "#define RUNNER_OUT_DIMS %s_out_dims", c->o->name);
+	if (c->has_rng)
+		em_line(&e, "#define RUNNER_SEED %s_seed", c->o->name);
 	em_line(&e, "#include \"ingot_runner.c\"");
 	snprintf(file, sizeof file, "%s_main.c", c->o->name);
 	rc = em_write_file(&e, c->o->out_dir, file, d);
@@ -667,10 +690,11 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 
 	c.dims_off = g->arena_bytes + g->scratch_bytes;
 	rc = check_dynamic(&c, d);
+	c.rng_off = c.dims_off + 64 * (int64_t)c.n_dynamic;
 	if (!rc)
 		rc = emit_source(&c, &ks, d);
 	if (!rc)
-		rc = emit_header(&c, c.dims_off + 64 * (int64_t)c.n_dynamic, d);
+		rc = emit_header(&c, c.rng_off + (c.has_rng ? 64 : 0), d);
 	if (!rc)
 		rc = cg_c_copy_kernels(&ks, o->out_dir, d);
 	if (!rc && t->simd[0])

@@ -15,6 +15,8 @@ typedef struct Ctx {
 	char **param_names;          /* per main-region input/output: the typed run() name */
 	int64_t dims_off;            /* workspace offset of the run-time dims of dynamic outputs */
 	int n_dynamic;               /* outputs with data-dependent sizes */
+	int64_t rng_off;             /* workspace offset of the random ops' state (random.h) */
+	bool has_rng;                /* a call reads that state: it exists, NAME_seed too */
 	KernelSet *ks;               /* kernel families the calls use */
 	DiagSink *d;
 	Emitter params;              /* kernel parameter structs, one per call */

@@ -171,6 +171,8 @@
 	X(MEAN_VARIANCE_NORMALIZATION, MeanVarianceNormalization, mvn, 1, 1, 1, 1, 0x0) \
 	X(GROUP_NORMALIZATION, GroupNormalization, group_norm, 3, 3, 1, 1, 0x0) \
 	X(COL2IM, Col2Im, col2im, 3, 3, 1, 1, 0x6) \
+	X(DEFORM_CONV, DeformConv, deform_conv, 3, 5, 1, 1, 0x0) \
+	X(MAX_ROI_POOL, MaxRoiPool, max_roi_pool, 2, 2, 1, 1, 0x0) \
 	/* quant.c */ \
 	X(QUANTIZE_LINEAR, QuantizeLinear, quantize, 2, 3, 1, 1, 0x0) \
 	X(DEQUANTIZE_LINEAR, DequantizeLinear, dequantize, 2, 3, 1, 1, 0x0) \
@@ -227,6 +229,13 @@
 	X(STRING_SPLIT, StringSplit, string_split, 1, 2, 2, 2, 0x0) \
 	/* imgdec.c */ \
 	X(IMAGE_DECODER, ImageDecoder, image_decoder, 1, 1, 1, 1, 0x0) \
+	/* random.c: never folded or merged (ops_node_random) */ \
+	X(BERNOULLI, Bernoulli, random, 1, 1, 1, 1, 0x0) \
+	X(MULTINOMIAL, Multinomial, random, 1, 1, 1, 1, 0x0) \
+	X(RANDOM_NORMAL, RandomNormal, random, 0, 0, 1, 1, 0x0) \
+	X(RANDOM_NORMAL_LIKE, RandomNormalLike, random, 1, 1, 1, 1, 0x0) \
+	X(RANDOM_UNIFORM, RandomUniform, random, 0, 0, 1, 1, 0x0) \
+	X(RANDOM_UNIFORM_LIKE, RandomUniformLike, random, 1, 1, 1, 1, 0x0) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0)
 
@@ -251,10 +260,10 @@ typedef enum Op {
 	G(eye_like) G(one_hot) G(cast_like) G(gather_elements) G(gather_nd) G(scatter_elements) G(scatter_nd) G(compress) \
 	G(nonzero) G(unique) G(reverse_sequence) G(arg) G(topk) G(depth_space) G(tfidf) G(resize) \
 	G(upsample) G(grid_sample) G(affine_grid) G(roi_align) G(nms) G(max_unpool) G(lrn) G(lp_pool) G(global_lp_pool) G(rms_norm) G(lp_norm) \
-	G(mvn) G(group_norm) G(col2im) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
+	G(mvn) G(group_norm) G(col2im) G(deform_conv) G(max_roi_pool) G(quantize) G(dequantize) G(dynamic_quantize) G(qlinear_conv) G(qlinear_matmul) \
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
-	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(fused_elementwise)
+	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise)
 
 #endif /* INGOT_OPS_H */

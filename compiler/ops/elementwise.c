@@ -641,16 +641,18 @@ static int clip_lower(LowerCtx *c)
 const OpImpl op_impl_clip = { sizeof(ClipAttrs), clip_fields, COUNTOF(clip_fields),
                               clip_import, clip_infer, clip_lower };
 
-/* ---- identity (Identity, inference Dropout) ---- */
+/* ---- identity (Identity, Dropout) ---- */
 
 typedef struct IdentityAttrs {
 	FloatList ratio;        /* Dropout < 12 attribute (default 0.5); n = -1 otherwise */
 	IntList is_test;        /* Dropout < 7 attribute (default 0: training); n = -1 otherwise */
+	FloatList seed;         /* Dropout >= 12 training seed; n = -1: none */
 } IdentityAttrs;
 
 static const AttrField identity_fields[] = {
 	{ "ratio", AK_FLOATS, offsetof(IdentityAttrs, ratio), NULL },
 	{ "is_test", AK_INTS, offsetof(IdentityAttrs, is_test), NULL },
+	{ "seed", AK_FLOATS, offsetof(IdentityAttrs, seed), NULL },
 };
 
 static int identity_import(ImportCtx *c)
@@ -659,9 +661,11 @@ static int identity_import(ImportCtx *c)
 	const Node *n = &c->g->nodes[c->node];
 	float ratio;
 	int64_t is_test;
-	a->ratio.n = a->is_test.n = -1;
-	if (n->op != OP_DROPOUT || n->opset >= 12)
+	a->ratio.n = a->is_test.n = a->seed.n = -1;
+	if (n->op != OP_DROPOUT)
 		return 0;
+	if (n->opset >= 12)
+		return random_import_seed(c, &a->seed);
 	if (import_float(c, "ratio", 0.5f, &ratio))
 		return -1;
 	set_float(&c->g->arena, &a->ratio, ratio);
@@ -675,27 +679,58 @@ static int identity_import(ImportCtx *c)
 	return 0;
 }
 
-/* Reads a 1-element constant input as a double; false when it is not constant. */
-static bool const_scalar(InferCtx *c, int slot, double *v)
+/* Reads a 1-element constant value as a double; false when it is not constant. */
+static bool const_value(const Graph *g, ValueId v, double *out)
 {
-	const void *data = infer_const(c, slot);
-	const Type *t = infer_in(c, slot);
+	const void *data = v == IR_NONE ? NULL : ir_const_data(g, v);
+	const Type *t = data ? &g->values[v].type : NULL;
 	Scalar s;
 	if (!data || type_numel(t) != 1 || dtype_size(t->dtype) == 0 || dtype_size(t->dtype) > 8)
 		return false;
 	memset(&s, 0, sizeof s);
 	s.dtype = t->dtype;
 	memcpy(s.bytes, data, dtype_size(t->dtype));
-	*v = scalar_to_f64(&s);
+	*out = scalar_to_f64(&s);
 	return true;
+}
+
+/* Dropout's ratio when known at compile time (attribute, constant input or the
+ * default 0.5); false when it is a run-time input. */
+static bool dropout_ratio(const Graph *g, const Node *n, double *ratio)
+{
+	const IdentityAttrs *a = n->attrs;
+	*ratio = 0.5;
+	if (a->ratio.n > 0)
+		*ratio = a->ratio.v[0];
+	else if (n->n_in > 1 && n->in[1] != IR_NONE)
+		return const_value(g, n->in[1], ratio);
+	return true;
+}
+
+/* Whether Dropout may run in training mode (then it is random): opset < 7 with
+ * is_test = 0, or opset >= 12 with a training_mode input that is not constant
+ * false; never when the ratio is known to be 0. */
+bool ops_dropout_training(const Graph *g, NodeId id)
+{
+	const Node *n = &g->nodes[id];
+	const IdentityAttrs *a = n->attrs;
+	double ratio, training = 1;
+	if (n->op != OP_DROPOUT || !a)
+		return false;
+	if (n->opset < 7)
+		training = a->is_test.n > 0 && a->is_test.v[0] == 0;
+	else if (n->opset < 12 || n->n_in < 3 || n->in[2] == IR_NONE)
+		return false;
+	else if (!const_value(g, n->in[2], &training))
+		training = 1;                    /* decided at run time */
+	return training != 0 && !(dropout_ratio(g, n, &ratio) && ratio == 0);
 }
 
 static int dropout_infer(InferCtx *c)
 {
 	Node *n = infer_node(c);
-	const IdentityAttrs *a = n->attrs;
 	const Type *x = infer_in(c, 0);
-	double ratio = 0.5, training = 0;
+	double ratio;
 	if (infer_check_dtype(c, 0, dtl_float))
 		return -1;
 	if (n->opset < 12 && (infer_has(c, 1) || infer_has(c, 2)))
@@ -713,17 +748,9 @@ static int dropout_infer(InferCtx *c)
 		if (type_numel(infer_in(c, 2)) != 1)
 			return infer_fail(c, 2, "expected a scalar training_mode");
 	}
-	if (n->opset < 7)
-		training = a->is_test.n > 0 && a->is_test.v[0] == 0;
-	else if (infer_has(c, 2) && !const_scalar(c, 2, &training))
-		training = 0;                    /* decided at run time: the kernel checks */
-	if (a->ratio.n > 0)
-		ratio = a->ratio.v[0];
-	else if (infer_has(c, 1) && !const_scalar(c, 1, &ratio))
-		ratio = 0;                       /* decided at run time */
-	if (training != 0 && ratio > 0)
-		return infer_unsupported(c, "Dropout in training mode with ratio %g is random; only "
-		                   "inference (or ratio 0) is supported", ratio);
+	if (ops_dropout_training(c->g, c->node) && dropout_ratio(c->g, n, &ratio) &&
+	    !(ratio >= 0 && ratio < 1))
+		return infer_fail(c, infer_has(c, 1) ? 1 : -1, "ratio %g is outside [0, 1)", ratio);
 	*infer_out(c, 0) = plain_like(x->dtype, x);
 	if (infer_out(c, 1))
 		*infer_out(c, 1) = plain_like(n->opset >= 10 ? DT_BOOL : x->dtype, x);
@@ -750,9 +777,15 @@ static int identity_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
 	const Type *x = in_type(c, 0), *mask = out_type(c, 1), *ratio = in_type(c, 1);
-	ingot_identity_params *p = lower_params(c, &identity_desc);
 	if (!x)
 		return -1;
+	if (ops_dropout_training(c->g, c->node)) {
+		const IdentityAttrs *a = n->attrs;
+		double r;
+		bool known = dropout_ratio(c->g, n, &r);
+		return random_dropout_lower(c, known ? r : 0.5, n->opset < 7, &a->seed);
+	}
+	ingot_identity_params *p = lower_params(c, &identity_desc);
 	p->n = type_numel(x);
 	p->esize = (int64_t)dtype_size(x->dtype);
 	p->n_in = n->n_in;

@@ -2,6 +2,8 @@
  * C target emits, so a folded constant is bit-identical to what the model computes. */
 #include "opimpl.h"
 
+#include "random.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,7 @@ static bool reads_only_types(Op op)
 bool ops_node_foldable(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
-	if (n->dead || n->n_bodies)
+	if (n->dead || n->n_bodies || ops_node_random(g, id))   /* a fresh draw every run */
 		return false;
 	for (int i = 0; i < n->n_in && !reads_only_types(n->op); i++)
 		if (n->in[i] != IR_NONE && !g->values[n->in[i]].is_const)
@@ -47,6 +49,18 @@ int ops_run_node(Graph *g, NodeId id, const void *const *in, void *const *out)
 		scratch = calloc(1, (size_t)lc.kc.scratch_bytes);
 		if (!scratch)
 			die("out of memory (%lld bytes of kernel scratch)", (long long)lc.kc.scratch_bytes);
+	}
+	/* a random kernel's state comes after the inputs: a fresh one, as a workspace
+	 * never seeded has in its first run (tests run random nodes this way) */
+	const void *ins[8];
+	uint64_t state[INGOT_RNG_STATE_BYTES / 8] = { 0 };
+	if (lc.kc.rng) {
+		IR_ASSERT(n->n_in < 8);   /* random ops take at most 3 inputs */
+		for (int i = 0; i < n->n_in; i++)
+			ins[i] = in[i];
+		ingot_rng_begin(state);
+		ins[n->n_in] = state;
+		in = ins;
 	}
 	int rc = lc.kc.fn(lc.kc.params, in, out, scratch, 0, 1);
 	free(scratch);

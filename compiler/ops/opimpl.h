@@ -44,6 +44,8 @@ typedef struct KernelCall {
 	bool split;                  /* its (task, n_tasks) split gives each task disjoint outputs
 	                              * and the same values for any n_tasks: NAME_run_par may run
 	                              * the tasks concurrently (each with its own scratch) */
+	bool rng;                    /* reads the workspace's random state: codegen passes it
+	                              * as in[n_in] (random.c) */
 } KernelCall;
 
 /* ---- contexts ---- */
@@ -189,6 +191,14 @@ int64_t ops_node_macs(const Graph *g, NodeId n);
 /* fused.c: FusedElementwise's program as text, "s0 = Sigmoid(%x); s1 = Mul(%x, s0)"
  * (the IR printer writes it as a comment line above the node); false if malformed. */
 bool ops_fused_describe(const Graph *g, NodeId n, char *buf, size_t cap);
+
+/* random.c: whether a node draws random numbers (random ops, training-mode Dropout):
+ * such nodes are never folded or merged. Dropout's attributes live in elementwise.c,
+ * which says whether a Dropout trains and lowers a training one through random.c. */
+bool ops_node_random(const Graph *g, NodeId id);
+bool ops_dropout_training(const Graph *g, NodeId id);
+int random_import_seed(ImportCtx *c, FloatList *seed);
+int random_dropout_lower(LowerCtx *c, double ratio, bool training, const FloatList *seed);
 
 /* fold.c: evaluates a node whose inputs are all constant; its outputs become constants */
 bool ops_node_foldable(const Graph *g, NodeId n);

@@ -64,7 +64,8 @@ INGOT_PARAMS(ingot_clip_params, INGOT_CLIP_FIELDS)
 /* Identity and inference Dropout: y = copy of x (n elements of esize bytes); the
  * optional out[1] mask (n_out = 2) is all ones of mask_dtype. For Dropout with n_in = 3, a true
  * training_mode in[2] with ratio (in[1] of ratio_dtype, else `ratio`) > 0 would need
- * random numbers: the kernel returns INGOT_EINVAL. */
+ * random numbers: the kernel returns INGOT_EINVAL (a Dropout that may train is lowered
+ * to ingot_dropout, kernels/random.c, instead). */
 #define INGOT_IDENTITY_FIELDS(F) F(I64, n) F(I64, esize) F(I64, n_in) F(I64, n_out) \
 	F(I64, mask_dtype) \
 	F(I64, ratio_dtype) F(F32, ratio)

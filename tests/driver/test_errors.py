@@ -99,13 +99,14 @@ def case_shape_mismatch(ingot, work):
 def case_unsupported(ingot, work):
     m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
                helper.make_node("FooBar", ["h"], ["h2"], name="foo_node"),
-               helper.make_node("Bernoulli", ["h2"], ["h3"], name="bernoulli_node"),
+               # an ai.onnx op newer than opset 23 (24's TensorScatter)
+               helper.make_node("TensorScatter", ["h2"], ["h3"], name="tscatter_node"),
                # ingot's own op (the IR's fused loops) is no ONNX op either
                helper.make_node("FusedElementwise", ["h3"], ["y"], name="fused_node")],
               [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, None)])
     p = save(m, os.path.join(work, "unsup.onnx"))
     ls = expect(ingot, [p, "-o", os.path.join(work, "o")], 3, lines=3)
-    for node, op in (("foo_node", "FooBar"), ("bernoulli_node", "Bernoulli"),
+    for node, op in (("foo_node", "FooBar"), ("tscatter_node", "TensorScatter"),
                      ("fused_node", "FusedElementwise")):
         check(any("unsup.onnx" in l and "'%s'" % node in l and op in l for l in ls),
               "no line names node '%s' (%s) with the file: %s" % (node, op, ls))
@@ -318,6 +319,37 @@ def case_llm_ops(ingot, work):
     rope("cache_3d", [1, 2, 3, 8], [1, 2, 4], None, ["input 1 'cos'", "(1, 3, 4)"])
     rope("pos_type", [1, 2, 3, 8], [8, 4], [1, 3], ["input 3 'pos'", "i32"], pos_dt=T.INT32)
     rope("pos_shape", [2, 2, 3, 8], [8, 4], [1, 3], ["input 3 'pos'", "(2, 3)"])
+def case_misc_ops(ingot, work):
+    """DeformConv, MaxRoiPool and the random ops on bad input: one line naming the node."""
+    o = os.path.join(work, "o")
+
+    def one(tag, nodes, ins, inits, opset, code, words, outs=None):
+        m = model(nodes, ins, outs or [vi("y", T.FLOAT, None)], inits, opset=opset)
+        p = save(m, os.path.join(work, tag + ".onnx"))
+        expect(ingot, [p, "-o", o], code, [tag + ".onnx"] + words)
+
+    dc = lambda **kw: [helper.make_node("DeformConv", ["x", "w", "off"], ["y"], name="dc0", **kw)]
+    x4, w4 = vi("x", T.FLOAT, [1, 2, 5, 5]), init("w", np.ones((3, 2, 3, 3), np.float32))
+    one("dc_offset", dc(), [x4, vi("off", T.FLOAT, [1, 9, 3, 3])], [w4], 19, 1,
+        ["'dc0'", "DeformConv", "input 2", "expected [1, 18, 3, 3]"])
+    one("dc_group", dc(group=2), [x4, vi("off", T.FLOAT, [1, 18, 3, 3])], [w4], 19, 1,
+        ["'dc0'", "channels / group"])
+    one("dc_3d", dc(), [vi("x", T.FLOAT, [1, 2, 4, 4, 4]), vi("off", T.FLOAT, [1, 81, 2, 2, 2])],
+        [init("w", np.ones((1, 2, 3, 3, 3), np.float32))], 19, 3, ["'dc0'", "2-D"])
+    rp = lambda **kw: [helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], name="rp0", **kw)]
+    one("rp_noshape", rp(), [x4, vi("rois", T.FLOAT, [3, 5])], [], 1, 1,
+        ["'rp0'", "MaxRoiPool", "pooled_shape", "required"])
+    one("rp_rois", rp(pooled_shape=[2, 2]), [x4, vi("rois", T.FLOAT, [3, 4])], [], 1, 1,
+        ["'rp0'", "input 1", "[num_rois, 5]"])
+    one("rn_noshape", [helper.make_node("RandomNormal", [], ["y"], name="rn0")], [], [], 15, 1,
+        ["'rn0'", "RandomNormal", "shape", "required"])
+    one("ru_int", [helper.make_node("RandomUniform", [], ["y"], name="ru0", shape=[2],
+                                    dtype=T.INT32)], [], [], 15, 1, ["'ru0'", "float type", "i32"])
+    one("mn_float", [helper.make_node("Multinomial", ["x"], ["y"], name="mn0", dtype=T.FLOAT)],
+        [vi("x", T.FLOAT, [2, 3])], [], 15, 1, ["'mn0'", "Multinomial", "int32 or int64"])
+    one("dropout_ratio", [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="do0")],
+        [vi("x", T.FLOAT, [4])], [init("r", np.array(1.0, np.float32)), init("t", np.array(True))],
+        15, 1, ["'do0'", "Dropout", "ratio 1 is outside [0, 1)"])
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

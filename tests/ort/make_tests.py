@@ -464,6 +464,46 @@ case('rotary_23_4d_no_pos_interleaved', 23, 'RotaryEmbedding',
 case('rotary_23_f16', 23, 'RotaryEmbedding',
      [('x', f32(1, 2, 3, 8).astype(np.float16))] +
      [(n, v.astype(np.float16)) for n, v in rope_cache(4, 4)] + [positions(1, 3, 4)])
+# --- DeformConv 19/22 (2-D; offsets go past the image edges, where samples are 0) --
+def deform(name, opset, x, w, k, ogroup, b=None, mask=None, off_scale=1.5, **attrs):
+    strides = attrs.get('strides', [1, 1])
+    dil = attrs.get('dilations', [1, 1])
+    pads = attrs.get('pads', [0, 0, 0, 0])
+    oh = (x.shape[2] + pads[0] + pads[2] - ((k[0] - 1) * dil[0] + 1)) // strides[0] + 1
+    ow = (x.shape[3] + pads[1] + pads[3] - ((k[1] - 1) * dil[1] + 1)) // strides[1] + 1
+    off = (f32(x.shape[0], ogroup * k[0] * k[1] * 2, oh, ow) * off_scale).astype(x.dtype)
+    ins = [('x', x), ('w', w), ('offset', off)]
+    if b is not None or mask is not None:
+        ins.append(('b', b) if b is not None else ('', None))
+    if mask is not None:
+        ins.append(('mask', rng.random((x.shape[0], ogroup * k[0] * k[1], oh, ow)).astype(x.dtype)))
+    inputs = [(n, v) for n, v in ins if n]
+    consts = [('', None)] if any(not n for n, _ in ins) else []
+    if consts:   # an omitted bias before the mask: the node lists '' there
+        case(name, opset, 'DeformConv', inputs[:3], consts + [inputs[3]], offset_group=ogroup, **attrs)
+    else:
+        case(name, opset, 'DeformConv', inputs, offset_group=ogroup, **attrs)
+
+
+deform('deformconv_19_basic', 19, f32(1, 2, 5, 5), f32(3, 2, 3, 3), (3, 3), 1)
+deform('deformconv_19_bias_mask_pad_stride', 19, f32(2, 4, 6, 7), f32(4, 4, 3, 3), (3, 3), 1,
+       b=f32(4), mask=True, pads=[1, 1, 1, 1], strides=[2, 2])
+deform('deformconv_19_group2_offgroup2_dilation', 19, f32(1, 4, 7, 7), f32(6, 2, 2, 3), (2, 3), 2,
+       b=f32(6), mask=True, pads=[1, 0, 1, 2], dilations=[2, 1], group=2)
+deform('deformconv_19_offgroup4', 19, f32(1, 4, 5, 6), f32(2, 4, 3, 3), (3, 3), 4, off_scale=3.0)
+deform('deformconv_19_f64_far_offsets', 19, f32(1, 2, 4, 5).astype(np.float64),
+       f32(2, 2, 2, 2).astype(np.float64), (2, 2), 1, off_scale=4.0, pads=[1, 1, 0, 0])
+deform('deformconv_22_kernel_shape_strides_mask', 22, f32(1, 3, 6, 8), f32(2, 3, 3, 2), (3, 2), 1,
+       mask=True, kernel_shape=[3, 2], strides=[1, 2], pads=[0, 1, 2, 0])
+
+# --- MaxRoiPool (ORT implements opset 1 in float only) ----------------------------
+rois = np.array([[0, 1, 1, 6, 5], [1, 0, 0, 9, 7], [0, 2.4, 3.6, 7.5, 7.5], [1, 5, 5, 5, 5],
+                 [1, -3, -2, 14, 20]], np.float32)
+case('maxroipool_1', 1, 'MaxRoiPool', [('x', f32(2, 3, 8, 10)), ('rois', rois)], pooled_shape=[2, 3])
+case('maxroipool_1_scale', 1, 'MaxRoiPool', [('x', f32(2, 2, 6, 7)), ('rois', rois * 1.7)],
+     pooled_shape=[3, 3], spatial_scale=0.5)
+case('maxroipool_1_bigbins', 1, 'MaxRoiPool', [('x', f32(2, 2, 5, 5)), ('rois', rois)],
+     pooled_shape=[4, 6], spatial_scale=0.75)
 
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool',

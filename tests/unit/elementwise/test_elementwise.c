@@ -799,29 +799,42 @@ static void test_identity(void)
 	CHECK(r.rc == 0 && r.out_type[1].dtype == DT_F32 && ((float *)r.out[1])[1] == 1.0f);
 	done(&r);
 
-	/* Dropout-6 with is_test=0 (training) and ratio 0.2: random, unsupported */
+	/* Dropout-6 with is_test=0 (training) and ratio 0.2: random, y = x / 0.8 or 0 */
 	run(&r, OP_DROPOUT, 6, in, 1, 1, &ratio, 1);
-	CHECK(has_code(&r, DC_UNSUPPORTED));
+	CHECK(r.rc == 0);
+	for (int i = 0; r.rc == 0 && i < 3; i++)
+		CHECK(((float *)r.out[0])[i] == 0 || ((float *)r.out[0])[i] == x[i] * 1.25f);
 	done(&r);
 
-	/* Dropout-13 training_mode constant true, ratio absent (0.5): unsupported */
+	/* Dropout-13 training_mode constant true, ratio absent (0.5): y = mask ? 2x : 0 */
 	static const uint8_t t1[1] = { 1 };
-	static const float r0[1] = { 0 }, r3[1] = { 0.3f };
+	static const float r0[1] = { 0 }, r3[1] = { 0.3f }, r15[1] = { 1.5f };
 	in[1] = tin(DT_UNDEF, 0, NULL, NULL);
 	in[2] = tin(DT_BOOL, 0, NULL, t1);
 	in[2].is_const = true;
 	run(&r, OP_DROPOUT, 13, in, 3, 2, NULL, 0);
-	CHECK(has_code(&r, DC_UNSUPPORTED));
+	CHECK(r.rc == 0);
+	for (int i = 0; r.rc == 0 && i < 3; i++)
+		CHECK(((float *)r.out[0])[i] == (((uint8_t *)r.out[1])[i] ? 2 * x[i] : 0.0f));
 	done(&r);
 
 	/* run-time training_mode true with run-time ratio 0: identity with a true mask
-	 * (test_training_dropout_zero_ratio_mask); ratio 0.3 at run time: the kernel refuses */
+	 * (test_training_dropout_zero_ratio_mask); ratio 0.3: y = mask ? x / 0.7 : 0;
+	 * ratio 1.5 at run time: the kernel refuses */
 	in[1] = tin(DT_F32, 0, NULL, r0);
 	in[2].is_const = false;
 	run(&r, OP_DROPOUT, 13, in, 3, 2, NULL, 0);
 	CHECK(r.rc == 0 && memcmp(r.out[0], x, sizeof x) == 0 && ((uint8_t *)r.out[1])[1] == 1);
 	done(&r);
 	in[1].data = r3;
+	run(&r, OP_DROPOUT, 13, in, 3, 2, NULL, 0);
+	CHECK(r.rc == 0);
+	for (int i = 0; r.rc == 0 && i < 3; i++) {
+		float y = ((float *)r.out[0])[i], want = (float)((double)x[i] / (1.0 - (double)r3[0]));
+		CHECK(y == (((uint8_t *)r.out[1])[i] ? want : 0.0f));
+	}
+	done(&r);
+	in[1].data = r15;
 	run(&r, OP_DROPOUT, 13, in, 3, 1, NULL, 0);
 	CHECK(r.rc == INGOT_EINVAL);
 	done(&r);
