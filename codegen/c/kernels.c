@@ -16,7 +16,8 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 		cg_c_kernel_set_add(s, "x86/sgemm");
 	}
 	/* they take ingot_x86_conv's parameters (sgemm.h) */
-	if (strcmp(family, "x86/dwconv") == 0 || strcmp(family, "x86/dconv") == 0)
+	if (strcmp(family, "x86/dwconv") == 0 || strcmp(family, "x86/dconv") == 0 ||
+	    strcmp(family, "x86/wino1d") == 0)
 		cg_c_kernel_set_add(s, "x86/sgemm");
 	while (i < s->n && strcmp(s->families[i], family) < 0)
 		i++;

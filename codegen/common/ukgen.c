@@ -32,6 +32,25 @@
 	"\tconst __m256 lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);\n" \
 	"\t_mm256_storeu_ps(p, _mm256_permute2f128_ps(lo, hi, 0x20));\n" \
 	"\t_mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(lo, hi, 0x31));\n" \
+	"}\n\n" \
+	"/* transposes the 8 x 8 block r[0..8) (row i: r[i]) in place */\n" \
+	"static inline void uk_transpose_avx2(__m256 *r)\n" \
+	"{\n" \
+	"\t__m256 t[8], u[8];\n" \
+	"\tfor (int i = 0; i < 8; i += 2) {\n" \
+	"\t\tt[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);\n" \
+	"\t\tt[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);\n" \
+	"\t}\n" \
+	"\tfor (int i = 0; i < 8; i += 4) {\n" \
+	"\t\tu[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tu[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t}\n" \
+	"\tfor (int j = 0; j < 4; j++) {\n" \
+	"\t\tr[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);\n" \
+	"\t\tr[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);\n" \
+	"\t}\n" \
 	"}\n\n"
 
 #define AVX512_PRELUDE \
@@ -42,6 +61,33 @@
 	"\t                 5, 21, 6, 22, 7, 23), b));\n" \
 	"\t_mm512_storeu_ps(p + 16, _mm512_permutex2var_ps(a, _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11,\n" \
 	"\t                 27, 12, 28, 13, 29, 14, 30, 15, 31), b));\n" \
+	"}\n\n" \
+	"/* transposes the 16 x 16 block r[0..16) (row i: r[i]) in place */\n" \
+	"static inline void uk_transpose_avx512(__m512 *r)\n" \
+	"{\n" \
+	"\t__m512 t[16], u[16];\n" \
+	"\tfor (int i = 0; i < 16; i += 2) {\n" \
+	"\t\tt[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);\n" \
+	"\t\tt[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);\n" \
+	"\t}\n" \
+	"\tfor (int i = 0; i < 16; i += 4) {\n" \
+	"\t\tu[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tu[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t}\n" \
+	"\t/* u[4g + j] holds rows 4g..4g+3 of columns 4l + j in its 128-bit lane l: a 4 x 4\n" \
+	"\t * transpose of lanes per j */\n" \
+	"\tfor (int j = 0; j < 4; j++) {\n" \
+	"\t\tconst __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tconst __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tconst __m512 v2 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tconst __m512 v3 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tr[j] = _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(2, 0, 2, 0));\n" \
+	"\t\tr[4 + j] = _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(3, 1, 3, 1));\n" \
+	"\t\tr[8 + j] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(2, 0, 2, 0));\n" \
+	"\t\tr[12 + j] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(3, 1, 3, 1));\n" \
+	"\t}\n" \
 	"}\n\n"
 
 typedef struct IsaEntry {
@@ -70,7 +116,8 @@ static const IsaEntry isas[] = {
 	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $2, _CMP_LT_OQ), $3, $4)",
 	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $1, _CMP_UNORD_Q), $2, $1)",
 	    "_mm512_abs_ps($1)",
-	    "_mm512_or_ps(_mm512_abs_ps($1), _mm512_and_ps(_mm512_set1_ps(-0.0f), $2))" }, AVX512_PRELUDE },
+	    "_mm512_or_ps(_mm512_abs_ps($1), _mm512_and_ps(_mm512_set1_ps(-0.0f), $2))",
+	    "_mm512_sub_ps($1, $2)", "uk_transpose_avx512($1)" }, AVX512_PRELUDE },
 	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
 	    "_mm256_setzero_ps()",
 	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
@@ -89,7 +136,8 @@ static const IsaEntry isas[] = {
 	    "_mm256_blendv_ps($2, $1, _mm256_cmp_ps($1, $1, _CMP_UNORD_Q))",
 	    "_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1)",
 	    "_mm256_or_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1), "
-	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))" }, AVX2_PRELUDE },
+	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))",
+	    "_mm256_sub_ps($1, $2)", "uk_transpose_avx2($1)" }, AVX2_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -202,8 +250,11 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	em_printf(e, "static inline uk_vec uk_nan_sel(uk_vec x, uk_vec y) { return %s; }\n", T2(nan_sel, "x", "y"));
 	em_printf(e, "static inline uk_vec uk_abs(uk_vec v) { return %s; }\n", T1(abs, "v"));
 	em_printf(e, "/* |m| with the sign of s */\n");
-	em_printf(e, "static inline uk_vec uk_copysign(uk_vec m, uk_vec s) { return %s; }\n\n",
+	em_printf(e, "static inline uk_vec uk_copysign(uk_vec m, uk_vec s) { return %s; }\n",
 	          T2(copysign, "m", "s"));
+	em_printf(e, "static inline uk_vec uk_sub(uk_vec a, uk_vec b) { return %s; }\n", T2(sub, "a", "b"));
+	em_printf(e, "/* transposes the UK_VF x UK_VF block r[0..UK_VF) (row i: r[i]) in place */\n");
+	em_printf(e, "static inline void uk_transpose(uk_vec *r) { %s; }\n\n", T1(transpose, "r"));
 }
 
 static const char epilogue_text[] =

@@ -35,6 +35,9 @@ typedef struct SimdIsa {
 	const char *nan_sel;         /* (x, y): lanes where x is NaN take x, others y */
 	const char *abs;             /* (v) */
 	const char *copysign;        /* (m, s): |m| with the sign of s */
+	const char *sub;             /* (a, b): a - b */
+	const char *transpose;       /* (r): transposes the lanes x lanes block in r[0..lanes) (a
+	                              * statement) */
 } SimdIsa;
 
 /* The ISA of a target, or NULL when it has no generated microkernels. */

@@ -30,6 +30,7 @@
 #include "x86/pooling.h"
 #include "x86/rnn.h"
 #include "x86/sgemm.h"
+#include "x86/wino1d.h"
 
 /* ---- the x86 parameter structs begin with the reference ones, field for field ---- */
 
@@ -280,6 +281,14 @@ bool cg_x86_winograd(const void *conv_params, bool packable)
 	return packable && ingot_x86_wino_ok(&q);
 }
 
+bool cg_x86_wino1d(const void *conv_params, bool packable)
+{
+	ingot_x86_conv_params q;
+	memset(&q, 0, sizeof q);
+	memcpy(&q, conv_params, sizeof(ingot_conv_params));
+	return packable && ingot_x86_w1_fits(&q);
+}
+
 int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 {
 	bool packable;
@@ -317,6 +326,14 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		if (packable && ingot_x86_wino_ok(c)) {   /* packed = 2: Winograd-transformed weights */
 			c->packed = packed ? 2 : 0;
 			kc->scratch_bytes = ingot_x86_wino_scratch(c);
+		} else if (packable && ingot_x86_w1_fits(c)) {   /* packed = 3: 1-D Winograd */
+			c->packed = packed ? 3 : 0;
+			kc->scratch_bytes = ingot_x86_w1_scratch(c);
+			kc->params = c;
+			kc->pdesc = &conv_desc;
+			kc->fn_name = "ingot_x86_wconv1";
+			kc->family = "x86/wino1d";
+			return 0;
 		} else {
 			/* the direct kernel reads packed weights; the memory planner lowers before
 			 * they are packed, so its scratch follows from packable alone */

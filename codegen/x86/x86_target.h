@@ -25,5 +25,7 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 /* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its
  * weights can be pre-transformed (packable) and the geometry suits. */
 bool cg_x86_winograd(const void *conv_params, bool packable);
+/* Whether a 1-D Conv runs as Winograd F(9 - k, k) (x86/wino1d.h), likewise. */
+bool cg_x86_wino1d(const void *conv_params, bool packable);
 
 #endif

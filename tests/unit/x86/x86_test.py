@@ -132,9 +132,11 @@ class Model:
             return self.node("Clip", [v, self.const(np.float32(0)), self.const(np.float32(6))])
         return self.node(name, [v], **ACTS[name][1])
 
-    def save(self, out, expected):
+    def save(self, out, expected, atol=None):
         d = os.path.join(work, "data", self.name)
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        if atol is not None:       # read by ingot check (rtol stays the default 1e-3)
+            open(os.path.join(d, "tolerance"), "w").write("atol=%g\n" % atol)
         y = helper.make_tensor_value_info(out, TensorProto.FLOAT, list(expected.shape))
         g = helper.make_graph(self.nodes, self.name, self.inputs, [y], self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
@@ -148,7 +150,7 @@ class Model:
 
 
 def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1, 1), group=1,
-              bias=True, act=None, residual=False, one_d=False):
+              bias=True, act=None, residual=False, one_d=False, atol=None):
     md = Model(name)
     x = f32(n, c, h, w)
     wt = (f32(m, c // group, k[0], k[1]) / np.sqrt(c // group * k[0] * k[1])).astype(np.float32)
@@ -172,7 +174,7 @@ def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1,
     if act:
         v = md.act(act, v)
         y = ACTS[act][0](y)
-    return md.save(v, y)
+    return md.save(v, y, atol)
 
 
 def gemm_case(name, m, k, n, trans_b=False, c="row", alpha=1.0, beta=1.0, act=None):
@@ -280,6 +282,21 @@ def make_cases():
                   act="LeakyRelu"),
         conv_case("dc_k7_s2", 1, 3, 23, 21, 9, (7, 7), strides=(2, 2), pads=(3, 3, 3, 3), act="Relu"),
         conv_case("dc_1d_s2", 1, 7, 1, 61, 12, (1, 4), strides=(1, 2), pads=(0, 1, 0, 2), one_d=True),
+        # 1-D Winograd (wino1d.c): F(6, 3) and F(4, 5); output channels that are not
+        # whole vectors, input channels that are not (zero lanes), tile blocks of
+        # unequal size, two images, a residual with the activation after it, rows
+        # shorter than a vector with unequal pads, no pads and no bias. Its transforms
+        # round (points up to 2 and 1/2): outputs of unit scale are off by up to 1e-6
+        # here (1e-7 for the direct kernel), so outputs near 0 take atol 2e-6 (rtol
+        # stays 1e-3)
+        conv_case("w1_k3_relu", 1, 16, 1, 49, 20, (1, 3), pads=(0, 1, 0, 1), one_d=True, act="Relu",
+                  atol=2e-6),
+        conv_case("w1_k5_res", 2, 24, 1, 30, 16, (1, 5), pads=(0, 2, 0, 2), one_d=True, residual=True,
+                  act="LeakyRelu", atol=2e-6),
+        conv_case("w1_k3_long_clip", 1, 20, 1, 100, 40, (1, 3), one_d=True, bias=False, act="Clip",
+                  atol=2e-6),
+        conv_case("w1_k5_short_hswish", 1, 17, 1, 7, 33, (1, 5), pads=(0, 1, 0, 3), one_d=True,
+                  act="HardSwish", atol=2e-6),
         # depthwise kernel (dwconv.c): row tails, strides 1 and 2, the unrolled 3x3 and
         # 5x5 variants and the generic one (7x7, 2x3, unequal strides), 1-D, planes
         # narrower than a vector, asymmetric pads, every vector-form activation
@@ -382,7 +399,12 @@ def main():
                                         ("dw_sigmoid_fallback", "dwconv", False),
                                         ("conv_stride2_clip", "dconv", True),
                                         ("dc_1d_s2", "dconv", True),
-                                        ("conv3x3_kblocks", "dconv", False)):
+                                        ("conv3x3_kblocks", "dconv", False),
+                                        # 1-D k = 3 or 5, >= 16 channels: Winograd; else direct
+                                        ("w1_k3_relu", "wconv1", True),
+                                        ("w1_k5_short_hswish", "wconv1", True),
+                                        ("conv_1d", "wconv1", False),
+                                        ("dc_1d_s2", "wconv1", False)):
                     out2 = out + "-dw"
                     shutil.rmtree(out2, ignore_errors=True)
                     r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
@@ -391,6 +413,8 @@ def main():
                     code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
                     if bool(re.search(r"\bingot_x86_%s[(,]" % fn, code2)) != want:
                         fail("%s %s: ingot_x86_%s %s" % (target, case2, fn, "not called" if want else "called"))
+                    if fn == "wconv1" and want and (".packed = 3" not in code2 or ".winograd" not in code2):
+                        fail("%s %s: no 1-D Winograd weights (packed = 3)" % (target, case2))
             lib = os.path.join(out, "libm.a")
             dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
             if not fma.search(dis):
