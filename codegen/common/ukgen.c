@@ -34,19 +34,22 @@
 	"\t_mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(lo, hi, 0x31));\n" \
 	"}\n\n" \
 	"/* transposes the 8 x 8 block r[0..8) (row i: r[i]) in place */\n" \
-	"static inline void uk_transpose_avx2(__m256 *r)\n" \
+	"static inline UK_INLINE void uk_transpose_avx2(__m256 *r)\n" \
 	"{\n" \
 	"\t__m256 t[8], u[8];\n" \
+	"#pragma GCC unroll 8\n" \
 	"\tfor (int i = 0; i < 8; i += 2) {\n" \
 	"\t\tt[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);\n" \
 	"\t\tt[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);\n" \
 	"\t}\n" \
+	"#pragma GCC unroll 8\n" \
 	"\tfor (int i = 0; i < 8; i += 4) {\n" \
 	"\t\tu[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));\n" \
 	"\t\tu[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));\n" \
 	"\t\tu[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));\n" \
 	"\t\tu[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));\n" \
 	"\t}\n" \
+	"#pragma GCC unroll 8\n" \
 	"\tfor (int j = 0; j < 4; j++) {\n" \
 	"\t\tr[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);\n" \
 	"\t\tr[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);\n" \
@@ -63,13 +66,15 @@
 	"\t                 27, 12, 28, 13, 29, 14, 30, 15, 31), b));\n" \
 	"}\n\n" \
 	"/* transposes the 16 x 16 block r[0..16) (row i: r[i]) in place */\n" \
-	"static inline void uk_transpose_avx512(__m512 *r)\n" \
+	"static inline UK_INLINE void uk_transpose_avx512(__m512 *r)\n" \
 	"{\n" \
 	"\t__m512 t[16], u[16];\n" \
+	"#pragma GCC unroll 8\n" \
 	"\tfor (int i = 0; i < 16; i += 2) {\n" \
 	"\t\tt[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);\n" \
 	"\t\tt[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);\n" \
 	"\t}\n" \
+	"#pragma GCC unroll 8\n" \
 	"\tfor (int i = 0; i < 16; i += 4) {\n" \
 	"\t\tu[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));\n" \
 	"\t\tu[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));\n" \
@@ -78,6 +83,7 @@
 	"\t}\n" \
 	"\t/* u[4g + j] holds rows 4g..4g+3 of columns 4l + j in its 128-bit lane l: a 4 x 4\n" \
 	"\t * transpose of lanes per j */\n" \
+	"#pragma GCC unroll 8\n" \
 	"\tfor (int j = 0; j < 4; j++) {\n" \
 	"\t\tconst __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], _MM_SHUFFLE(1, 0, 1, 0));\n" \
 	"\t\tconst __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], _MM_SHUFFLE(3, 2, 3, 2));\n" \
@@ -254,7 +260,7 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	          T2(copysign, "m", "s"));
 	em_printf(e, "static inline uk_vec uk_sub(uk_vec a, uk_vec b) { return %s; }\n", T2(sub, "a", "b"));
 	em_printf(e, "/* transposes the UK_VF x UK_VF block r[0..UK_VF) (row i: r[i]) in place */\n");
-	em_printf(e, "static inline void uk_transpose(uk_vec *r) { %s; }\n\n", T1(transpose, "r"));
+	em_printf(e, "static inline UK_INLINE void uk_transpose(uk_vec *r) { %s; }\n\n", T1(transpose, "r"));
 }
 
 static const char epilogue_text[] =

@@ -120,9 +120,11 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 	const bool wino = kind == X86_CONV && cg_x86_winograd(ref->params, true);
 	const bool wino1d = kind == X86_CONV && cg_x86_wino1d(ref->params, true);
 	const ingot_conv_params *cp = ref->params;
+	const bool dc_lanes = kind == X86_CONV && cg_x86_dc_lanes(ref->params, true, lanes);
+	const int64_t mp = kind == X86_CONV ? (cp->y_dims[1] + lanes - 1) / lanes * lanes : 0;
 	const int64_t out_numel = wino ? numel / 9 * 16
-	                        : wino1d ? INGOT_X86_W1_ALPHA * cp->x_dims[1] *
-	                                   ((cp->y_dims[1] + lanes - 1) / lanes * lanes)
+	                        : wino1d ? INGOT_X86_W1_ALPHA * cp->x_dims[1] * mp
+	                        : dc_lanes ? numel / cp->y_dims[1] * mp
 	                                 : numel;
 	Type out_type = val->type;
 	float *dst;
@@ -139,6 +141,13 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 		out_type = type_make(DT_F32, 1, &out_numel);
 	} else if (wino1d) {
 		pack_wino1d(src, cp->y_dims[1], cp->x_dims[1], cp->w_dims[2], lanes, dst);
+		out_type = type_make(DT_F32, 1, &out_numel);
+	} else if (dc_lanes) {                             /* W^T, mp columns (x86/dconv.h) */
+		const int64_t k = numel / cp->y_dims[1];
+		memset(dst, 0, (size_t)out_numel * sizeof *dst);
+		for (int64_t o = 0; o < cp->y_dims[1]; o++)
+			for (int64_t kk = 0; kk < k; kk++)
+				dst[kk * mp + o] = src[o * k + kk];
 		out_type = type_make(DT_F32, 1, &out_numel);
 	} else if (kind == X86_CONV) {
 		const ingot_conv_params *p = ref->params;

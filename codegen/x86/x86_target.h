@@ -27,5 +27,8 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 bool cg_x86_winograd(const void *conv_params, bool packable);
 /* Whether a 1-D Conv runs as Winograd F(9 - k, k) (x86/wino1d.h), likewise. */
 bool cg_x86_wino1d(const void *conv_params, bool packable);
+/* Whether a Conv on the direct kernel puts its output channels on the vector lanes
+ * (packed = 4, x86/dconv.h) for a target of `lanes` floats. */
+bool cg_x86_dc_lanes(const void *conv_params, bool packable, int lanes);
 
 #endif

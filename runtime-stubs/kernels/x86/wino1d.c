@@ -6,15 +6,16 @@
  *      a time, into V[xi][tile][c];
  *   3. per point xi a product V[xi] (tiles x C) @ U[xi] (C x Mp), a block of up to
  *      W1_R tiles x W1_NV vectors of output channels in registers, then the output
- *      transform A^T of the 8 products gives m positions per tile, plus bias (and
- *      the activation when there is no residual), into Z (positions x Mp);
- *   4. Z is transposed back into Y (M x positions), adding the residual and
- *      running the activation there when the Conv has one.
+ *      transform A^T of the 8 products gives m positions per tile, plus bias, into
+ *      Z (positions x Mp);
+ *   4. Z is transposed back into Y (M x positions), with the residual and the
+ *      activation (ingot_x86_dc_store_t of x86/dconv.c).
  * B^T's rows are scaled to small constants; prepack.c divides G's rows by the same
  * scales. Sums are reordered against the reference kernel and the transforms round,
  * so results differ from it by a few units of the inputs' rounding (tests/unit/x86
  * checks them against numpy). */
 #include "wino1d.h"
+#include "dconv.h"
 #include "ukernel.h"
 
 #include <string.h>
@@ -141,28 +142,14 @@ static void w1_transpose_in(const float *x, int64_t C, int64_t L, int64_t pb, in
 		for (int64_t q0 = 0; q0 < L; q0 += UK_VF) {
 			const uk_mask mk = uk_mask_n(L - q0 < UK_VF ? L - q0 : UK_VF);
 			uk_vec r[UK_VF];
+#pragma GCC unroll 16
 			for (int i = 0; i < UK_VF; i++)
 				r[i] = c0 + i < C ? uk_loadm(x + (c0 + i) * L + q0, mk) : uk_zero();
 			uk_transpose(r);
+#pragma GCC unroll 16
 			for (int j = 0; j < UK_VF; j++)    /* rows past L get the zeros of the masked lanes */
 				uk_store(xt + (pb + q0 + j) * ld + c0, r[j]);
 		}
-}
-
-static void w1_epi(uk_epi *e, const ingot_x86_conv_params *p)
-{
-	memset(e, 0, sizeof *e);
-	e->alpha = 1.0f;
-	switch (p->act) {
-	case INGOT_X86_ACT_RELU: e->act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: e->act = UK_ACT_CLIP; e->lo = p->act_alpha; e->hi = p->act_beta; break;
-	case INGOT_X86_ACT_LEAKY_RELU: e->act = UK_ACT_LEAKY_RELU; e->lo = p->act_alpha; break;
-	case INGOT_X86_ACT_HARD_SIGMOID:
-		e->act = UK_ACT_HARD_SIGMOID; e->lo = p->act_alpha; e->hi = p->act_beta; break;
-	case INGOT_X86_ACT_HARD_SWISH:
-		e->act = UK_ACT_HARD_SWISH; e->lo = p->act_alpha; e->hi = p->act_beta; break;
-	default: break;
-	}
 }
 
 INGOT_KERNEL int ingot_x86_wconv1(const void *params, const void *const *in, void *const *out,
@@ -180,7 +167,6 @@ INGOT_KERNEL int ingot_x86_wconv1(const void *params, const void *const *in, voi
 	const int64_t nblk = (T + W1_R - 1) / W1_R;   /* tile blocks of near-equal size */
 	float *xt = (float *)scratch, *vt, *z;
 	int64_t v0, v1;
-	uk_epi ez, ey;
 	if (!ingot_x86_w1_ok(p) || !x || !u || !y || !scratch || (p->has_bias && !bias) ||
 	    (p->has_residual && !res))
 		return INGOT_EINVAL;
@@ -194,12 +180,6 @@ INGOT_KERNEL int ingot_x86_wconv1(const void *params, const void *const *in, voi
 		return INGOT_OK;
 	vt = xt + XR * Cp;
 	z = vt + INGOT_X86_W1_ALPHA * T * Cp;
-	w1_epi(&ez, p);
-	ey = ez;
-	if (res)
-		ez.act = UK_ACT_NONE;     /* the activation follows the residual, after step 4 */
-	else
-		ey.act = UK_ACT_NONE;
 	for (int64_t n = 0; n < p->y_dims[0]; n++) {
 		const float *rn = res ? res + n * M * OL : NULL;
 		float *yn = y + n * M * OL;
@@ -220,37 +200,18 @@ INGOT_KERNEL int ingot_x86_wconv1(const void *params, const void *const *in, voi
 					for (int64_t r = 0; r < R; r++) {
 						uk_vec qs[INGOT_X86_W1_ALPHA], ys[INGOT_X86_W1_ALPHA];
 						float *zr = z + (t0 + r) * m * Mp + o;
+#pragma GCC unroll 8
 						for (int xi = 0; xi < INGOT_X86_W1_ALPHA; xi++)
 							qs[xi] = q[xi][r][j];
 						w1_out(qs, m, ys);
+#pragma GCC unroll 8
 						for (int64_t i = 0; i < m; i++)
-							uk_store(zr + i * Mp, uk_epi_apply(&ez, 0, 0, uk_add(ys[i], bv), mo, 0));
+							uk_store(zr + i * Mp, uk_add(ys[i], bv));
 					}
 				}
 			}
 		}
-		for (int64_t vb = v0; vb < v1; vb++) {
-			const int64_t o0 = vb * UK_VF;
-			for (int64_t p0 = 0; p0 < OL; p0 += UK_VF) {
-				const int64_t np = OL - p0 < UK_VF ? OL - p0 : UK_VF;
-				const uk_mask mp = uk_mask_n(np);
-				uk_vec r[UK_VF];
-				for (int i = 0; i < UK_VF; i++)
-					r[i] = uk_load(z + (p0 + i) * Mp + o0);
-				uk_transpose(r);
-				ey.res = rn;
-				ey.ldres = OL;
-				for (int64_t j = 0; j < UK_VF && o0 + j < M; j++) {
-					uk_vec v = r[j];
-					if (res || ey.act != UK_ACT_NONE)
-						v = uk_epi_apply(&ey, o0 + j, p0, v, mp, np < UK_VF);
-					if (np < UK_VF)
-						uk_storem(yn + (o0 + j) * OL + p0, mp, v);
-					else
-						uk_store(yn + (o0 + j) * OL + p0, v);
-				}
-			}
-		}
+		ingot_x86_dc_store_t(p, z, Mp, OL, v0 * UK_VF, v1 * UK_VF, rn, yn);
 	}
 	return INGOT_OK;
 }

@@ -6,8 +6,8 @@
  * U = G g per (output, input) channel pair, stored as 8 matrices (one per point)
  * of C rows x Mp columns, Mp = M rounded up to the target's lanes (zeros after M),
  * so that the products run with the output channels on the vector lanes. It takes
- * the parameters of ingot_x86_conv (sgemm.h), so this family comes with x86/sgemm
- * (codegen/c/kernels.c). */
+ * the parameters of ingot_x86_conv (sgemm.h), so this family comes with x86/sgemm,
+ * and with x86/dconv, whose ingot_x86_dc_store_t writes its output (codegen/c/kernels.c). */
 #ifndef INGOT_KERNELS_X86_WINO1D_H
 #define INGOT_KERNELS_X86_WINO1D_H
 

@@ -206,14 +206,19 @@ def matmul_case(name, a_shape, b_shape, const_b=True):
     return md.save(v, a.astype(np.float64) @ bm)
 
 
-def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0):
+def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0, one_d=False):
     md = Model(name)
     x = f32(*shape)
     attrs = dict(kernel_shape=list(k), strides=list(strides), pads=list(pads), ceil_mode=ceil)
     if kind == "avg":
         attrs["count_include_pad"] = include_pad
+    if one_d:                  # shape (n, c, w): the 2-D reference on rows of height 1
+        y = pool_ref(x[:, :, None, :], kind, (1,) + tuple(k), (1,) + tuple(strides),
+                     (0, pads[0], 0, pads[1]), include_pad, bool(ceil))[:, :, 0, :]
+    else:
+        y = pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil))
     v = md.node("MaxPool" if kind == "max" else "AveragePool", [md.input(x)], **attrs)
-    return md.save(v, pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil)))
+    return md.save(v, y)
 
 
 def softmax_case(name, shape, axis=-1, log=False, neg_inf=False):
@@ -282,6 +287,14 @@ def make_cases():
                   act="LeakyRelu"),
         conv_case("dc_k7_s2", 1, 3, 23, 21, 9, (7, 7), strides=(2, 2), pads=(3, 3, 3, 3), act="Relu"),
         conv_case("dc_1d_s2", 1, 7, 1, 61, 12, (1, 4), strides=(1, 2), pads=(0, 1, 0, 2), one_d=True),
+        # direct kernel with the output channels on the lanes (packed = 4: they fill
+        # vectors better than the output rows): LeNet's second conv, channels that
+        # are not whole vectors with pads and a residual, stride 2 through phases
+        conv_case("dc_lanes_lenet", 1, 6, 14, 14, 16, (5, 5), act="Relu"),
+        conv_case("dc_lanes_res", 2, 5, 7, 5, 24, (3, 3), pads=(1, 1, 1, 1), residual=True,
+                  act="HardSwish"),
+        conv_case("dc_lanes_s2", 1, 3, 17, 17, 32, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1),
+                  bias=False, act="Clip"),
         # 1-D Winograd (wino1d.c): F(6, 3) and F(4, 5); output channels that are not
         # whole vectors, input channels that are not (zero lanes), tile blocks of
         # unequal size, two images, a residual with the activation after it, rows
@@ -344,6 +357,11 @@ def make_cases():
         pool_case("maxpool_ceil", "max", (1, 3, 10, 10), (3, 3), (2, 2), (0, 0, 0, 0), ceil=1),
         pool_case("avgpool_pad_excl", "avg", (2, 4, 9, 33), (3, 3), (1, 1), (1, 1, 1, 1)),
         pool_case("avgpool_pad_incl", "avg", (1, 4, 8, 8), (2, 3), (2, 2), (1, 1, 0, 1), include_pad=1),
+        # every window inside the plane: one pass over the input rows (the last plane
+        # through the row buffer), 2-D and 1-D
+        pool_case("maxpool_2x2_inside", "max", (2, 5, 12, 37), (2, 2), (2, 2), (0, 0, 0, 0)),
+        pool_case("avgpool_3x3_s1_inside", "avg", (1, 6, 9, 21), (3, 3), (1, 1), (0, 0, 0, 0)),
+        pool_case("maxpool_1d_inside", "max", (1, 9, 49), (2,), (2,), (0, 0), one_d=True),
     ]
     return dirs
 
@@ -415,6 +433,17 @@ def main():
                         fail("%s %s: ingot_x86_%s %s" % (target, case2, fn, "not called" if want else "called"))
                     if fn == "wconv1" and want and (".packed = 3" not in code2 or ".winograd" not in code2):
                         fail("%s %s: no 1-D Winograd weights (packed = 3)" % (target, case2))
+                # which direct Convs put their output channels on the lanes (packed = 4)
+                for case2, want in (("dc_lanes_lenet", True), ("dc_lanes_res", True), ("dc_lanes_s2", True),
+                                    ("dc_tiles_res", False), ("dc_1d_s2", False)):
+                    out2 = out + "-dw"
+                    shutil.rmtree(out2, ignore_errors=True)
+                    r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
+                                        "-o", out2, "--name", "m", "--target", target, "--emit", "lib"],
+                                       capture_output=True, text=True)
+                    code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
+                    if not re.search(r"\bingot_x86_dconv[(,]", code2) or (".packed = 4" in code2) != want:
+                        fail("%s %s: ingot_x86_dconv %s packed = 4" % (target, case2, "without" if want else "with"))
             lib = os.path.join(out, "libm.a")
             dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
             if not fma.search(dis):
