@@ -296,8 +296,9 @@ bool cg_x86_dc_lanes(const void *conv_params, bool packable, int lanes)
 	memset(&q, 0, sizeof q);
 	memcpy(&q, conv_params, sizeof(ingot_conv_params));
 	q.packed = 4;
+	/* Z stays small (it is scratch, and the kernel is for small Convs) */
 	if (!packable || ingot_x86_wino_ok(&q) || ingot_x86_w1_fits(&q) || ingot_x86_dw_ok(&q) ||
-	    !ingot_x86_dc_ok(&q))
+	    !ingot_x86_dc_ok(&q) || ingot_x86_dc_z_bytes(&q) > INGOT_X86_DC_MAX_Z)
 		return false;
 	m = q.y_dims[1];
 	ow = q.y_dims[1 + q.nsp];

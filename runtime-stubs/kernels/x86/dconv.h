@@ -57,6 +57,8 @@ static inline int64_t ingot_x86_dc_z_bytes(const ingot_x86_conv_params *p)
 	return (P + 16) * ((p->y_dims[1] + 15) / 16 * 16) * (int64_t)sizeof(float);
 }
 
+#define INGOT_X86_DC_MAX_Z (64 << 10)   /* the compiler picks packed = 4 up to this Z */
+
 /* Scratch per task. */
 static inline int64_t ingot_x86_dc_scratch(const ingot_x86_conv_params *p)
 {
