@@ -21,8 +21,10 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 	}
 	/* they take ingot_x86_conv's parameters (sgemm.h) */
 	if (strcmp(family, "x86/dwconv") == 0 || strcmp(family, "x86/dconv") == 0 ||
-	    strcmp(family, "x86/pwconv") == 0)
+	    strcmp(family, "x86/pwconv") == 0 || strcmp(family, "x86/wino1d") == 0)
 		cg_c_kernel_set_add(s, "x86/sgemm");
+	if (strcmp(family, "x86/wino1d") == 0)   /* its output goes through ingot_x86_dc_store_t */
+		cg_c_kernel_set_add(s, "x86/dconv");
 	while (i < s->n && strcmp(s->families[i], family) < 0)
 		i++;
 	if (i < s->n && strcmp(s->families[i], family) == 0)

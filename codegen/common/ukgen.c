@@ -54,6 +54,28 @@
 	"\t\tif (4 + i < nc)\n" \
 	"\t\t\t_mm256_maskstore_ps(p + (4 + i) * ld, m, _mm256_permute2f128_ps(u[i], u[4 + i], 0x31));\n" \
 	"\t}\n" \
+	"}\n\n" \
+	"/* transposes the 8 x 8 block r[0..8) (row i: r[i]) in place */\n" \
+	"static inline UK_INLINE void uk_transpose_avx2(__m256 *r)\n" \
+	"{\n" \
+	"\t__m256 t[8], u[8];\n" \
+	"#pragma GCC unroll 8\n" \
+	"\tfor (int i = 0; i < 8; i += 2) {\n" \
+	"\t\tt[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);\n" \
+	"\t\tt[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);\n" \
+	"\t}\n" \
+	"#pragma GCC unroll 8\n" \
+	"\tfor (int i = 0; i < 8; i += 4) {\n" \
+	"\t\tu[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tu[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t}\n" \
+	"#pragma GCC unroll 8\n" \
+	"\tfor (int j = 0; j < 4; j++) {\n" \
+	"\t\tr[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);\n" \
+	"\t\tr[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);\n" \
+	"\t}\n" \
 	"}\n\n"
 
 #define AVX512_PRELUDE \
@@ -92,6 +114,36 @@
 	"\t\tif (12 + i < nc)\n" \
 	"\t\t\t_mm256_mask_storeu_ps(p + (12 + i) * ld, m, _mm512_extractf32x8_ps(hi, 1));\n" \
 	"\t}\n" \
+	"}\n\n" \
+	"/* transposes the 16 x 16 block r[0..16) (row i: r[i]) in place */\n" \
+	"static inline UK_INLINE void uk_transpose_avx512(__m512 *r)\n" \
+	"{\n" \
+	"\t__m512 t[16], u[16];\n" \
+	"#pragma GCC unroll 8\n" \
+	"\tfor (int i = 0; i < 16; i += 2) {\n" \
+	"\t\tt[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);\n" \
+	"\t\tt[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);\n" \
+	"\t}\n" \
+	"#pragma GCC unroll 8\n" \
+	"\tfor (int i = 0; i < 16; i += 4) {\n" \
+	"\t\tu[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tu[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tu[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t}\n" \
+	"\t/* u[4g + j] holds rows 4g..4g+3 of columns 4l + j in its 128-bit lane l: a 4 x 4\n" \
+	"\t * transpose of lanes per j */\n" \
+	"#pragma GCC unroll 8\n" \
+	"\tfor (int j = 0; j < 4; j++) {\n" \
+	"\t\tconst __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tconst __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tconst __m512 v2 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], _MM_SHUFFLE(1, 0, 1, 0));\n" \
+	"\t\tconst __m512 v3 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], _MM_SHUFFLE(3, 2, 3, 2));\n" \
+	"\t\tr[j] = _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(2, 0, 2, 0));\n" \
+	"\t\tr[4 + j] = _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(3, 1, 3, 1));\n" \
+	"\t\tr[8 + j] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(2, 0, 2, 0));\n" \
+	"\t\tr[12 + j] = _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(3, 1, 3, 1));\n" \
+	"\t}\n" \
 	"}\n\n"
 
 typedef struct IsaEntry {
@@ -121,7 +173,7 @@ static const IsaEntry isas[] = {
 	    "_mm512_mask_blend_ps(_mm512_cmp_ps_mask($1, $1, _CMP_UNORD_Q), $2, $1)",
 	    "_mm512_abs_ps($1)",
 	    "_mm512_or_ps(_mm512_abs_ps($1), _mm512_and_ps(_mm512_set1_ps(-0.0f), $2))",
-	    "uk_store_t8_avx512" }, AVX512_PRELUDE },
+	    "uk_store_t8_avx512", "_mm512_sub_ps($1, $2)", "uk_transpose_avx512($1)" }, AVX512_PRELUDE },
 	{ { "x86-avx2", "immintrin.h", 8, 16, "__m256", "__m256i",
 	    "_mm256_setzero_ps()",
 	    "_mm256_loadu_ps($1)", "_mm256_storeu_ps($1, $2)",
@@ -141,7 +193,7 @@ static const IsaEntry isas[] = {
 	    "_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1)",
 	    "_mm256_or_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1), "
 	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))",
-	    "uk_store_t8_avx2" }, AVX2_PRELUDE },
+	    "uk_store_t8_avx2", "_mm256_sub_ps($1, $2)", "uk_transpose_avx2($1)" }, AVX2_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -258,7 +310,10 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	          T2(copysign, "m", "s"));
 	em_printf(e, "/* p[c * ld + j] = r[j][c] for lanes c < nc and j < nj <= 8 of the 8 vectors r */\n");
 	em_printf(e, "static inline void uk_store_t8(float *p, int64_t ld, const uk_vec *r, int64_t nc, int64_t nj)\n"
-	          "{\n\t%s(p, ld, r, nc, nj);\n}\n\n", isa->store_t8);
+	          "{\n\t%s(p, ld, r, nc, nj);\n}\n", isa->store_t8);
+	em_printf(e, "static inline uk_vec uk_sub(uk_vec a, uk_vec b) { return %s; }\n", T2(sub, "a", "b"));
+	em_printf(e, "/* transposes the UK_VF x UK_VF block r[0..UK_VF) (row i: r[i]) in place */\n");
+	em_printf(e, "static inline UK_INLINE void uk_transpose(uk_vec *r) { %s; }\n\n", T1(transpose, "r"));
 }
 
 static const char epilogue_text[] =

@@ -36,6 +36,9 @@ typedef struct SimdIsa {
 	const char *abs;             /* (v) */
 	const char *copysign;        /* (m, s): |m| with the sign of s */
 	const char *store_t8;        /* the prelude's function behind uk_store_t8 */
+	const char *sub;             /* (a, b): a - b */
+	const char *transpose;       /* (r): transposes the lanes x lanes block in r[0..lanes) (a
+	                              * statement) */
 } SimdIsa;
 
 /* The ISA of a target, or NULL when it has no generated microkernels. */

@@ -31,6 +31,7 @@
 #include "x86/pwconv.h"
 #include "x86/rnn.h"
 #include "x86/sgemm.h"
+#include "x86/wino1d.h"
 
 /* ---- the x86 parameter structs begin with the reference ones, field for field ---- */
 
@@ -297,6 +298,31 @@ bool cg_x86_winograd(const void *conv_params, bool packable)
 	return packable && ingot_x86_wino_ok(&q);
 }
 
+bool cg_x86_wino1d(const void *conv_params, bool packable)
+{
+	ingot_x86_conv_params q;
+	memset(&q, 0, sizeof q);
+	memcpy(&q, conv_params, sizeof(ingot_conv_params));
+	return packable && ingot_x86_w1_fits(&q);
+}
+
+bool cg_x86_dc_lanes(const void *conv_params, bool packable, int lanes)
+{
+	ingot_x86_conv_params q;
+	int64_t m, ow;
+	memset(&q, 0, sizeof q);
+	memcpy(&q, conv_params, sizeof(ingot_conv_params));
+	q.packed = 4;
+	/* Z stays small (it is scratch, and the kernel is for small Convs) */
+	if (!packable || ingot_x86_wino_ok(&q) || ingot_x86_w1_fits(&q) || ingot_x86_dw_ok(&q) ||
+	    !ingot_x86_dc_ok(&q) || ingot_x86_dc_z_bytes(&q) > INGOT_X86_DC_MAX_Z)
+		return false;
+	m = q.y_dims[1];
+	ow = q.y_dims[1 + q.nsp];
+	/* the share of lanes used: m / m rounded up against ow / ow rounded up */
+	return m * ((ow + lanes - 1) / lanes * lanes) > ow * ((m + lanes - 1) / lanes * lanes);
+}
+
 int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 {
 	bool packable;
@@ -334,14 +360,22 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		if (packable && ingot_x86_wino_ok(c)) {   /* packed = 2: Winograd-transformed weights */
 			c->packed = packed ? 2 : 0;
 			kc->scratch_bytes = ingot_x86_wino_scratch(c);
+		} else if (packable && ingot_x86_w1_fits(c)) {   /* packed = 3: 1-D Winograd */
+			c->packed = packed ? 3 : 0;
+			kc->scratch_bytes = ingot_x86_w1_scratch(c);
+			kc->params = c;
+			kc->pdesc = &conv_desc;
+			kc->fn_name = "ingot_x86_wconv1";
+			kc->family = "x86/wino1d";
+			return 0;
 		} else {
 			/* the direct kernel reads packed weights; the memory planner lowers before
 			 * they are packed, so its scratch follows from packable alone */
 			ingot_x86_conv_params q = *c;
-			q.packed = 1;
+			q.packed = cg_x86_dc_lanes(c, packable, ukgen_isa(t)->lanes) ? 4 : 1;
 			if (packable && ingot_x86_dc_ok(&q))
-				kc->scratch_bytes = ingot_x86_dc_scratch(c);
-			c->packed = packed;
+				kc->scratch_bytes = ingot_x86_dc_scratch(&q);
+			c->packed = packed ? q.packed : 0;
 		}
 		kc->params = c;
 		kc->pdesc = &conv_desc;

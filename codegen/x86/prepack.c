@@ -19,6 +19,7 @@
 #include "rnn.h"
 #include "x86/pwconv.h"
 #include "x86/rnn.h"
+#include "x86/wino1d.h"
 
 /* rows x cols matrix src (element (r, c) at src[r * rs + c * cs]) into panels of
  * `width` rows (panel_rows: Conv) or columns: panel p holds [k][i] for its rows i
@@ -61,6 +62,31 @@ static void pack_winograd(const float *w, int64_t m, int64_t c, int mr, float *d
 	free(u);
 }
 
+/* 1-D Winograd F(9 - k, k) weights (x86/wino1d.h): U = G g per (output, input)
+ * channel pair on the points 0, 1, -1, 2, -2, 1/2, -1/2, infinity, G's row
+ * p^0 .. p^(k-1) divided by the scale of B^T's row in wino1d.c (infinity: the last
+ * tap), stored as 8 matrices of c rows x mp columns (mp: m rounded up to the
+ * target's lanes, zeros after m). */
+static void pack_wino1d(const float *w, int64_t m, int64_t c, int64_t k, int lanes, float *dst)
+{
+	static const double pt[7] = { 0, 1, -1, 2, -2, 0.5, -0.5 };
+	static const double scale[7] = { 1, -4.5, -4.5, 90, 90, 45.0 / 32, 45.0 / 32 };
+	const int64_t mp = (m + lanes - 1) / lanes * lanes;
+	memset(dst, 0, (size_t)(INGOT_X86_W1_ALPHA * c * mp) * sizeof *dst);
+	for (int xi = 0; xi < INGOT_X86_W1_ALPHA; xi++)
+		for (int64_t i = 0; i < c; i++)
+			for (int64_t o = 0; o < m; o++) {
+				const float *g = w + (o * c + i) * k;
+				double s = 0, pw = 1;
+				if (xi == INGOT_X86_W1_ALPHA - 1)
+					s = g[k - 1];
+				else
+					for (int64_t kk = 0; kk < k; kk++, pw *= pt[xi])
+						s += pw * g[kk] / scale[xi];
+				dst[(xi * c + i) * mp + o] = (float)s;
+			}
+}
+
 /* The packed copies made so far: one per (constant, kind, input slot). */
 typedef struct Packed {
 	ValueId src, dst;
@@ -87,14 +113,21 @@ static void pack_rnn(const ingot_rnn_params *p, int slot, const float *src, int 
 
 /* A packed copy of node n's weight at input `slot`, or an earlier identical one. */
 static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelCall *ref, int mr,
-                           int nr, int rnb, Memo *memo)
+                           int nr, int rnb, int lanes, Memo *memo)
 {
 	const ValueId w = g->nodes[n].in[slot];
 	const Value *val = &g->values[w];
 	const float *src = ir_const_data(g, w);
 	const int64_t numel = type_numel(&val->type);
 	const bool wino = kind == X86_CONV && cg_x86_winograd(ref->params, true);
-	const int64_t out_numel = wino ? numel / 9 * 16 : numel;
+	const bool wino1d = kind == X86_CONV && cg_x86_wino1d(ref->params, true);
+	const ingot_conv_params *cp = ref->params;
+	const bool dc_lanes = kind == X86_CONV && cg_x86_dc_lanes(ref->params, true, lanes);
+	const int64_t mp = kind == X86_CONV ? (cp->y_dims[1] + lanes - 1) / lanes * lanes : 0;
+	const int64_t out_numel = wino ? numel / 9 * 16
+	                        : wino1d ? INGOT_X86_W1_ALPHA * cp->x_dims[1] * mp
+	                        : dc_lanes ? numel / cp->y_dims[1] * mp
+	                                 : numel;
 	Type out_type = val->type;
 	float *dst;
 	ValueId out;
@@ -108,6 +141,16 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 	if (wino) {
 		const ingot_conv_params *p = ref->params;
 		pack_winograd(src, p->y_dims[1], p->x_dims[1], mr, dst);
+		out_type = type_make(DT_F32, 1, &out_numel);
+	} else if (wino1d) {
+		pack_wino1d(src, cp->y_dims[1], cp->x_dims[1], cp->w_dims[2], lanes, dst);
+		out_type = type_make(DT_F32, 1, &out_numel);
+	} else if (dc_lanes) {                             /* W^T, mp columns (x86/dconv.h) */
+		const int64_t k = numel / cp->y_dims[1];
+		memset(dst, 0, (size_t)out_numel * sizeof *dst);
+		for (int64_t o = 0; o < cp->y_dims[1]; o++)
+			for (int64_t kk = 0; kk < k; kk++)
+				dst[kk * mp + o] = src[o * k + kk];
 		out_type = type_make(DT_F32, 1, &out_numel);
 	} else if (kind == X86_CONV) {
 		const ingot_conv_params *p = ref->params;
@@ -127,7 +170,7 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 			pack_rows(src, p->n, p->k, 1, p->n, nr, dst);
 	}
 	out = ir_value_new_const(g, val->region,
-	                         arena_printf(&g->arena, wino ? "%s.winograd" : "%s.packed", val->name),
+	                         arena_printf(&g->arena, wino || wino1d ? "%s.winograd" : "%s.packed", val->name),
 	                         &out_type, dst);
 	free(dst);
 	g->values[out].packed = true;
@@ -164,7 +207,7 @@ int cg_x86_prepare(const Target *t, Graph *g)
 				                        !g->values[g->nodes[n].in[slot]].packed &&
 				                        g->values[g->nodes[n].in[slot]].type.dtype == DT_F32))
 					g->nodes[n].in[slot] = packed_copy(g, n, kind, slot, &ref, width, nv * isa->lanes,
-					                                   INGOT_X86_RNN_NV * isa->lanes, &memo);
+					                                   INGOT_X86_RNN_NV * isa->lanes, isa->lanes, &memo);
 		}
 	free(memo.items);
 	return 0;

@@ -25,6 +25,11 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 /* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its
  * weights can be pre-transformed (packable) and the geometry suits. */
 bool cg_x86_winograd(const void *conv_params, bool packable);
+/* Whether a 1-D Conv runs as Winograd F(9 - k, k) (x86/wino1d.h), likewise. */
+bool cg_x86_wino1d(const void *conv_params, bool packable);
+/* Whether a Conv on the direct kernel puts its output channels on the vector lanes
+ * (packed = 4, x86/dconv.h) for a target of `lanes` floats. */
+bool cg_x86_dc_lanes(const void *conv_params, bool packable, int lanes);
 
 /* layout.c: which of Conv node n's tensors are blocked (runtime-stubs/kernels/x86/
  * pwconv.h): bit 0 its input, bit 1 its output; 0 for every other node. */

@@ -114,6 +114,135 @@ static void dc_pad(const float *x, float *xp, int64_t C, int64_t H, int64_t W, i
 		}
 }
 
+/* The epilogue of p's activation (alpha 1, no bias or residual yet). */
+static void dc_epi(uk_epi *e, const ingot_x86_conv_params *p)
+{
+	memset(e, 0, sizeof *e);
+	e->alpha = 1.0f;
+	switch (p->act) {
+	case INGOT_X86_ACT_RELU: e->act = UK_ACT_RELU; break;
+	case INGOT_X86_ACT_CLIP: e->act = UK_ACT_CLIP; e->lo = p->act_alpha; e->hi = p->act_beta; break;
+	case INGOT_X86_ACT_LEAKY_RELU: e->act = UK_ACT_LEAKY_RELU; e->lo = p->act_alpha; break;
+	case INGOT_X86_ACT_HARD_SIGMOID:
+		e->act = UK_ACT_HARD_SIGMOID; e->lo = p->act_alpha; e->hi = p->act_beta; break;
+	case INGOT_X86_ACT_HARD_SWISH:
+		e->act = UK_ACT_HARD_SWISH; e->lo = p->act_alpha; e->hi = p->act_beta; break;
+	default: break;
+	}
+}
+
+INGOT_KERNEL void ingot_x86_dc_store_t(const ingot_x86_conv_params *p, const float *z, int64_t ldz,
+                                       int64_t P, int64_t o0, int64_t o1, const float *res, float *y)
+{
+	const int64_t M = p->y_dims[1];
+	uk_epi e;
+	dc_epi(&e, p);
+	e.res = res;
+	e.ldres = P;
+	for (int64_t o = o0; o < o1; o += UK_VF)
+		for (int64_t j0 = 0; j0 < P; j0 += UK_VF) {
+			const int64_t np = P - j0 < UK_VF ? P - j0 : UK_VF;
+			const uk_mask mp = uk_mask_n(np);
+			uk_vec r[UK_VF];
+#pragma GCC unroll 16
+			for (int i = 0; i < UK_VF; i++)   /* rows past P: Z's slack, masked off below */
+				r[i] = uk_load(z + (j0 + i) * ldz + o);
+			uk_transpose(r);
+			for (int64_t i = 0; i < UK_VF && o + i < M && o + i < o1; i++) {
+				const uk_vec v = uk_epi_apply(&e, o + i, j0, r[i], mp, np < UK_VF);
+				if (np < UK_VF)
+					uk_storem(y + (o + i) * P + j0, mp, v);
+				else
+					uk_store(y + (o + i) * P + j0, v);
+			}
+		}
+}
+
+/* packed = 4 (dconv.h): tiles of up to UK_MR output positions x UK_NV vectors of
+ * output channels, Z row j = position j0 + j, sums plus bias. */
+static inline UK_INLINE void dc_tile_t(int64_t K, const int64_t *off, const int64_t *base, const float *w,
+                                       int64_t ldw, const float *xb, const float *bias, int64_t M,
+                                       float *z, int64_t ldz, const int Rc, const int NVc)
+{
+	uk_vec acc[UK_MR][UK_NV];
+#pragma GCC unroll 8
+	for (int r = 0; r < Rc; r++)
+#pragma GCC unroll 4
+		for (int v = 0; v < NVc; v++)
+			acc[r][v] = uk_zero();
+	for (int64_t k = 0; k < K; k++, w += ldw) {
+		uk_vec b[UK_NV];
+#pragma GCC unroll 4
+		for (int v = 0; v < NVc; v++)
+			b[v] = uk_load(w + v * UK_VF);
+#pragma GCC unroll 8
+		for (int r = 0; r < Rc; r++) {
+			const uk_vec a = uk_bcast(xb[base[r] + off[k]]);
+#pragma GCC unroll 4
+			for (int v = 0; v < NVc; v++)
+				acc[r][v] = uk_fma(a, b[v], acc[r][v]);
+		}
+	}
+#pragma GCC unroll 4
+	for (int v = 0; v < NVc; v++) {
+		const int64_t n = M - v * UK_VF;
+		const uk_vec bv = bias ? uk_loadm(bias + v * UK_VF, uk_mask_n(n < 0 ? 0 : n < UK_VF ? n : UK_VF))
+		                       : uk_zero();
+#pragma GCC unroll 8
+		for (int r = 0; r < Rc; r++)
+			uk_store(z + r * ldz + v * UK_VF, uk_add(acc[r][v], bv));
+	}
+}
+
+typedef void (*dc_tfn)(int64_t K, const int64_t *off, const int64_t *base, const float *w, int64_t ldw,
+                       const float *xb, const float *bias, int64_t M, float *z, int64_t ldz);
+
+#define DC_TILE_T(MRc, NVc) \
+	static void dc_tile_t_##MRc##_##NVc(int64_t K, const int64_t *off, const int64_t *base, const float *w, \
+	                                    int64_t ldw, const float *xb, const float *bias, int64_t M, float *z, \
+	                                    int64_t ldz) \
+	{ \
+		dc_tile_t(K, off, base, w, ldw, xb, bias, M, z, ldz, MRc, NVc); \
+	}
+#define DC_ROW_T(MRc) DC_TILE_T(MRc, 1) DC_TILE_T(MRc, 2) DC_TILE_T(MRc, 3)
+#define DC_FNS_T(MRc) { dc_tile_t_##MRc##_1, dc_tile_t_##MRc##_2, dc_tile_t_##MRc##_3 }
+DC_ROW_T(1)
+DC_ROW_T(2)
+DC_ROW_T(3)
+DC_ROW_T(4)
+#if UK_MR == 8
+DC_ROW_T(5)
+DC_ROW_T(6)
+DC_ROW_T(7)
+DC_ROW_T(8)
+static const dc_tfn dc_tfns[UK_MR][UK_NV] = { DC_FNS_T(1), DC_FNS_T(2), DC_FNS_T(3), DC_FNS_T(4),
+	                                          DC_FNS_T(5), DC_FNS_T(6), DC_FNS_T(7), DC_FNS_T(8) };
+#else
+static const dc_tfn dc_tfns[UK_MR][UK_NV] = { DC_FNS_T(1), DC_FNS_T(2), DC_FNS_T(3), DC_FNS_T(4) };
+#endif
+
+/* One image with packed = 4: the task's vectors [v0, v1) of output channels. */
+static void dc_image_t(const ingot_x86_conv_params *p, const int64_t *off, const float *xb, int64_t rs,
+                       const float *w, const float *bias, const float *res, float *y, float *z,
+                       int64_t v0, int64_t v1)
+{
+	const int64_t M = p->y_dims[1], Mp = (M + UK_VF - 1) / UK_VF * UK_VF;
+	const int64_t OW = p->y_dims[1 + p->nsp], P = (p->nsp == 2 ? p->y_dims[2] : 1) * OW;
+	const int64_t K = p->x_dims[1] * (p->nsp == 2 ? p->w_dims[2] : 1) * p->w_dims[1 + p->nsp];
+	for (int64_t j0 = 0; j0 < P; j0 += UK_MR) {
+		const int64_t mr = P - j0 < UK_MR ? P - j0 : UK_MR;
+		int64_t base[UK_MR];
+		for (int64_t r = 0; r < mr; r++)   /* output position j0 + r in the (padded) input */
+			base[r] = (j0 + r) / OW * rs + (j0 + r) % OW;
+		for (int64_t v = v0; v < v1; v += UK_NV) {
+			const int64_t nv = v1 - v < UK_NV ? v1 - v : UK_NV;
+			dc_tfns[mr - 1][nv - 1](K, off, base, w + v * UK_VF, Mp, xb, bias ? bias + v * UK_VF : NULL,
+			                        M - v * UK_VF, z + j0 * Mp + v * UK_VF, Mp);
+		}
+	}
+	ingot_x86_dc_store_t(p, z, Mp, P, v0 * UK_VF, v1 * UK_VF, res, y);
+}
+
 INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks)
 {
@@ -131,13 +260,13 @@ INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void
 	const int64_t Hp = two ? ingot_x86_dc_padded(p, 0) : 1, Wp = ingot_x86_dc_padded(p, p->nsp - 1);
 	const int64_t nrp = s == 2 && two ? 2 : 1, ncp = s;   /* row and column phases */
 	const int64_t K = C * KH * KW, P = OH * OW;
-	const int padded = ingot_x86_dc_scratch(p) > 0;
+	const int padded = ingot_x86_dc_pad_bytes(p) > 0;
 	const int64_t rs = padded ? Wp : W, ps = padded ? Hp * Wp : H * W;   /* B's row and phase strides */
-	const int64_t mp = (M + UK_MR - 1) / UK_MR;
+	const int64_t mp = p->packed == 4 ? (M + UK_VF - 1) / UK_VF : (M + UK_MR - 1) / UK_MR;
 	int64_t off[INGOT_X86_DC_KMAX], p0, p1;
 	uk_epi e0;
 	if (!ingot_x86_dc_ok(p) || !x || !w || !y || (p->has_bias && !bias) || (p->has_residual && !res) ||
-	    (padded && !scratch))
+	    ((padded || p->packed == 4) && !scratch))
 		return INGOT_EINVAL;
 	if (P <= 0 || M <= 0)
 		return INGOT_OK;
@@ -145,7 +274,7 @@ INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void
 		task = 0;
 		n_tasks = 1;
 	}
-	p0 = mp * task / n_tasks;         /* this task's panels */
+	p0 = mp * task / n_tasks;         /* this task's panels (packed = 4: vectors) */
 	p1 = mp * (task + 1) / n_tasks;
 	if (p0 >= p1)
 		return INGOT_OK;
@@ -155,24 +284,19 @@ INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void
 				const int64_t phase = (c * nrp + (nrp == 2 ? ky & 1 : 0)) * ncp + (s == 2 ? kx & 1 : 0);
 				off[k++] = phase * ps + ky / nrp * rs + kx / s;
 			}
-	memset(&e0, 0, sizeof e0);
-	e0.alpha = 1.0f;
+	dc_epi(&e0, p);
 	e0.ldres = P;
-	switch (p->act) {
-	case INGOT_X86_ACT_RELU: e0.act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: e0.act = UK_ACT_CLIP; e0.lo = p->act_alpha; e0.hi = p->act_beta; break;
-	case INGOT_X86_ACT_LEAKY_RELU: e0.act = UK_ACT_LEAKY_RELU; e0.lo = p->act_alpha; break;
-	case INGOT_X86_ACT_HARD_SIGMOID:
-		e0.act = UK_ACT_HARD_SIGMOID; e0.lo = p->act_alpha; e0.hi = p->act_beta; break;
-	case INGOT_X86_ACT_HARD_SWISH:
-		e0.act = UK_ACT_HARD_SWISH; e0.lo = p->act_alpha; e0.hi = p->act_beta; break;
-	default: break;
-	}
 	for (int64_t n = 0; n < p->y_dims[0]; n++) {
 		const float *xb = x + n * C * H * W;
 		if (padded) {
 			dc_pad(xb, (float *)scratch, C, H, W, Hp, Wp, ph, pw, s, two);
 			xb = (const float *)scratch;
+		}
+		if (p->packed == 4) {
+			dc_image_t(p, off, xb, rs, w, bias, res ? res + n * M * P : NULL, y + n * M * P,
+			           (float *)scratch + (padded ? ingot_x86_dc_pad_bytes(p) / (int64_t)sizeof(float) : 0),
+			           p0, p1);
+			continue;
 		}
 		for (int64_t oy = 0; oy < OH; oy++)
 			for (int64_t ox = 0; ox < OW; ox += UK_NR) {

@@ -56,14 +56,33 @@ static float xp_out(const ingot_x86_pool_params *p, const float *row, int64_t ox
 	return v / (float)(rows_padded * (p->count_include_pad ? xp_padded(ix0, KW, dw, W, pw, pwe) : nkx));
 }
 
-static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, float *row)
+/* The outputs of a row that pass 2 computes with vectors, [first, stop): their
+ * windows lie inside the row (stride 1 or 2, no dilation); the same for every row
+ * and plane, so found once per call (stop = 0: none). */
+static void xp_inside(const ingot_x86_pool_params *p, int64_t *first, int64_t *stop)
+{
+	const int64_t W = p->x_dims[1 + p->nsp], OW = p->y_dims[1 + p->nsp];
+	const int64_t KW = p->kernel[p->nsp - 1], sw = p->strides[p->nsp - 1];
+	const int64_t dw = p->dilations[p->nsp - 1], pw = p->pads[p->nsp - 1];
+	*first = *stop = 0;
+	if (dw == 1 && sw <= 2) {
+		const int64_t end = W - KW + pw >= 0 ? (W - KW + pw) / sw + 1 : 0;   /* ends <= W */
+		*first = (pw + sw - 1) / sw;                                         /* starts >= 0 */
+		*stop = end < OW ? end : OW;
+	}
+}
+
+/* One plane; `direct`: pass 2 may read a single-row window straight from x, whose
+ * buffer holds at least 2 vectors past this plane's last row. */
+static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, float *row,
+                     int64_t first_in, int64_t stop, int direct)
 {
 	const int two = p->nsp == 2, is_max = p->kind == INGOT_X86_POOL_MAX;
 	const int64_t H = two ? p->x_dims[2] : 1, W = p->x_dims[1 + p->nsp];
 	const int64_t OH = two ? p->y_dims[2] : 1, OW = p->y_dims[1 + p->nsp];
 	const int64_t KH = two ? p->kernel[0] : 1, KW = p->kernel[p->nsp - 1];
 	const int64_t sh = two ? p->strides[0] : 1, sw = p->strides[p->nsp - 1];
-	const int64_t dh = two ? p->dilations[0] : 1, dw = p->dilations[p->nsp - 1];
+	const int64_t dh = two ? p->dilations[0] : 1;
 	const int64_t ph = two ? p->pads[0] : 0, pw = p->pads[p->nsp - 1];
 	const int64_t phe = two ? p->pads[p->nsp] : 0;
 	for (int64_t oy = 0; oy < OH; oy++) {
@@ -76,10 +95,31 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 				yr[ox] = 0.0f;
 			continue;
 		}
+		const float *first = x + (iy0 + ky0 * dh) * W, *src = row;
+		/* every output's window inside the plane: one pass over the input rows,
+		 * nothing through `row` (whose stores would not forward to the loads) */
+		if (direct && nky == KH && first_in == 0 && stop == OW) {
+			const uk_vec scale = is_max ? uk_zero() : uk_bcast(1.0f / (float)(rows_padded * KW));
+			for (int64_t ox = 0; ox < OW; ox += UK_VF) {
+				const int64_t n = OW - ox < UK_VF ? OW - ox : UK_VF;
+				uk_vec v = uk_zero();
+				for (int64_t ky = 0; ky < KH; ky++) {
+					const float *r = first + ky * dh * W + ox * sw - pw;
+					for (int64_t k = 0; k < KW; k++) {
+						const uk_vec t = sw == 1 ? uk_load(r + k) : uk_load_s2(r + k);
+						v = ky + k == 0 ? t : is_max ? uk_max(t, v) : uk_add(v, t);
+					}
+				}
+				uk_storem(yr + ox, uk_mask_n(n), is_max ? v : uk_mul(v, scale));
+			}
+			continue;
+		}
 		/* pass 1: row[ix] = max / sum over the window's rows, the first two rows
-		 * combined straight from the input; the last vector masked */
-		const float *first = x + (iy0 + ky0 * dh) * W;
-		for (j = 0; nky == 1 && j < W; j += UK_VF) {
+		 * combined straight from the input; the last vector masked; a single row
+		 * is read in place when direct allows */
+		if (nky == 1 && direct)
+			src = first;
+		for (j = 0; nky == 1 && !direct && j < W; j += UK_VF) {
 			const uk_mask m = uk_mask_n(W - j < UK_VF ? W - j : UK_VF);
 			uk_storem(row + j, m, uk_loadm(first + j, m));
 		}
@@ -92,20 +132,17 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 			}
 		}
 		/* pass 2: each output over its window's columns; vectors over the outputs
-		 * whose window lies inside the row (stride 1 or 2, no dilation) */
+		 * whose window lies inside the row (xp_inside) */
 		int64_t ox = 0;
-		if (dw == 1 && sw <= 2) {
-			const int64_t first = (pw + sw - 1) / sw;              /* window starts >= 0 */
-			const int64_t end = W - KW + pw >= 0 ? (W - KW + pw) / sw + 1 : 0;   /* ends <= W */
-			const uk_vec scale = uk_bcast(1.0f / (float)(rows_padded * KW));
-			for (; ox < first && ox < OW; ox++)
-				yr[ox] = xp_out(p, row, ox, W, nky, rows_padded);
+		if (stop > 0) {
+			const uk_vec scale = is_max ? uk_zero() : uk_bcast(1.0f / (float)(rows_padded * KW));
+			for (; ox < first_in && ox < OW; ox++)
+				yr[ox] = xp_out(p, src, ox, W, nky, rows_padded);
 			/* an inside window counts KW columns with or without count_include_pad */
-			const int64_t stop = end < OW ? end : OW;
 			for (; ox < stop; ox += UK_VF) {
 				/* the last vector masked; loads read up to 2 vectors past (slack) */
 				const int64_t n = stop - ox < UK_VF ? stop - ox : UK_VF;
-				const float *r = row + ox * sw - pw;
+				const float *r = src + ox * sw - pw;
 				uk_vec v = sw == 1 ? uk_load(r) : uk_load_s2(r);
 				for (int64_t k = 1; k < KW; k++) {
 					const uk_vec t = sw == 1 ? uk_load(r + k) : uk_load_s2(r + k);
@@ -116,7 +153,7 @@ static void xp_plane(const ingot_x86_pool_params *p, const float *x, float *y, f
 			ox = ox > stop ? stop : ox;
 		}
 		for (; ox < OW; ox++)
-			yr[ox] = xp_out(p, row, ox, W, nky, rows_padded);
+			yr[ox] = xp_out(p, src, ox, W, nky, rows_padded);
 	}
 }
 
@@ -127,7 +164,7 @@ INGOT_KERNEL int ingot_x86_pool(const void *params, const void *const *in, void 
 	const float *x = (const float *)in[0];
 	float *y = (float *)out[0];
 	float row[INGOT_X86_POOL_MAX_W + 4 * UK_VF];   /* vector loads read past W */
-	int64_t xs, ys, units, u0, u1;
+	int64_t xs, ys, units, u0, u1, first, stop;
 	(void)scratch;
 	if (p->dtype != INGOT_DT_F32 || p->has_indices || (p->nsp != 1 && p->nsp != 2) || !x || !y ||
 	    p->x_dims[1 + p->nsp] > INGOT_X86_POOL_MAX_W)
@@ -144,8 +181,9 @@ INGOT_KERNEL int ingot_x86_pool(const void *params, const void *const *in, void 
 	}
 	u0 = units * task / n_tasks;
 	u1 = units * (task + 1) / n_tasks;
-	for (int64_t u = u0; u < u1; u++)
-		xp_plane(p, x + u * xs, y + u * ys, row);
+	xp_inside(p, &first, &stop);
+	for (int64_t u = u0; u < u1; u++)   /* the last planes go through row (slack) */
+		xp_plane(p, x + u * xs, y + u * ys, row, first, stop, (units - 1 - u) * xs >= 2 * UK_VF);
 	return INGOT_OK;
 }
 

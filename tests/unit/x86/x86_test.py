@@ -132,9 +132,11 @@ class Model:
             return self.node("Clip", [v, self.const(np.float32(0)), self.const(np.float32(6))])
         return self.node(name, [v], **ACTS[name][1])
 
-    def save(self, out, expected):
+    def save(self, out, expected, atol=None):
         d = os.path.join(work, "data", self.name)
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        if atol is not None:       # read by ingot check (rtol stays the default 1e-3)
+            open(os.path.join(d, "tolerance"), "w").write("atol=%g\n" % atol)
         y = helper.make_tensor_value_info(out, TensorProto.FLOAT, list(expected.shape))
         g = helper.make_graph(self.nodes, self.name, self.inputs, [y], self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
@@ -148,7 +150,7 @@ class Model:
 
 
 def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1, 1), group=1,
-              bias=True, act=None, residual=False, one_d=False):
+              bias=True, act=None, residual=False, one_d=False, atol=None):
     md = Model(name)
     x = f32(n, c, h, w)
     wt = (f32(m, c // group, k[0], k[1]) / np.sqrt(c // group * k[0] * k[1])).astype(np.float32)
@@ -172,7 +174,7 @@ def conv_case(name, n, c, h, w, m, k, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1,
     if act:
         v = md.act(act, v)
         y = ACTS[act][0](y)
-    return md.save(v, y)
+    return md.save(v, y, atol)
 
 
 def block_case(name, n, c, h, w, e, m, k=3, stride=1, act="Clip", dw_act="Clip", residual=False,
@@ -241,14 +243,19 @@ def matmul_case(name, a_shape, b_shape, const_b=True):
     return md.save(v, a.astype(np.float64) @ bm)
 
 
-def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0):
+def pool_case(name, kind, shape, k, strides, pads, include_pad=0, ceil=0, one_d=False):
     md = Model(name)
     x = f32(*shape)
     attrs = dict(kernel_shape=list(k), strides=list(strides), pads=list(pads), ceil_mode=ceil)
     if kind == "avg":
         attrs["count_include_pad"] = include_pad
+    if one_d:                  # shape (n, c, w): the 2-D reference on rows of height 1
+        y = pool_ref(x[:, :, None, :], kind, (1,) + tuple(k), (1,) + tuple(strides),
+                     (0, pads[0], 0, pads[1]), include_pad, bool(ceil))[:, :, 0, :]
+    else:
+        y = pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil))
     v = md.node("MaxPool" if kind == "max" else "AveragePool", [md.input(x)], **attrs)
-    return md.save(v, pool_ref(x, kind, k, strides, pads, include_pad, bool(ceil)))
+    return md.save(v, y)
 
 
 def gap_case(name, shape, op="GlobalAveragePool"):
@@ -331,6 +338,29 @@ def make_cases():
                   act="LeakyRelu"),
         conv_case("dc_k7_s2", 1, 3, 23, 21, 9, (7, 7), strides=(2, 2), pads=(3, 3, 3, 3), act="Relu"),
         conv_case("dc_1d_s2", 1, 7, 1, 61, 12, (1, 4), strides=(1, 2), pads=(0, 1, 0, 2), one_d=True),
+        # direct kernel with the output channels on the lanes (packed = 4: they fill
+        # vectors better than the output rows): LeNet's second conv, channels that
+        # are not whole vectors with pads and a residual, stride 2 through phases
+        conv_case("dc_lanes_lenet", 1, 6, 14, 14, 16, (5, 5), act="Relu"),
+        conv_case("dc_lanes_res", 2, 5, 7, 5, 24, (3, 3), pads=(1, 1, 1, 1), residual=True,
+                  act="HardSwish"),
+        conv_case("dc_lanes_s2", 1, 3, 17, 17, 32, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1),
+                  bias=False, act="Clip"),
+        # 1-D Winograd (wino1d.c): F(6, 3) and F(4, 5); output channels that are not
+        # whole vectors, input channels that are not (zero lanes), tile blocks of
+        # unequal size, two images, a residual with the activation after it, rows
+        # shorter than a vector with unequal pads, no pads and no bias. Its transforms
+        # round (points up to 2 and 1/2): outputs of unit scale are off by up to 1e-6
+        # here (1e-7 for the direct kernel), so outputs near 0 take atol 2e-6 (rtol
+        # stays 1e-3)
+        conv_case("w1_k3_relu", 1, 16, 1, 49, 20, (1, 3), pads=(0, 1, 0, 1), one_d=True, act="Relu",
+                  atol=2e-6),
+        conv_case("w1_k5_res", 2, 24, 1, 30, 16, (1, 5), pads=(0, 2, 0, 2), one_d=True, residual=True,
+                  act="LeakyRelu", atol=2e-6),
+        conv_case("w1_k3_long_clip", 1, 20, 1, 100, 40, (1, 3), one_d=True, bias=False, act="Clip",
+                  atol=2e-6),
+        conv_case("w1_k5_short_hswish", 1, 17, 1, 7, 33, (1, 5), pads=(0, 1, 0, 3), one_d=True,
+                  act="HardSwish", atol=2e-6),
         # depthwise kernel (dwconv.c): row tails, strides 1 and 2, the unrolled 3x3 and
         # 5x5 variants and the generic one (7x7, 2x3, unequal strides), 1-D, planes
         # narrower than a vector, asymmetric pads, every vector-form activation
@@ -397,6 +427,11 @@ def make_cases():
         pool_case("maxpool_ceil", "max", (1, 3, 10, 10), (3, 3), (2, 2), (0, 0, 0, 0), ceil=1),
         pool_case("avgpool_pad_excl", "avg", (2, 4, 9, 33), (3, 3), (1, 1), (1, 1, 1, 1)),
         pool_case("avgpool_pad_incl", "avg", (1, 4, 8, 8), (2, 3), (2, 2), (1, 1, 0, 1), include_pad=1),
+        # every window inside the plane: one pass over the input rows (the last plane
+        # through the row buffer), 2-D and 1-D
+        pool_case("maxpool_2x2_inside", "max", (2, 5, 12, 37), (2, 2), (2, 2), (0, 0, 0, 0)),
+        pool_case("avgpool_3x3_s1_inside", "avg", (1, 6, 9, 21), (3, 3), (1, 1), (0, 0, 0, 0)),
+        pool_case("maxpool_1d_inside", "max", (1, 9, 49), (2,), (2,), (0, 0), one_d=True),
     ]
     return dirs
 
@@ -452,11 +487,23 @@ def main():
             if (mr, nr) != want or "static void uk_full_%d(" % mr not in uk:
                 fail("%s: ukernel.h blocks %dx%d, expected %dx%d" % (target, mr, nr, want[0], want[1]))
             if kind == 1:           # which Convs run in ingot_x86_dwconv and ingot_x86_dconv
-                for case2, fn, want in (("dw_s2_odd_clip", "dwconv", True),
-                                        ("dw_sigmoid_fallback", "dwconv", False),
-                                        ("conv_stride2_clip", "dconv", True),
-                                        ("dc_1d_s2", "dconv", True),
-                                        ("conv3x3_kblocks", "dconv", False)):
+                # (case, kernel, called?, the `packed` it must see or None)
+                for case2, fn, want, pk in (("dw_s2_odd_clip", "dwconv", True, None),
+                                            ("dw_sigmoid_fallback", "dwconv", False, None),
+                                            ("conv_stride2_clip", "dconv", True, None),
+                                            ("dc_1d_s2", "dconv", True, 1),
+                                            ("dc_tiles_res", "dconv", True, 1),
+                                            ("conv3x3_kblocks", "dconv", False, None),
+                                            # output channels on the lanes: they fill
+                                            # vectors better than the output rows
+                                            ("dc_lanes_lenet", "dconv", True, 4),
+                                            ("dc_lanes_res", "dconv", True, 4),
+                                            ("dc_lanes_s2", "dconv", True, 4),
+                                            # 1-D k = 3 or 5, >= 16 channels: Winograd
+                                            ("w1_k3_relu", "wconv1", True, 3),
+                                            ("w1_k5_short_hswish", "wconv1", True, 3),
+                                            ("conv_1d", "wconv1", False, None),
+                                            ("dc_1d_s2", "wconv1", False, None)):
                     out2 = out + "-dw"
                     shutil.rmtree(out2, ignore_errors=True)
                     r = subprocess.run([ingot, "compile", os.path.join(work, "data", case2, "model.onnx"),
@@ -465,6 +512,10 @@ def main():
                     code2 = open(os.path.join(out2, "m.c")).read() if not r.returncode else ""
                     if bool(re.search(r"\bingot_x86_%s[(,]" % fn, code2)) != want:
                         fail("%s %s: ingot_x86_%s %s" % (target, case2, fn, "not called" if want else "called"))
+                    if pk is not None and ".packed = %d" % pk not in code2:
+                        fail("%s %s: ingot_x86_%s without packed = %d" % (target, case2, fn, pk))
+                    if pk == 3 and ".winograd" not in code2:
+                        fail("%s %s: no 1-D Winograd weights" % (target, case2))
             lib = os.path.join(out, "libm.a")
             dis = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True).stdout
             if not fma.search(dis):
