@@ -146,6 +146,106 @@
 	"\t}\n" \
 	"}\n\n"
 
+/* NEON has no masked loads or stores: the lanes in use go through a small buffer */
+#define NEON_PRELUDE_COMMON \
+	"/* the first n lanes of p (n <= 4); the others read as 0 */\n" \
+	"static inline float32x4_t uk_loadm_neon(const float *p, int n)\n" \
+	"{\n" \
+	"\tfloat t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };\n" \
+	"\tfor (int i = 0; i < n && i < 4; i++)\n" \
+	"\t\tt[i] = p[i];\n" \
+	"\treturn vld1q_f32(t);\n" \
+	"}\n\n" \
+	"/* the first n lanes of v into p (n <= 4) */\n" \
+	"static inline void uk_storem_neon(float *p, int n, float32x4_t v)\n" \
+	"{\n" \
+	"\tfloat t[4];\n" \
+	"\tvst1q_f32(t, v);\n" \
+	"\tfor (int i = 0; i < n && i < 4; i++)\n" \
+	"\t\tp[i] = t[i];\n" \
+	"}\n\n" \
+	"/* transposes the 4 x 4 block r[0..4) (row i: r[i]) in place */\n" \
+	"static inline void uk_transpose_neon(float32x4_t *r)\n" \
+	"{\n" \
+	"\tconst float32x4x2_t a = vtrnq_f32(r[0], r[1]), b = vtrnq_f32(r[2], r[3]);\n" \
+	"\tr[0] = vcombine_f32(vget_low_f32(a.val[0]), vget_low_f32(b.val[0]));\n" \
+	"\tr[1] = vcombine_f32(vget_low_f32(a.val[1]), vget_low_f32(b.val[1]));\n" \
+	"\tr[2] = vcombine_f32(vget_high_f32(a.val[0]), vget_high_f32(b.val[0]));\n" \
+	"\tr[3] = vcombine_f32(vget_high_f32(a.val[1]), vget_high_f32(b.val[1]));\n" \
+	"}\n\n" \
+	"/* p[c * ld + j] = r[j][c] for lanes c < nc and j < nj <= 8 of the 8 vectors r */\n" \
+	"static inline void uk_store_t8_neon(float *p, int64_t ld, const float32x4_t *r, int64_t nc, int64_t nj)\n" \
+	"{\n" \
+	"\tfloat t[8][4];\n" \
+	"\tfor (int j = 0; j < 8; j++)\n" \
+	"\t\tvst1q_f32(t[j], r[j]);\n" \
+	"\tfor (int64_t c = 0; c < nc && c < 4; c++)\n" \
+	"\t\tfor (int64_t j = 0; j < nj && j < 8; j++)\n" \
+	"\t\t\tp[c * ld + j] = t[j][c];\n" \
+	"}\n\n" \
+	"/* p[2i] = a[i], p[2i + 1] = b[i] for 4 lanes */\n" \
+	"static inline void uk_store_il2_neon(float *p, float32x4_t a, float32x4_t b)\n" \
+	"{\n" \
+	"\tfloat32x4x2_t t;\n" \
+	"\tt.val[0] = a;\n" \
+	"\tt.val[1] = b;\n" \
+	"\tvst2q_f32(p, t);\n" \
+	"}\n\n"
+
+/* armv7 NEON has no vector divide, floor or across-lane add; FMA needs VFPv4 */
+#define NEON32_PRELUDE NEON_PRELUDE_COMMON \
+	"/* a * b + c: fused with VFPv4 (the neon32 target's -mfpu), else multiply-accumulate */\n" \
+	"static inline float32x4_t uk_fma_neon32(float32x4_t a, float32x4_t b, float32x4_t c)\n" \
+	"{\n" \
+	"#if defined(__ARM_FEATURE_FMA)\n" \
+	"\treturn vfmaq_f32(c, a, b);\n" \
+	"#else\n" \
+	"\treturn vmlaq_f32(c, a, b);\n" \
+	"#endif\n" \
+	"}\n\n" \
+	"static inline float uk_hsum_neon32(float32x4_t v)\n" \
+	"{\n" \
+	"\tfloat32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));\n" \
+	"\treturn vget_lane_f32(vpadd_f32(s, s), 0);\n" \
+	"}\n\n" \
+	"/* a / b lane by lane, correctly rounded (no reciprocal estimate) */\n" \
+	"static inline float32x4_t uk_div_neon32(float32x4_t a, float32x4_t b)\n" \
+	"{\n" \
+	"\tfloat x[4], y[4];\n" \
+	"\tvst1q_f32(x, a);\n" \
+	"\tvst1q_f32(y, b);\n" \
+	"\tfor (int i = 0; i < 4; i++)\n" \
+	"\t\tx[i] /= y[i];\n" \
+	"\treturn vld1q_f32(x);\n" \
+	"}\n\n" \
+	"/* round toward -inf: truncate, step down where that went up; |v| >= 2^23 is whole */\n" \
+	"static inline float32x4_t uk_floor_neon32(float32x4_t v)\n" \
+	"{\n" \
+	"\tconst uint32x4_t big = vcgeq_f32(vabsq_f32(v), vdupq_n_f32(8388608.0f));\n" \
+	"\tfloat32x4_t t = vcvtq_f32_s32(vcvtq_s32_f32(v));\n" \
+	"\tt = vsubq_f32(t, vbslq_f32(vcgtq_f32(t, v), vdupq_n_f32(1.0f), vdupq_n_f32(0.0f)));\n" \
+	"\treturn vbslq_f32(big, v, t);\n" \
+	"}\n\n"
+
+#define NEON_ISA_COMMON(name, regs, fma, hsum, div, floor) \
+	{ name, "arm_neon.h", 4, regs, "float32x4_t", "int", \
+	  "vdupq_n_f32(0.0f)", \
+	  "vld1q_f32($1)", "vst1q_f32($1, $2)", \
+	  "uk_loadm_neon($1, $2)", "uk_storem_neon($1, $2, $3)", \
+	  "vdupq_n_f32($1)", fma, \
+	  "vaddq_f32($1, $2)", "vmulq_f32($1, $2)", \
+	  "vbslq_f32(vcgtq_f32($1, $2), $1, $2)", "vbslq_f32(vcltq_f32($1, $2), $1, $2)", \
+	  "vbslq_f32(vcltq_f32($1, $2), $3, $1)", \
+	  "(int)($1)", \
+	  hsum, "vld2q_f32($1).val[0]", "uk_store_il2_neon($1, $2, $3)", \
+	  div, floor, \
+	  "vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtq_s32_f32($1), vdupq_n_s32(127)), 23))", \
+	  "vbslq_f32(vcltq_f32($1, $2), $4, $3)", \
+	  "vbslq_f32(vceqq_f32($1, $1), $2, $1)", \
+	  "vabsq_f32($1)", \
+	  "vbslq_f32(vdupq_n_u32(0x80000000u), $2, vabsq_f32($1))", \
+	  "uk_store_t8_neon", "vsubq_f32($1, $2)", "uk_transpose_neon($1)" }
+
 typedef struct IsaEntry {
 	SimdIsa isa;
 	const char *prelude;         /* helper functions the templates call */
@@ -194,6 +294,10 @@ static const IsaEntry isas[] = {
 	    "_mm256_or_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), $1), "
 	    "_mm256_and_ps(_mm256_set1_ps(-0.0f), $2))",
 	    "uk_store_t8_avx2", "_mm256_sub_ps($1, $2)", "uk_transpose_avx2($1)" }, AVX2_PRELUDE },
+	{ NEON_ISA_COMMON("neon", 32, "vfmaq_f32($3, $1, $2)", "vaddvq_f32($1)",
+	                  "vdivq_f32($1, $2)", "vrndmq_f32($1)"), NEON_PRELUDE_COMMON },
+	{ NEON_ISA_COMMON("neon32", 16, "uk_fma_neon32($1, $2, $3)", "uk_hsum_neon32($1)",
+	                  "uk_div_neon32($1, $2)", "uk_floor_neon32($1)"), NEON32_PRELUDE },
 };
 
 const SimdIsa *ukgen_isa(const Target *t)
@@ -463,7 +567,7 @@ void ukgen_emit(const Target *t, const SimdIsa *isa, Emitter *e)
 	          isa->lanes, isa->regs, mr, NR);
 	em_printf(e, " * columns (%d vectors) keep %d accumulators, %d B vectors and one broadcast in\n",
 	          nv, mr * nv, nv);
-	em_printf(e, " * registers. Used by the kernel drivers in kernels/x86/. */\n");
+	em_printf(e, " * registers. Used by the kernel drivers in kernels/%s/. */\n", t->simd);
 	em_printf(e, "#ifndef INGOT_UKERNEL_H\n#define INGOT_UKERNEL_H\n\n");
 	em_printf(e, "#include <%s>\n#include <stdint.h>\n\n", isa->header);
 	em_printf(e, "#if defined(__GNUC__)\n#define UK_INLINE __attribute__((always_inline))\n#else\n"

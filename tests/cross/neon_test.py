@@ -10,7 +10,8 @@ usage: neon_test.py INGOT WORKDIR SOURCE_ROOT
    built, and checks that ingot_neon_conv and ingot_neon_gemm each reach a vector FMA
    through their calls.
 3. Runs tests/cross/neon_kernels.c (NEON kernels against the reference kernels on
-   random shapes) under qemu-aarch64 and qemu-arm.
+   random shapes) under qemu-aarch64 and qemu-arm, built with the ukernel.h that
+   compiling for the target generated (the GEMM microkernels, codegen/common/ukgen.c).
 """
 import os
 import re
@@ -161,8 +162,10 @@ def check_kernels(target):
     t = TARGETS[target]
     exe = os.path.join(work, "neon_kernels_" + target)
     stubs = os.path.join(src, "runtime-stubs")
+    # the generated microkernels (ukernel.h) that check_target's compile wrote
+    gen = os.path.join(work, target, "kernels", "neon")
     if run([t["cc"]] + t["cflags"] + ["-Wall", "-Wextra", "-Werror", "-I" + stubs,
-                                      "-I" + os.path.join(stubs, "kernels"),
+                                      "-I" + os.path.join(stubs, "kernels"), "-I" + gen,
                                       os.path.join(src, "tests/cross/neon_kernels.c"),
                                       "-o", exe, "-lm"]).returncode:
         return

@@ -2,26 +2,24 @@
  * (armv7 + neon-vfpv4) targets: one register-blocked GEMM core. B is packed per
  * k-block into NR-column panels (from a strided matrix or, for Conv, straight from
  * the input as an implicit im2col), A into MR-row panels, both in the scratch,
- * and an MR x NR microkernel (8x8 on aarch64, 4x8 on armv7) accumulates with
- * vector FMA. Depthwise Conv runs directly, vectorized over output columns; fewer
+ * and the generated MR x NR microkernel (ukernel.h, codegen/common/ukgen.c: 8 x 12 on
+ * aarch64, 4 x 12 on armv7) accumulates with vector FMA. Depthwise Conv runs directly, vectorized over output columns; fewer
  * than MR rows skip packing. The epilogue (alpha, bias, beta * C, residual,
  * activation) runs once per output after the last k-block, in the reference
  * kernels' order; sums are reordered, so results differ only by rounding. */
 #include "gemm.h"
+#include "ukernel.h"          /* generated: the microkernels and their blocking */
 
 #include <arm_neon.h>
 #include <math.h>
 #include <string.h>
 
-#if defined(__aarch64__)
-#define NG_MR 8
-#else
-#define NG_MR 4
-#endif
-#define NG_NR INGOT_NEON_NR
+#define NG_MR UK_MR
+#define NG_NR UK_NR
 #define NG_KC INGOT_NEON_KC  /* k-block: a B panel of KC x NR floats stays in L1 */
 #define NG_NC INGOT_NEON_NC  /* columns of B packed per k-block (scratch: KC * NC floats) */
-_Static_assert(NG_MR <= INGOT_NEON_MR_MAX && NG_NC % NG_NR == 0,
+_Static_assert(NG_MR <= INGOT_NEON_MR_MAX && NG_NR <= INGOT_NEON_NR_MAX && NG_NC % NG_NR == 0 &&
+               NG_MR % 4 == 0 && NG_NR % 4 == 0,
                "ingot_neon_gemm_scratch_bytes does not cover the blocking");
 #define NG_CHUNK 64        /* columns per row chunk of the unpacked paths */
 
@@ -227,11 +225,11 @@ static void ng_pack_col(const ng_col *g, int64_t p0, int64_t kc, int64_t j0, int
 		    ix + (g->sw == 2 ? 2 * NG_NR : (NG_NR - 1) * g->sw + 1) <= g->W && g->sw <= 2) {
 			const float *s = xc + iy * g->W + ix;
 			if (g->sw == 1) {
-				vst1q_f32(d, vld1q_f32(s));
-				vst1q_f32(d + 4, vld1q_f32(s + 4));
+				for (q = 0; q < NG_NR; q += 4)
+					vst1q_f32(d + q, vld1q_f32(s + q));
 			} else {
-				vst1q_f32(d, vld2q_f32(s).val[0]);
-				vst1q_f32(d + 4, vld2q_f32(s + 8).val[0]);
+				for (q = 0; q < NG_NR; q += 4)
+					vst1q_f32(d + q, vld2q_f32(s + 2 * q).val[0]);
 			}
 		} else {
 			for (r = 0; r < nrun; r++) {
@@ -275,8 +273,8 @@ static void ng_pack_b(const ng_job *jb, int64_t p0, int64_t kc, int64_t j0, int6
 	if (jb->b_cs == 1 && nr == NG_NR) {
 		for (k = 0; k < kc; k++) {
 			const float *s = jb->b + (p0 + k) * jb->b_rs + j0;
-			vst1q_f32(dst + k * NG_NR, vld1q_f32(s));
-			vst1q_f32(dst + k * NG_NR + 4, vld1q_f32(s + 4));
+			for (q = 0; q < NG_NR; q += 4)
+				vst1q_f32(dst + k * NG_NR + q, vld1q_f32(s + q));
 		}
 		return;
 	}
@@ -309,49 +307,14 @@ static void ng_pack_b(const ng_job *jb, int64_t p0, int64_t kc, int64_t j0, int6
 			dst[k * NG_NR + q] = jb->b[(p0 + k) * jb->b_rs + (j0 + q) * jb->b_cs];
 }
 
-/* ---- the microkernel: tile (MR x NR, row stride NR) = A panel @ B panel ---- */
-
-#if defined(__aarch64__)
-#define NG_ROW(r, av, lane) \
-	c##r##0 = vfmaq_laneq_f32(c##r##0, b0, av, lane); \
-	c##r##1 = vfmaq_laneq_f32(c##r##1, b1, av, lane);
-#define NG_ZERO(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0;
-#define NG_STORE(r) vst1q_f32(t + r * NG_NR, c##r##0); vst1q_f32(t + r * NG_NR + 4, c##r##1);
+/* ---- the microkernel: tile (MR x NR, row stride NR) = A panel @ B panel, the
+ * generated full-width kernel (ukernel.h) without accumulation or epilogue; ng_store
+ * adds earlier k-blocks and runs the epilogue ---- */
 
 static void ng_micro(int64_t kc, const float *a, const float *b, float *t)
 {
-	NG_ZERO(0) NG_ZERO(1) NG_ZERO(2) NG_ZERO(3) NG_ZERO(4) NG_ZERO(5) NG_ZERO(6) NG_ZERO(7)
-	int64_t k;
-	for (k = 0; k < kc; k++, a += NG_MR, b += NG_NR) {
-		float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
-		float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
-		NG_ROW(0, a0, 0) NG_ROW(1, a0, 1) NG_ROW(2, a0, 2) NG_ROW(3, a0, 3)
-		NG_ROW(4, a1, 0) NG_ROW(5, a1, 1) NG_ROW(6, a1, 2) NG_ROW(7, a1, 3)
-	}
-	NG_STORE(0) NG_STORE(1) NG_STORE(2) NG_STORE(3) NG_STORE(4) NG_STORE(5) NG_STORE(6)
-	NG_STORE(7)
+	uk_full[NG_MR](kc, a, b, NG_NR, t, NG_NR, NG_NR, 0, NULL);
 }
-#else
-/* armv7 has 16 q registers and no by-lane FMA: 4 x 8, each A value broadcast once */
-#define NG_ROW(r, half, lane) { \
-	float32x4_t s = vdupq_lane_f32(half, lane); \
-	c##r##0 = NG_FMA(c##r##0, b0, s); \
-	c##r##1 = NG_FMA(c##r##1, b1, s); }
-#define NG_ZERO(r) float32x4_t c##r##0 = vdupq_n_f32(0.0f), c##r##1 = c##r##0;
-#define NG_STORE(r) vst1q_f32(t + r * NG_NR, c##r##0); vst1q_f32(t + r * NG_NR + 4, c##r##1);
-
-static void ng_micro(int64_t kc, const float *a, const float *b, float *t)
-{
-	NG_ZERO(0) NG_ZERO(1) NG_ZERO(2) NG_ZERO(3)
-	int64_t k;
-	for (k = 0; k < kc; k++, a += NG_MR, b += NG_NR) {
-		float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), av = vld1q_f32(a);
-		float32x2_t lo = vget_low_f32(av), hi = vget_high_f32(av);
-		NG_ROW(0, lo, 0) NG_ROW(1, lo, 1) NG_ROW(2, hi, 0) NG_ROW(3, hi, 1)
-	}
-	NG_STORE(0) NG_STORE(1) NG_STORE(2) NG_STORE(3)
-}
-#endif
 
 /* A finished tile into Y: adds what earlier k-blocks left there, and runs the
  * epilogue after the last one. */
@@ -363,8 +326,8 @@ static void ng_store(const ng_job *jb, float *t, int64_t i0, int64_t mr, int64_t
 		float *y = jb->y + (i0 + r) * jb->ldy + j0;
 		if (!first) {
 			if (nr == NG_NR) {
-				vst1q_f32(t, vaddq_f32(vld1q_f32(t), vld1q_f32(y)));
-				vst1q_f32(t + 4, vaddq_f32(vld1q_f32(t + 4), vld1q_f32(y + 4)));
+				for (q = 0; q < NG_NR; q += 4)
+					vst1q_f32(t + q, vaddq_f32(vld1q_f32(t + q), vld1q_f32(y + q)));
 			} else {
 				for (q = 0; q < nr; q++)
 					t[q] += y[q];

@@ -39,12 +39,14 @@ INGOT_PARAMS(ingot_neon_matmul_params, INGOT_NEON_MATMUL_FIELDS)
 	F(I64, has_residual)
 INGOT_PARAMS(ingot_neon_gemm_params, INGOT_NEON_GEMM_FIELDS)
 
-/* Blocking of the GEMM core: k-blocks of KC, NC columns of B and MR (at most; 4 on
- * armv7) rows of A packed per block, NR-column microkernel tiles. */
+/* Blocking of the GEMM core: k-blocks of KC, NC columns of B and MR rows of A packed
+ * per block, MR x NR microkernel tiles. MR and NR are the generated microkernels'
+ * (ukernel.h, from the target's register count: 8 x 12 on aarch64, 4 x 12 on armv7);
+ * the scratch is sized for any blocking up to these bounds. */
 #define INGOT_NEON_KC 256
 #define INGOT_NEON_NC 48
-#define INGOT_NEON_NR 8
-#define INGOT_NEON_MR_MAX 8
+#define INGOT_NEON_NR_MAX 16
+#define INGOT_NEON_MR_MAX 16
 
 /* Scratch bytes of a GEMM of depth k (Conv: Cin / group * kernel area; depthwise
  * Conv needs none): its packed panels of B and A and one output tile. */
@@ -52,7 +54,7 @@ static inline INGOT_UNUSED int64_t ingot_neon_gemm_scratch_bytes(int64_t k)
 {
 	const int64_t kc = k < INGOT_NEON_KC ? (k > 0 ? k : 0) : INGOT_NEON_KC;
 	return (int64_t)sizeof(float) *
-	       (kc * INGOT_NEON_NC + kc * INGOT_NEON_MR_MAX + INGOT_NEON_MR_MAX * INGOT_NEON_NR);
+	       (kc * INGOT_NEON_NC + kc * INGOT_NEON_MR_MAX + INGOT_NEON_MR_MAX * INGOT_NEON_NR_MAX);
 }
 
 /* Tasks split as the reference kernels do: Conv the N * M output planes, MatMul
