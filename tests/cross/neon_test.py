@@ -11,7 +11,8 @@ usage: neon_test.py INGOT WORKDIR SOURCE_ROOT
    through their calls.
 3. Runs tests/cross/neon_kernels.c (NEON kernels against the reference kernels on
    random shapes) under qemu-aarch64 and qemu-arm, built with the ukernel.h that
-   compiling for the target generated (the GEMM microkernels, codegen/common/ukgen.c).
+   compiling for the target generated (the GEMM microkernels, codegen/common/ukgen.c),
+   and tests/cross/neon_vocab.c checks that header's vector vocabulary on known values.
 """
 import os
 import re
@@ -171,6 +172,14 @@ def check_kernels(target):
         return
     r = run(t["qemu"] + [exe, "400"])
     print("%s kernels: %s" % (target, r.stdout.strip().splitlines()[-1] if r.stdout else "?"))
+    # the generated vector vocabulary itself, on known values
+    voc = os.path.join(work, "neon_vocab_" + target)
+    if run([t["cc"]] + t["cflags"] + ["-Wall", "-Wextra", "-Werror", "-I" + gen,
+                                      os.path.join(src, "tests/cross/neon_vocab.c"),
+                                      "-o", voc]).returncode:
+        return
+    r = run(t["qemu"] + [voc])
+    print("%s %s" % (target, r.stdout.strip()))
 
 
 os.makedirs(work, exist_ok=True)
