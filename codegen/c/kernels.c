@@ -36,12 +36,31 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 	s->n++;
 }
 
+/* Header-only files a family's kernels include besides their own header. */
+static const struct {
+	const char *family, *header;
+} extra_headers[] = {
+	{ "x86/eltwise", "kernels/simd/vmath.h" },
+};
+
 int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 {
 	char dir[4096], path[256];
 	snprintf(dir, sizeof dir, "%s/kernels", out_dir);
 	if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, "ingot_rt.h", d))
 		return -1;
+	for (size_t i = 0; i < COUNTOF(extra_headers); i++) {
+		int k = 0;
+		while (k < s->n && strcmp(s->families[k], extra_headers[i].family) != 0)
+			k++;
+		if (k == s->n)
+			continue;
+		snprintf(dir, sizeof dir, "%s/%.*s", out_dir,
+		         (int)(strrchr(extra_headers[i].header, '/') - extra_headers[i].header),
+		         extra_headers[i].header);
+		if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, extra_headers[i].header, d))
+			return -1;
+	}
 	for (int i = 0; i < s->n; i++) {
 		const char *slash = strchr(s->families[i], '/');
 		if (slash) {          /* a target's SIMD family: kernels/neon/gemm.c */

@@ -2,7 +2,7 @@
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
  * kernels of runtime-stubs/kernels/x86/sgemm.c, f32 RNN/GRU/LSTM that of x86/rnn.c
  * (all attributes; Elu and Softplus activations keep the reference); pooling, some
- * unary ops, GlobalAveragePool, Softmax over contiguous rows and LayerNormalization their x86 kernels;
+ * unary ops and Gelu, GlobalAveragePool, Softmax over contiguous rows and LayerNormalization their x86 kernels;
  * every other node the reference kernel of the C target. An x86 kernel takes its
  * reference kernel's parameters plus `packed`: the node is lowered the reference
  * way, the struct is copied and the kernel name, family and descriptor change. The x86 header repeats the
@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arith.h"
 #include "conv.h"
 #include "elementwise.h"
 #include "linalg.h"
@@ -76,6 +77,13 @@ _Static_assert(sizeof(REF) == sizeof(TGT), "x86 unary struct size differs");
 #undef REF
 #undef TGT
 
+#define REF ingot_math_unary_params
+#define TGT ingot_x86_math_unary_params
+INGOT_MATH_UNARY_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 math unary struct size differs");
+#undef REF
+#undef TGT
+
 #define REF ingot_softmax_params
 #define TGT ingot_x86_softmax_params
 INGOT_SOFTMAX_FIELDS(SAME_FIELD)
@@ -109,6 +117,8 @@ _Static_assert(EQ(INGOT_X86_RNN_SIMPLE, INGOT_RNN_SIMPLE) && EQ(INGOT_X86_RNN_GR
                EQ(INGOT_X86_RNN_SOFTPLUS, INGOT_RNN_SOFTPLUS),
                "x86 RNN kinds or activation codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_EW_EXP) &&
+               EQ(INGOT_X86_EW_ERF, INGOT_EW_ERF) && EQ(INGOT_X86_MU_GELU, INGOT_MU_GELU) &&
+               EQ(INGOT_X86_MU_GELU_TANH, INGOT_MU_GELU_TANH) &&
                EQ(INGOT_X86_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
                EQ(INGOT_X86_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
                EQ(INGOT_X86_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) && EQ(INGOT_X86_EW_NEG, INGOT_EW_NEG) &&
@@ -146,6 +156,9 @@ DESC(global_pool, ingot_x86_global_pool_params, INGOT_X86_GLOBAL_POOL_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_unary_params
 DESC(unary, ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_math_unary_params
+DESC(math_unary, ingot_x86_math_unary_params, INGOT_X86_MATH_UNARY_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_softmax_params
 DESC(softmax, ingot_x86_softmax_params, INGOT_X86_SOFTMAX_FIELDS)
@@ -236,6 +249,7 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		       ? X86_GPOOL : X86_REF;
 	}
 	case OP_ABS:
+	case OP_ERF:
 	case OP_EXP:
 	case OP_HARD_SIGMOID:
 	case OP_HARD_SWISH:
@@ -246,6 +260,10 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 	case OP_TANH: {
 		const ingot_unary_params *p = ref->params;
 		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 ? X86_UNARY : X86_REF;
+	}
+	case OP_GELU: {
+		const ingot_math_unary_params *p = ref->params;
+		return ref->fn == ingot_math_unary && p->dtype == INGOT_DT_F32 ? X86_MUNARY : X86_REF;
 	}
 	case OP_LAYER_NORMALIZATION: {
 		const ingot_layernorm_params *p = ref->params;
@@ -284,6 +302,7 @@ static const struct {
 	const ParamDesc *pdesc;
 } same_struct[] = {
 	{ X86_UNARY, "ingot_x86_unary", "x86/eltwise", &unary_desc },
+	{ X86_MUNARY, "ingot_x86_math_unary", "x86/eltwise", &math_unary_desc },
 	{ X86_LAYERNORM, "ingot_x86_layernorm", "x86/eltwise", &layernorm_desc },
 	{ X86_SOFTMAX, "ingot_x86_softmax", "x86/eltwise", &softmax_desc },
 	{ X86_POOL, "ingot_x86_pool", "x86/pooling", &pool_desc },

@@ -1,63 +1,13 @@
-/* x86/eltwise.c — f32 unary elementwise ops for the x86 targets, in the generated
- * vector vocabulary (ukernel.h). e^x is Cody-Waite range reduction (x = n ln2 + r,
- * |r| <= ln2 / 2) and a degree-6 polynomial (Cephes' coefficients), 2^n applied in
- * two halves so n = 128 does not overflow; sigmoid and tanh are built on it.
- * Maximum errors against a double-precision reference over a dense sweep
- * (tests/unit/x86/x86_math_test.py asserts the bounds): exp 2 ulp (1.23 measured),
- * sigmoid 3 ulp (2.39), tanh 2 ulp (1.49); results below FLT_MIN flush to 0. Everything else computes exactly what the reference kernel
- * computes, including NaN handling. */
+/* x86/eltwise.c — f32 unary elementwise ops, Softmax and LayerNormalization for the
+ * x86 targets, in the generated vector vocabulary (ukernel.h). exp, sigmoid, tanh,
+ * erf and Gelu are the vector approximations of simd/vmath.h (maximum errors stated
+ * there, asserted by tests/unit/x86/x86_math_test.py); everything else computes
+ * exactly what the reference kernel computes, including NaN handling. */
 #include "eltwise.h"
 #include "ukernel.h"
+#include "../simd/vmath.h"
 
 #include <math.h>
-
-/* e^x: +inf above ln(FLT_MAX), 0 below ln(FLT_MIN), NaN stays NaN */
-static inline uk_vec xe_exp(uk_vec x)
-{
-	const uk_vec hi = uk_bcast(88.72283935546875f), lo = uk_bcast(-87.33654022216797f);
-	const uk_vec xc = uk_min(hi, uk_max(lo, x));
-	const uk_vec n = uk_floor(uk_fma(xc, uk_bcast(1.44269504088896341f), uk_bcast(0.5f)));
-	uk_vec r = uk_fma(n, uk_bcast(-0.693359375f), xc);
-	uk_vec p, y, h;
-	r = uk_fma(n, uk_bcast(2.12194440e-4f), r);
-	p = uk_bcast(1.9875691500E-4f);
-	p = uk_fma(p, r, uk_bcast(1.3981999507E-3f));
-	p = uk_fma(p, r, uk_bcast(8.3334519073E-3f));
-	p = uk_fma(p, r, uk_bcast(4.1665795894E-2f));
-	p = uk_fma(p, r, uk_bcast(1.6666665459E-1f));
-	p = uk_fma(p, r, uk_bcast(5.0000001201E-1f));
-	y = uk_fma(p, uk_mul(r, r), uk_add(r, uk_bcast(1.0f)));
-	h = uk_floor(uk_mul(n, uk_bcast(0.5f)));            /* 2^n = 2^h * 2^(n - h) */
-	y = uk_mul(uk_mul(y, uk_pow2i(h)), uk_pow2i(uk_add(n, uk_mul(h, uk_bcast(-1.0f)))));
-	y = uk_sel_lt(hi, x, y, uk_bcast(INFINITY));
-	y = uk_sel_lt(x, lo, y, uk_zero());
-	return uk_nan_sel(x, y);
-}
-
-/* 1 / (1 + e^-x), as the reference: e^x / (1 + e^x) below 0 */
-static inline uk_vec xe_sigmoid(uk_vec x)
-{
-	const uk_vec e = xe_exp(uk_mul(uk_abs(x), uk_bcast(-1.0f)));
-	const uk_vec r = uk_div(uk_bcast(1.0f), uk_add(uk_bcast(1.0f), e));
-	return uk_nan_sel(x, uk_sel_lt(x, uk_zero(), r, uk_mul(e, r)));
-}
-
-/* tanh: an odd polynomial below 0.625 (where 1 - e^-2|x| would cancel), else
- * (1 - e^-2|x|) / (1 + e^-2|x|) with x's sign */
-static inline uk_vec xe_tanh(uk_vec x)
-{
-	const uk_vec a = uk_abs(x), z = uk_mul(x, x);
-	uk_vec p = uk_bcast(-5.70498872745E-3f), e, t;
-	p = uk_fma(p, z, uk_bcast(2.06390887954E-2f));
-	p = uk_fma(p, z, uk_bcast(-5.37397155531E-2f));
-	p = uk_fma(p, z, uk_bcast(1.33314422036E-1f));
-	p = uk_fma(p, z, uk_bcast(-3.33332819422E-1f));
-	p = uk_fma(uk_mul(p, z), x, x);
-	e = xe_exp(uk_mul(a, uk_bcast(-2.0f)));
-	t = uk_copysign(uk_div(uk_add(uk_bcast(1.0f), uk_mul(e, uk_bcast(-1.0f))),
-	                       uk_add(uk_bcast(1.0f), e)), x);
-	return uk_nan_sel(x, uk_sel_lt(a, uk_bcast(0.625f), t, p));
-}
 
 /* fmax(0, fmin(1, t)) as the reference computes it: fminf(1, NaN) is 1 */
 static inline uk_vec xe_unit(uk_vec t)
@@ -66,69 +16,89 @@ static inline uk_vec xe_unit(uk_vec t)
 	return uk_sel_lt(uk_zero(), t, uk_zero(), t);
 }
 
-static float xe_unary1(const ingot_x86_unary_params *p, float x)
+/* The vector forms of the ops the two unary kernels take, by their own codes */
+enum { XE_ABS, XE_ERF, XE_EXP, XE_GELU, XE_GELU_TANH, XE_HARD_SIGMOID, XE_HARD_SWISH,
+       XE_LEAKY_RELU, XE_NEG, XE_RELU, XE_SIGMOID, XE_TANH, XE_NONE };
+
+static inline uk_vec xe_op(int op, uk_vec v, uk_vec al, uk_vec be)
 {
-	const float al = p->alpha, be = p->beta;
-	switch (p->op) {
-	case INGOT_X86_EW_ABS: return fabsf(x);
-	case INGOT_X86_EW_EXP: return expf(x);
-	case INGOT_X86_EW_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_X86_EW_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_X86_EW_LEAKY_RELU: return x < 0 ? al * x : x;
-	case INGOT_X86_EW_NEG: return -x;
-	case INGOT_X86_EW_RELU: return x < 0 ? 0.0f : x;
-	case INGOT_X86_EW_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
-	default: return tanhf(x);
+	switch (op) {
+	case XE_ABS: return uk_abs(v);
+	case XE_ERF: return vm_erf(v);
+	case XE_EXP: return vm_exp(v);
+	case XE_GELU: return vm_gelu(v);
+	case XE_GELU_TANH: return vm_gelu_tanh(v);
+	case XE_HARD_SIGMOID: return xe_unit(uk_add(uk_mul(al, v), be));
+	case XE_HARD_SWISH: return uk_mul(v, xe_unit(uk_add(uk_mul(al, v), be)));
+	case XE_LEAKY_RELU: return uk_select_lt(v, uk_zero(), uk_mul(al, v));
+	case XE_NEG: return uk_mul(v, uk_bcast(-1.0f));
+	case XE_RELU: return uk_sel_lt(v, uk_zero(), v, uk_zero());
+	case XE_SIGMOID: return vm_sigmoid(v);
+	default: return vm_tanh(v);
 	}
+}
+
+/* y = op(x) over n floats. Tasks take whole vectors, so only the last task has the
+ * tail (done in masked vectors: the same formula as every other element) and the
+ * results do not depend on the split (NAME_run_par). */
+static int xe_map(int op, const float *x, float *y, int64_t n, float alpha, float beta, int task,
+                  int n_tasks)
+{
+	const uk_vec al = uk_bcast(alpha), be = uk_bcast(beta);
+	int64_t lo, hi, i;
+	if (!x || !y || op == XE_NONE || n < 0)
+		return INGOT_EINVAL;
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	lo = (n + UK_VF - 1) / UK_VF * task / n_tasks * UK_VF;
+	hi = (n + UK_VF - 1) / UK_VF * (task + 1) / n_tasks * UK_VF;
+	lo = lo < n ? lo : n;
+	hi = hi < n ? hi : n;
+	for (i = lo; i + UK_VF <= hi; i += UK_VF)
+		uk_store(y + i, xe_op(op, uk_load(x + i), al, be));
+	if (i < hi) {
+		const uk_mask m = uk_mask_n(hi - i);
+		uk_storem(y + i, m, xe_op(op, uk_loadm(x + i, m), al, be));
+	}
+	return INGOT_OK;
 }
 
 INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks)
 {
 	const ingot_x86_unary_params *p = (const ingot_x86_unary_params *)params;
-	const float *x = (const float *)in[0];
-	float *y = (float *)out[0];
-	const uk_vec al = uk_bcast(p->alpha), be = uk_bcast(p->beta);
-	int64_t lo, hi, i;
+	int op;
 	(void)scratch;
-	if (!x || !y || p->dtype != INGOT_DT_F32)
-		return INGOT_EINVAL;
 	switch (p->op) {
-	case INGOT_X86_EW_ABS: case INGOT_X86_EW_EXP: case INGOT_X86_EW_HARD_SIGMOID:
-	case INGOT_X86_EW_HARD_SWISH: case INGOT_X86_EW_LEAKY_RELU: case INGOT_X86_EW_NEG:
-	case INGOT_X86_EW_RELU: case INGOT_X86_EW_SIGMOID: case INGOT_X86_EW_TANH:
-		break;
-	default:
+	case INGOT_X86_EW_ABS: op = XE_ABS; break;
+	case INGOT_X86_EW_ERF: op = XE_ERF; break;
+	case INGOT_X86_EW_EXP: op = XE_EXP; break;
+	case INGOT_X86_EW_HARD_SIGMOID: op = XE_HARD_SIGMOID; break;
+	case INGOT_X86_EW_HARD_SWISH: op = XE_HARD_SWISH; break;
+	case INGOT_X86_EW_LEAKY_RELU: op = XE_LEAKY_RELU; break;
+	case INGOT_X86_EW_NEG: op = XE_NEG; break;
+	case INGOT_X86_EW_RELU: op = XE_RELU; break;
+	case INGOT_X86_EW_SIGMOID: op = XE_SIGMOID; break;
+	case INGOT_X86_EW_TANH: op = XE_TANH; break;
+	default: op = XE_NONE; break;
+	}
+	if (p->dtype != INGOT_DT_F32)
 		return INGOT_EINVAL;
-	}
-	if (n_tasks < 1) {
-		task = 0;
-		n_tasks = 1;
-	}
-	/* tasks take whole vectors, so only the last task has the scalar tail and the
-	 * results do not depend on the split (NAME_run_par) */
-	lo = (p->n + UK_VF - 1) / UK_VF * task / n_tasks * UK_VF;
-	hi = (p->n + UK_VF - 1) / UK_VF * (task + 1) / n_tasks * UK_VF;
-	lo = lo < p->n ? lo : p->n;
-	hi = hi < p->n ? hi : p->n;
-	for (i = lo; i + UK_VF <= hi; i += UK_VF) {
-		uk_vec v = uk_load(x + i);
-		switch (p->op) {
-		case INGOT_X86_EW_ABS: v = uk_abs(v); break;
-		case INGOT_X86_EW_EXP: v = xe_exp(v); break;
-		case INGOT_X86_EW_HARD_SIGMOID: v = xe_unit(uk_add(uk_mul(al, v), be)); break;
-		case INGOT_X86_EW_HARD_SWISH: v = uk_mul(v, xe_unit(uk_add(uk_mul(al, v), be))); break;
-		case INGOT_X86_EW_LEAKY_RELU: v = uk_select_lt(v, uk_zero(), uk_mul(al, v)); break;
-		case INGOT_X86_EW_NEG: v = uk_mul(v, uk_bcast(-1.0f)); break;
-		case INGOT_X86_EW_RELU: v = uk_sel_lt(v, uk_zero(), v, uk_zero()); break;
-		case INGOT_X86_EW_SIGMOID: v = xe_sigmoid(v); break;
-		default: v = xe_tanh(v); break;
-		}
-		uk_store(y + i, v);
-	}
-	for (; i < hi; i++)
-		y[i] = xe_unary1(p, x[i]);
-	return INGOT_OK;
+	return xe_map(op, (const float *)in[0], (float *)out[0], p->n, p->alpha, p->beta, task, n_tasks);
+}
+
+INGOT_KERNEL int ingot_x86_math_unary(const void *params, const void *const *in, void *const *out,
+                                      void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_math_unary_params *p = (const ingot_x86_math_unary_params *)params;
+	const int op = p->op == INGOT_X86_MU_GELU ? XE_GELU : p->op == INGOT_X86_MU_GELU_TANH ? XE_GELU_TANH
+	                                                                                   : XE_NONE;
+	(void)scratch;
+	if (p->dtype != INGOT_DT_F32)
+		return INGOT_EINVAL;
+	return xe_map(op, (const float *)in[0], (float *)out[0], p->n, 0.0f, 0.0f, task, n_tasks);
 }
 
 /* Rows [r0, r1) of `outer` for one task. */
@@ -182,7 +152,7 @@ INGOT_KERNEL int ingot_x86_softmax(const void *params, const void *const *in, vo
 		for (j = 1; j < UK_VF; j++)
 			mx = lanes[j] > mx || lanes[j] != lanes[j] ? lanes[j] : mx;
 		for (k = 0; k < n; k += UK_VF) {
-			const uk_vec e = xe_exp(uk_add(xs_load(x, n, k, pad), uk_bcast(-mx)));
+			const uk_vec e = vm_exp(uk_add(xs_load(x, n, k, pad), uk_bcast(-mx)));
 			acc = uk_add(acc, e);
 			if (!p->log && n - k >= UK_VF)
 				uk_store(y + k, e);

@@ -10,7 +10,7 @@
 
 /* = the unary op codes of elementwise.h this kernel runs */
 enum {
-	INGOT_X86_EW_ABS = 0, INGOT_X86_EW_EXP = 4, INGOT_X86_EW_HARD_SIGMOID = 6,
+	INGOT_X86_EW_ABS = 0, INGOT_X86_EW_ERF = 3, INGOT_X86_EW_EXP = 4, INGOT_X86_EW_HARD_SIGMOID = 6,
 	INGOT_X86_EW_HARD_SWISH = 7, INGOT_X86_EW_LEAKY_RELU = 8, INGOT_X86_EW_NEG = 10,
 	INGOT_X86_EW_RELU = 13, INGOT_X86_EW_SIGMOID = 15, INGOT_X86_EW_TANH = 19
 };
@@ -20,11 +20,24 @@ enum {
 	F(F32, alpha) F(F32, beta) F(F32, gamma)
 INGOT_PARAMS(ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
 
-/* Tasks split the elements. exp, sigmoid and tanh are vector approximations
- * (maximum errors measured by tests/unit/x86/x86_math_test.py, stated in
- * eltwise.c); the other ops compute exactly what the reference kernel does. */
+/* Tasks split the elements. erf, exp, sigmoid and tanh are vector approximations
+ * (maximum errors stated in simd/vmath.h, measured by tests/unit/x86/x86_math_test.py);
+ * the other ops compute exactly what the reference kernel does. */
 INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks);
+
+/* = the ops of arith.h's ingot_math_unary this kernel runs */
+enum { INGOT_X86_MU_GELU = 17, INGOT_X86_MU_GELU_TANH = 18 };
+
+/* = INGOT_MATH_UNARY_FIELDS: y = op(x) over n contiguous f32 */
+#define INGOT_X86_MATH_UNARY_FIELDS(F) F(I64, op) F(I64, dtype) F(I64, n) \
+	F(F32, alpha) F(F32, beta) F(I64, flags)
+INGOT_PARAMS(ingot_x86_math_unary_params, INGOT_X86_MATH_UNARY_FIELDS)
+
+/* Gelu, both forms, as the vector approximations of simd/vmath.h; tasks split the
+ * elements. */
+INGOT_KERNEL int ingot_x86_math_unary(const void *params, const void *const *in, void *const *out,
+                                      void *scratch, int task, int n_tasks);
 
 /* = INGOT_SOFTMAX_FIELDS: Softmax (log 0) or LogSoftmax (log 1) over n values
  * inner apart, for outer x inner rows */

@@ -2,18 +2,24 @@
 """The x86 targets' vector math (suite unit): the maximum errors eltwise.c states.
 
 usage: x86_math_test.py INGOT WORKDIR
-One model applies Exp, Sigmoid, Tanh, HardSigmoid, HardSwish, Relu, LeakyRelu, Abs and
-Neg to a dense sweep of floats (every 2^-12 step over [-100, 100], plus NaN, +-inf,
+One model applies Exp, Sigmoid, Tanh, Erf, Gelu (both forms), HardSigmoid, HardSwish,
+Relu, LeakyRelu, Abs and Neg to a dense sweep of floats (every 2^-12 step over [-100, 100], plus NaN, +-inf,
 +-0, denormals and the ends of exp's range), compiled at -O0 for x86-avx2 and, where
 the CPU has it, x86-avx512. The generated code must call the x86 unary kernel, and
 against float64 numpy:
-  exp <= 2 ulp, sigmoid <= 3 ulp, tanh <= 2 ulp (measured here: 1.23, 2.39, 1.49);
+  exp <= 2 ulp, sigmoid <= 3 ulp, tanh <= 2 ulp (measured here: 1.23, 2.39, 1.49),
+  erf <= 2 ulp, Gelu <= 6 ulp, Gelu's tanh form <= 4 + 3 |2u| ulp against its formula in
+  double (2u its exponent: the formula's own condition number; results below 2^-120
+  within 2^-120)
+  (measured: ERF_ULP, GELU_ULP, GELUT_ULP; the generated code must call the x86 kernels
+  for these too);
   results below FLT_MIN (2^-126) may flush to 0;
   HardSigmoid, HardSwish, Relu, LeakyRelu, Abs, Neg bit-identical to the rounded
   float32 formula the reference kernel evaluates;
   NaN stays NaN, exp(+inf) = inf, exp(-inf) = 0, sigmoid/tanh of +-inf are +-1 / 0, 1.
 Prints the measured maxima.
 """
+import math
 import os
 import re
 import shutil
@@ -27,7 +33,8 @@ from onnx import TensorProto, helper
 ingot, work = sys.argv[1], sys.argv[2]
 failures = []
 
-OPS = [("Exp", {}), ("Sigmoid", {}), ("Tanh", {}), ("HardSigmoid", {"alpha": 0.2, "beta": 0.5}),
+OPS = [("Exp", {}), ("Sigmoid", {}), ("Tanh", {}), ("Erf", {}), ("Gelu", {}),
+       ("Gelu", {"approximate": "tanh"}), ("HardSigmoid", {"alpha": 0.2, "beta": 0.5}),
        ("HardSwish", {}), ("Relu", {}), ("LeakyRelu", {"alpha": 0.1}), ("Abs", {}), ("Neg", {})]
 
 
@@ -60,7 +67,7 @@ def main():
     g = helper.make_graph(nodes, "math", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [x.size])],
                           outs)
     model = os.path.join(work, "math.onnx")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), model)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]), model)
     np.save(os.path.join(work, "x.npy"), x)
     cpu = open("/proc/cpuinfo").read().split()
     targets = ["x86-avx2"] + (["x86-avx512"] if "avx512f" in cpu else [])
@@ -70,6 +77,12 @@ def main():
             "Exp": np.exp(xd),
             "Sigmoid": 1 / (1 + np.exp(-xd)),
             "Tanh": np.tanh(xd),
+            "Erf": np.vectorize(math.erf)(xd),
+            # 0.5 x (1 + erf(x / sqrt 2)), as 0.5 x erfc(-x / sqrt 2): no cancellation
+            "Gelu": 0.5 * xd * np.vectorize(math.erfc)(-xd / math.sqrt(2)),
+            # with the constants as the float32 the kernels use (the reference kernel's (T)0.044715)
+            "Gelu/tanh": xd / (1 + np.exp(-float(np.float32(2 * math.sqrt(2 / math.pi))) *
+                                          (xd + float(np.float32(0.044715)) * xd ** 3))),
         }
         x32 = x
         hs = np.maximum(np.float32(0), np.minimum(np.float32(1), np.float32(0.2) * x32 + np.float32(0.5)))
@@ -92,15 +105,18 @@ def main():
             fail("%s: compile failed: %s" % (target, r.stderr))
             continue
         # called directly or handed to the thread pool's ingot_par_call
-        if len(re.findall(r"\bingot_x86_unary\b(?!_)", open(os.path.join(out, "m.c")).read())) != len(OPS):
-            fail("%s: not every op calls the x86 unary kernel" % target)
+        src = open(os.path.join(out, "m.c")).read()
+        if (len(re.findall(r"\bingot_x86_unary\b(?!_)", src)) != len(OPS) - 2 or
+                len(re.findall(r"\bingot_x86_math_unary\b(?!_)", src)) != 2):
+            fail("%s: not every op calls the x86 unary kernels" % target)
         r = subprocess.run([os.path.join(out, "m"), "--input", os.path.join(work, "x.npy"),
                             "--output-dir", out], capture_output=True, text=True)
         if r.returncode:
             fail("%s: run failed: %s" % (target, r.stderr))
             continue
         finite = np.isfinite(x)
-        for i, (op, _) in enumerate(OPS):
+        for i, (op, attrs) in enumerate(OPS):
+            op += "/tanh" if attrs.get("approximate") == "tanh" else ""
             got = np.load(os.path.join(out, "output_%d.npy" % i))
             if op in exact:
                 same = (got == exact[op]) | (np.isnan(got) & np.isnan(exact[op]))
@@ -116,19 +132,33 @@ def main():
             # results below FLT_MIN (exp of x < ln(FLT_MIN)) flush to 0: an absolute bound
             tiny = np.abs(w[finite]) < np.finfo(np.float32).tiny
             err = np.where(tiny & (np.abs(got[finite] - w[finite]) < 1.2e-38), 0, err)
+            # Gelu's tanh form is x e^2u / (1 + e^2u) below 0, where e^2u underflows
+            # before the product does: results below 2^-120 within 2^-120
+            if op == "Gelu/tanh":
+                tiny = np.abs(w[finite]) < 2.0 ** -120
+                err = np.where(tiny & (np.abs(got[finite] - w[finite]) < 2.0 ** -120), 0, err)
             # beyond FLT_MAX the float result is inf
             big = np.abs(w[finite]) > np.finfo(np.float32).max
             err = np.where(big, np.where(np.isinf(got[finite]) & (got[finite] * w[finite] > 0), 0, np.inf),
                            err)
             err = np.where(np.isnan(err), np.inf, err)
-            bound = {"Exp": 2, "Sigmoid": 3, "Tanh": 2}[op]
+            bound = {"Exp": 2, "Sigmoid": 3, "Tanh": 2, "Erf": 2, "Gelu": 6, "Gelu/tanh": 4}[op]
+            if op == "Gelu/tanh":
+                # e^2u amplifies the rounding of 2u = 2 sqrt(2/pi) (x + 0.044715 x^3) by |2u|
+                # (x = -9: 2u = -65), as in any float evaluation of the formula: the
+                # bound is 4 + 3 |2u| ulp (measured 2.4 |2u| at x = -8.94)
+                u2 = np.abs(2 * math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3))[finite]
+                err = err * 4 / (4 + 3 * u2)
             mx = float(np.max(err))
             print("%s %s: max error %.2f ulp over %d finite inputs" % (target, op, mx, int(finite.sum())))
             if mx > bound:
                 k = int(np.argmax(err))
                 fail("%s %s: %.2f ulp > %d at x=%r" % (target, op, mx, bound, x[finite][k]))
-            ends = {"Exp": (np.inf, 0.0), "Sigmoid": (1.0, 0.0), "Tanh": (1.0, -1.0)}[op]
-            if got[x.size - 19 + 1] != ends[0] or got[x.size - 19 + 2] != ends[1]:
+            # at +inf and -inf (Gelu of -inf is -inf * 0, NaN, as the reference computes it)
+            ends = {"Exp": (np.inf, 0.0), "Sigmoid": (1.0, 0.0), "Tanh": (1.0, -1.0), "Erf": (1.0, -1.0),
+                    "Gelu": (np.inf, np.nan), "Gelu/tanh": (np.inf, np.nan)}[op]
+            if not (np.array_equal(got[x.size - 19 + 1], ends[0], equal_nan=True) and
+                    np.array_equal(got[x.size - 19 + 2], ends[1], equal_nan=True)):
                 fail("%s %s: at +-inf gives %r, %r" % (target, op, got[x.size - 18], got[x.size - 17]))
     print("%d failure(s)" % len(failures))
     sys.exit(1 if failures else 0)
