@@ -40,6 +40,7 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family)
 static const struct {
 	const char *family, *header;
 } extra_headers[] = {
+	{ "neon/eltwise", "kernels/simd/vmath.h" },
 	{ "x86/eltwise", "kernels/simd/vmath.h" },
 };
 

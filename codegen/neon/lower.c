@@ -80,6 +80,7 @@ _Static_assert(EQ(INGOT_NEON_ACT_RELU, INGOT_CONV_ACT_RELU) &&
                EQ(INGOT_CONV_ACT_CLIP, INGOT_LINALG_ACT_CLIP),
                "NEON activation codes differ from the reference");
 _Static_assert(EQ(INGOT_NEON_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_NEON_EW_EXP, INGOT_EW_EXP) &&
+               EQ(INGOT_NEON_EW_ERF, INGOT_EW_ERF) &&
                EQ(INGOT_NEON_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
                EQ(INGOT_NEON_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
                EQ(INGOT_NEON_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) &&
@@ -174,6 +175,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 		break;
 	}
 	case OP_ABS:
+	case OP_ERF:
 	case OP_EXP:
 	case OP_HARD_SIGMOID:
 	case OP_HARD_SWISH:

@@ -275,7 +275,7 @@ static void test_pool(int cs)
 
 static void test_eltwise(int cs)
 {
-	static const int64_t uops[] = { INGOT_EW_ABS, INGOT_EW_EXP, INGOT_EW_HARD_SIGMOID,
+	static const int64_t uops[] = { INGOT_EW_ABS, INGOT_EW_ERF, INGOT_EW_EXP, INGOT_EW_HARD_SIGMOID,
 		INGOT_EW_HARD_SWISH, INGOT_EW_LEAKY_RELU, INGOT_EW_NEG, INGOT_EW_RELU,
 		INGOT_EW_SIGMOID, INGOT_EW_TANH };
 	static const int64_t bops[] = { INGOT_EW_ADD, INGOT_EW_SUB, INGOT_EW_MUL, INGOT_EW_DIV };
@@ -288,7 +288,7 @@ static void test_eltwise(int cs)
 	ingot_binary_params b;
 	ingot_softmax_params s;
 	memset(&u, 0, sizeof u);
-	u.op = uops[rnd() % 9u];
+	u.op = uops[rnd() % (unsigned)(sizeof uops / sizeof uops[0])];
 	u.dtype = INGOT_DT_F32;
 	u.n = n;
 	u.alpha = 0.2f;

@@ -1,9 +1,12 @@
 /* neon/eltwise.c — NEON f32 binary ops with broadcasting (the contiguous, scalar-
  * broadcast and row-broadcast inner runs vectorized), unary activations, and
- * Softmax/LogSoftmax. exp, sigmoid and tanh use a Cephes-style vector exp (about
- * 2 ulp); everything else (LogSoftmax included) computes exactly what the
- * reference kernels compute. */
+ * Softmax/LogSoftmax. exp, sigmoid, tanh and erf are the vector math of
+ * simd/vmath.h over the generated NEON vocabulary (ukernel.h; errors stated there);
+ * everything else (LogSoftmax included) computes exactly what the reference
+ * kernels compute. */
 #include "eltwise.h"
+#include "ukernel.h"
+#include "../simd/vmath.h"
 
 #include <arm_neon.h>
 #include <math.h>
@@ -25,82 +28,10 @@ static void ne_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 	*hi = n * (task + 1) / n_tasks;
 }
 
-/* a / b: armv7 has no vector divide, so a reciprocal refined twice (about 1 ulp) */
+/* a / b (armv7 has no vector divide: the vocabulary refines a reciprocal, about 1 ulp) */
 static inline float32x4_t ne_div(float32x4_t a, float32x4_t b)
 {
-#if defined(__aarch64__)
-	return vdivq_f32(a, b);
-#else
-	float32x4_t r = vrecpeq_f32(b);
-	r = vmulq_f32(vrecpsq_f32(b, r), r);
-	r = vmulq_f32(vrecpsq_f32(b, r), r);
-	return vmulq_f32(a, r);
-#endif
-}
-
-static inline float32x4_t ne_floor(float32x4_t x)
-{
-#if defined(__aarch64__)
-	return vrndmq_f32(x);
-#else
-	/* |x| < 2^31 here: truncate, then step down where that rounded up */
-	float32x4_t t = vcvtq_f32_s32(vcvtq_s32_f32(x));
-	return vsubq_f32(t, vreinterpretq_f32_u32(vandq_u32(vcgtq_f32(t, x),
-	                                                    vreinterpretq_u32_f32(vdupq_n_f32(1.0f)))));
-#endif
-}
-
-/* e^x: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-5 polynomial, 2^n in two
- * halves so that n = 128 does not overflow the exponent field. Past the ends:
- * +inf above ln(FLT_MAX), 0 below ln(FLT_MIN), NaN stays NaN. */
-static inline float32x4_t ne_exp(float32x4_t x)
-{
-	const float32x4_t hi = vdupq_n_f32(88.72283935546875f), lo = vdupq_n_f32(-87.33654022216797f);
-	float32x4_t xc = vminq_f32(vmaxq_f32(x, lo), hi), n, r, p, y;
-	int32x4_t e, e1;
-	n = ne_floor(NE_FMA(vdupq_n_f32(0.5f), xc, vdupq_n_f32(1.44269504088896341f)));
-	r = NE_FMA(xc, n, vdupq_n_f32(-0.693359375f));
-	r = NE_FMA(r, n, vdupq_n_f32(2.12194440e-4f));
-	p = vdupq_n_f32(1.9875691500E-4f);
-	p = NE_FMA(vdupq_n_f32(1.3981999507E-3f), p, r);
-	p = NE_FMA(vdupq_n_f32(8.3334519073E-3f), p, r);
-	p = NE_FMA(vdupq_n_f32(4.1665795894E-2f), p, r);
-	p = NE_FMA(vdupq_n_f32(1.6666665459E-1f), p, r);
-	p = NE_FMA(vdupq_n_f32(5.0000001201E-1f), p, r);
-	y = NE_FMA(vaddq_f32(r, vdupq_n_f32(1.0f)), p, vmulq_f32(r, r));
-	e = vcvtq_s32_f32(n);
-	e1 = vshrq_n_s32(e, 1);
-	y = vmulq_f32(y, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(e1, vdupq_n_s32(127)), 23)));
-	y = vmulq_f32(y, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vsubq_s32(e, e1),
-	                                                             vdupq_n_s32(127)), 23)));
-	y = vbslq_f32(vcgtq_f32(x, hi), vdupq_n_f32(INFINITY), y);
-	y = vbslq_f32(vcltq_f32(x, lo), vdupq_n_f32(0.0f), y);
-	return vbslq_f32(vceqq_f32(x, x), y, x);
-}
-
-/* 1 / (1 + e^-x), as the reference: e^x / (1 + e^x) below 0 */
-static inline float32x4_t ne_sigmoid(float32x4_t x)
-{
-	float32x4_t e = ne_exp(vnegq_f32(vabsq_f32(x)));
-	float32x4_t r = ne_div(vdupq_n_f32(1.0f), vaddq_f32(vdupq_n_f32(1.0f), e));
-	return vbslq_f32(vcgeq_f32(x, vdupq_n_f32(0.0f)), r, vmulq_f32(e, r));
-}
-
-/* tanh: an odd polynomial below 0.625 (where 1 - e^-2|x| would cancel), else
- * (1 - e^-2|x|) / (1 + e^-2|x|) with x's sign */
-static inline float32x4_t ne_tanh(float32x4_t x)
-{
-	float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x), p, e, t;
-	p = vdupq_n_f32(-5.70498872745E-3f);
-	p = NE_FMA(vdupq_n_f32(2.06390887954E-2f), p, z);
-	p = NE_FMA(vdupq_n_f32(-5.37397155531E-2f), p, z);
-	p = NE_FMA(vdupq_n_f32(1.33314422036E-1f), p, z);
-	p = NE_FMA(vdupq_n_f32(-3.33332819422E-1f), p, z);
-	p = NE_FMA(x, vmulq_f32(p, z), x);
-	e = ne_exp(vmulq_f32(a, vdupq_n_f32(-2.0f)));
-	t = ne_div(vsubq_f32(vdupq_n_f32(1.0f), e), vaddq_f32(vdupq_n_f32(1.0f), e));
-	t = vbslq_f32(vdupq_n_u32(0x80000000u), x, t);          /* x's sign */
-	return vbslq_f32(vcltq_f32(a, vdupq_n_f32(0.625f)), p, t);
+	return uk_div(a, b);
 }
 
 /* ---- unary ---- */
@@ -117,6 +48,7 @@ static float ne_unary1(const ingot_neon_unary_params *p, float x)
 	case INGOT_NEON_EW_NEG: return -x;
 	case INGOT_NEON_EW_RELU: return x < 0 ? 0.0f : x;
 	case INGOT_NEON_EW_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+	case INGOT_NEON_EW_ERF: return erff(x);
 	default: return tanhf(x);
 	}
 }
@@ -145,6 +77,7 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 	case INGOT_NEON_EW_ABS: case INGOT_NEON_EW_EXP: case INGOT_NEON_EW_HARD_SIGMOID:
 	case INGOT_NEON_EW_HARD_SWISH: case INGOT_NEON_EW_LEAKY_RELU: case INGOT_NEON_EW_NEG:
 	case INGOT_NEON_EW_RELU: case INGOT_NEON_EW_SIGMOID: case INGOT_NEON_EW_TANH:
+	case INGOT_NEON_EW_ERF:
 		break;
 	default:
 		return INGOT_EINVAL;
@@ -154,14 +87,15 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 		float32x4_t v = vld1q_f32(x + i);
 		switch (p->op) {
 		case INGOT_NEON_EW_ABS: v = vabsq_f32(v); break;
-		case INGOT_NEON_EW_EXP: v = ne_exp(v); break;
+		case INGOT_NEON_EW_EXP: v = vm_exp(v); break;
 		case INGOT_NEON_EW_HARD_SIGMOID: v = ne_unit(NE_FMA(be, al, v)); break;
 		case INGOT_NEON_EW_HARD_SWISH: v = vmulq_f32(v, ne_unit(NE_FMA(be, al, v))); break;
 		case INGOT_NEON_EW_LEAKY_RELU: v = vbslq_f32(vcltq_f32(v, zero), vmulq_f32(al, v), v); break;
 		case INGOT_NEON_EW_NEG: v = vnegq_f32(v); break;
 		case INGOT_NEON_EW_RELU: v = vbslq_f32(vcltq_f32(v, zero), zero, v); break;
-		case INGOT_NEON_EW_SIGMOID: v = ne_sigmoid(v); break;
-		default: v = ne_tanh(v); break;
+		case INGOT_NEON_EW_SIGMOID: v = vm_sigmoid(v); break;
+		case INGOT_NEON_EW_ERF: v = vm_erf(v); break;
+		default: v = vm_tanh(v); break;
 		}
 		vst1q_f32(y + i, v);
 	}
@@ -297,7 +231,7 @@ static void ne_softmax_row(const float *x, float *y, int64_t n)
 			mx = x[j];
 	vmx = vdupq_n_f32(mx);
 	for (j = 0; j + 4 <= n; j += 4) {
-		float32x4_t e = ne_exp(vsubq_f32(vld1q_f32(x + j), vmx));
+		float32x4_t e = vm_exp(vsubq_f32(vld1q_f32(x + j), vmx));
 		vs = vaddq_f32(vs, e);
 		vst1q_f32(y + j, e);
 	}
@@ -324,7 +258,7 @@ static void ne_softmax_4rows(const float *x, float *y, int64_t n, int64_t s)
 		vm = vbslq_f32(vorrq_u32(vcgtq_f32(v, vm), vmvnq_u32(vceqq_f32(v, v))), v, vm);
 	}
 	for (j = 0; j < n; j++) {
-		float32x4_t e = ne_exp(vsubq_f32(vld1q_f32(x + j * s), vm));
+		float32x4_t e = vm_exp(vsubq_f32(vld1q_f32(x + j * s), vm));
 		vs = vaddq_f32(vs, e);
 		vst1q_f32(y + j * s, e);
 	}
