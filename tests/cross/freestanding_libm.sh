@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The `--emit c` output needs no C library beyond the libm functions (and memcpy /
-# memset) that docs/arm.md lists between its `libm:begin` and `libm:end` markers.
+# The `--emit c` output needs no C library beyond the libm functions (and memcmp /
+# memcpy / memset) that docs/arm.md lists between its `libm:begin` and `libm:end` markers.
 # Compiles every reference kernel family (all a model directory can hold) and a whole
 # emitted model for a Cortex-M4 with -ffreestanding at -O0, -Os and -O2, and checks
 # the objects' undefined symbols, compiler-runtime helpers (__aeabi_*, __*) aside:
