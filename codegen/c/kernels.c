@@ -76,6 +76,9 @@ int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 		snprintf(path, sizeof path, "kernels/%s.h", s->families[i]);
 		if (cg_copy_stub(out_dir, path, d))
 			return -1;
+		/* the per-element math of the reference kernels and of fused chains */
+		if (strcmp(s->families[i], "elementwise") == 0 && cg_copy_stub(out_dir, "kernels/ewmath.h", d))
+			return -1;
 	}
 	return 0;
 }
@@ -91,7 +94,7 @@ static void emit_i64(Emitter *e, int64_t v)
 }
 
 /* A float literal that reads back to the same bits. */
-static void emit_real(Emitter *e, double v, bool single)
+void cg_c_emit_real(Emitter *e, double v, bool single)
 {
 	char buf[64];
 	if (isnan(v)) {
@@ -140,13 +143,13 @@ void cg_c_emit_params(Emitter *e, const ParamDesc *d, const void *params)
 		case PK_F32: {
 			float v;
 			memcpy(&v, p, sizeof v);
-			emit_real(e, (double)v, true);
+			cg_c_emit_real(e, (double)v, true);
 			break;
 		}
 		case PK_F64: {
 			double v;
 			memcpy(&v, p, sizeof v);
-			emit_real(e, v, false);
+			cg_c_emit_real(e, v, false);
 			break;
 		}
 		case PK_DIMS:

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ewmath.h"
+
 #define EW_CHUNK 64
 
 enum { EW_CL_F32, EW_CL_F64, EW_CL_I64, EW_CL_U64 };
@@ -275,32 +277,28 @@ static INGOT_UNUSED int ew_bad_rank(int64_t rank)
 
 /* ---- unary ---- */
 
-/* Float-class unary ops, written once for float (S = f) and double (S empty). */
-#define EW_UNARY_FLOAT(T, S) \
+/* Float-class unary ops (ewmath.h), for float (P = ingot_ewf_) and double (ingot_ewd_). */
+#define EW_UNARY_FLOAT(P) \
 	switch (p->op) { \
-	case INGOT_EW_ABS: EW_U(fabs##S(x)) \
-	case INGOT_EW_CEIL: EW_U(ceil##S(x)) \
-	case INGOT_EW_ELU: EW_U(x < 0 ? al * expm1##S(x) : x) \
-	case INGOT_EW_ERF: EW_U(erf##S(x)) \
-	case INGOT_EW_EXP: EW_U(exp##S(x)) \
-	case INGOT_EW_FLOOR: EW_U(floor##S(x)) \
-	case INGOT_EW_HARD_SIGMOID: \
-		EW_U(fmax##S((T)0, fmin##S((T)1, al * x + be))) \
-	case INGOT_EW_HARD_SWISH: \
-		EW_U(x * fmax##S((T)0, fmin##S((T)1, al * x + be))) \
-	case INGOT_EW_LEAKY_RELU: EW_U(x < 0 ? al * x : x) \
-	case INGOT_EW_LOG: EW_U(log##S(x)) \
-	case INGOT_EW_NEG: EW_U(-x) \
-	case INGOT_EW_RECIPROCAL: EW_U((T)1 / x) \
-	case INGOT_EW_RELU: EW_U(x < 0 ? (T)0 : x) \
-	case INGOT_EW_SELU: EW_U(x <= 0 ? ga * al * expm1##S(x) : ga * x) \
-	case INGOT_EW_SIGMOID: \
-		EW_U(x >= 0 ? (T)1 / ((T)1 + exp##S(-x)) : exp##S(x) / ((T)1 + exp##S(x))) \
-	case INGOT_EW_SOFTPLUS: \
-		EW_U(x > 0 ? x + log1p##S(exp##S(-x)) : log1p##S(exp##S(x))) \
-	case INGOT_EW_SOFTSIGN: EW_U(x / ((T)1 + fabs##S(x))) \
-	case INGOT_EW_SQRT: EW_U(sqrt##S(x)) \
-	case INGOT_EW_TANH: EW_U(tanh##S(x)) \
+	case INGOT_EW_ABS: EW_U(P##abs(x)) \
+	case INGOT_EW_CEIL: EW_U(P##ceil(x)) \
+	case INGOT_EW_ELU: EW_U(P##elu(x, al)) \
+	case INGOT_EW_ERF: EW_U(P##erf(x)) \
+	case INGOT_EW_EXP: EW_U(P##exp(x)) \
+	case INGOT_EW_FLOOR: EW_U(P##floor(x)) \
+	case INGOT_EW_HARD_SIGMOID: EW_U(P##hard_sigmoid(x, al, be)) \
+	case INGOT_EW_HARD_SWISH: EW_U(P##hard_swish(x, al, be)) \
+	case INGOT_EW_LEAKY_RELU: EW_U(P##leaky_relu(x, al)) \
+	case INGOT_EW_LOG: EW_U(P##log(x)) \
+	case INGOT_EW_NEG: EW_U(P##neg(x)) \
+	case INGOT_EW_RECIPROCAL: EW_U(P##reciprocal(x)) \
+	case INGOT_EW_RELU: EW_U(P##relu(x)) \
+	case INGOT_EW_SELU: EW_U(P##selu(x, al, ga)) \
+	case INGOT_EW_SIGMOID: EW_U(P##sigmoid(x)) \
+	case INGOT_EW_SOFTPLUS: EW_U(P##softplus(x)) \
+	case INGOT_EW_SOFTSIGN: EW_U(P##softsign(x)) \
+	case INGOT_EW_SQRT: EW_U(P##sqrt(x)) \
+	case INGOT_EW_TANH: EW_U(P##tanh(x)) \
 	default: return INGOT_EINVAL; \
 	}
 
@@ -317,8 +315,8 @@ static INGOT_UNUSED int NAME(const ingot_unary_params *p, const TT *restrict s, 
 	BODY \
 	return INGOT_OK; \
 }
-EW_UNARY_FN(ew_unary_f32, float, EW_UNARY_FLOAT(T, f))
-EW_UNARY_FN(ew_unary_f64, double, EW_UNARY_FLOAT(T, ))
+EW_UNARY_FN(ew_unary_f32, float, EW_UNARY_FLOAT(ingot_ewf_))
+EW_UNARY_FN(ew_unary_f64, double, EW_UNARY_FLOAT(ingot_ewd_))
 EW_UNARY_FN(ew_unary_i64, int64_t,
 	switch (p->op) {   /* negation in uint64: wraps instead of overflowing */
 	case INGOT_EW_ABS: EW_U(x < 0 ? (T)(0u - (uint64_t)x) : x)
@@ -422,16 +420,16 @@ static INGOT_UNUSED uint64_t ew_udiv(uint64_t x, uint64_t y)
 	case INGOT_EW_LESS: EW_B(ru, x < y) \
 	case INGOT_EW_LESS_OR_EQUAL: EW_B(ru, x <= y)
 
-/* Float ops; NaN propagates through Max/Min like numpy. */
-#define EW_BINARY_FLOAT(S) \
+/* Float ops (ewmath.h); NaN propagates through Max/Min like numpy. */
+#define EW_BINARY_FLOAT(P) \
 	switch (op) { \
-	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(rt, x + y) \
-	case INGOT_EW_SUB: EW_B(rt, x - y) \
-	case INGOT_EW_MUL: EW_B(rt, x * y) \
-	case INGOT_EW_DIV: EW_B(rt, x / y) \
-	case INGOT_EW_POW: EW_B(rt, y == 2 ? x * x : pow##S(x, y)) /* x^2: one rounding, exact */ \
-	case INGOT_EW_MAX: EW_B(rt, x != x ? x : y != y ? y : x > y ? x : y) \
-	case INGOT_EW_MIN: EW_B(rt, x != x ? x : y != y ? y : x < y ? x : y) \
+	case INGOT_EW_ADD: case INGOT_EW_MEAN: EW_B(rt, P##add(x, y)) \
+	case INGOT_EW_SUB: EW_B(rt, P##sub(x, y)) \
+	case INGOT_EW_MUL: EW_B(rt, P##mul(x, y)) \
+	case INGOT_EW_DIV: EW_B(rt, P##div(x, y)) \
+	case INGOT_EW_POW: EW_B(rt, P##pow(x, y)) \
+	case INGOT_EW_MAX: EW_B(rt, P##max(x, y)) \
+	case INGOT_EW_MIN: EW_B(rt, P##min(x, y)) \
 	EW_COMPARE \
 	default: return INGOT_EINVAL; \
 	}
@@ -466,8 +464,8 @@ static INGOT_UNUSED int NAME(int64_t op, const TT *restrict xa, const TT *restri
 	BODY \
 	return INGOT_OK; \
 }
-EW_BINARY_FN(ew_binary_f32, float, EW_BINARY_FLOAT(f))
-EW_BINARY_FN(ew_binary_f64, double, EW_BINARY_FLOAT())
+EW_BINARY_FN(ew_binary_f32, float, EW_BINARY_FLOAT(ingot_ewf_))
+EW_BINARY_FN(ew_binary_f64, double, EW_BINARY_FLOAT(ingot_ewd_))
 EW_BINARY_FN(ew_binary_i64, int64_t, EW_BINARY_INT(ew_ipow, ew_idiv))
 EW_BINARY_FN(ew_binary_u64, uint64_t, EW_BINARY_INT(ew_upow, ew_udiv))
 #undef EW_B
@@ -706,15 +704,14 @@ INGOT_KERNEL int ingot_clip(const void *params, const void *const *in, void *con
 		int len = hi - i < cap ? (int)(hi - i) : cap;
 		const void *src = ew_src(p->dtype, in[0], i, 1, len, &a);
 		void *dst = ew_dst_io(p->dtype, out[0], i, &r, inplace);
-#define EW_CLAMP(T, F) { const T *restrict s = (const T *)src; T *restrict o = (T *)dst; \
+#define EW_CLAMP(T, F, P) { const T *restrict s = (const T *)src; T *restrict o = (T *)dst; \
 	T l = bl.F[0], h = bh.F[0]; \
-	EW_LOOP({ T v = s[k]; v = has_lo && v < l ? l : v; o[k] = has_hi && v > h ? h : v; }) } \
-	break;
-		switch (cl) {   /* NaN compares false and stays NaN, as numpy.clip */
-		case EW_CL_F32: EW_CLAMP(float, f)
-		case EW_CL_F64: EW_CLAMP(double, d)
-		case EW_CL_I64: EW_CLAMP(int64_t, i)
-		default: EW_CLAMP(uint64_t, u)
+	EW_LOOP({ o[k] = P##clip(s[k], has_lo, l, has_hi, h); }) } break;
+		switch (cl) {   /* ewmath.h */
+		case EW_CL_F32: EW_CLAMP(float, f, ingot_ewf_)
+		case EW_CL_F64: EW_CLAMP(double, d, ingot_ewd_)
+		case EW_CL_I64: EW_CLAMP(int64_t, i, ingot_ewi_)
+		default: EW_CLAMP(uint64_t, u, ingot_ewu_)
 		}
 #undef EW_CLAMP
 		ew_put_io(p->dtype, out[0], i, len, dst, inplace);
