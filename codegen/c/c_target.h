@@ -16,6 +16,8 @@ void cg_c_kernel_set_add(KernelSet *s, const char *family);
 int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d);
 /* Prints a kernel parameter struct as a C99 designated initializer. */
 void cg_c_emit_params(Emitter *e, const ParamDesc *d, const void *params);
+/* A float (single) or double literal that reads back to the same bits. */
+void cg_c_emit_real(Emitter *e, double v, bool single);
 /* A C string literal of s, escaped. */
 void cg_c_emit_string(Emitter *e, const char *s);
 

@@ -62,7 +62,7 @@ void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap)
 		die("value '%s' has no storage", val->name);
 }
 
-static void value_desc(const Graph *g, ValueId v, char *buf, size_t cap)
+void cg_c_value_desc(const Graph *g, ValueId v, char *buf, size_t cap)
 {
 	char ty[256], name[200];
 	cg_comment_text(g->values[v].name, name, sizeof name);
@@ -76,7 +76,7 @@ static void emit_io_comment(Emitter *e, Ctx *c, const char *what, const ValueId 
 	char desc[512];
 	em_line(e, " * %s:", what);
 	for (int i = 0; i < n; i++) {
-		value_desc(c->g, vals[i], desc, sizeof desc);
+		cg_c_value_desc(c->g, vals[i], desc, sizeof desc);
 		em_line(e, " *   %d  %s", i, desc);
 	}
 }
@@ -325,7 +325,7 @@ void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent)
 	for (int i = 0, first = 1; i < n->n_in; i++) {
 		if (n->in[i] == IR_NONE)
 			continue;
-		value_desc(c->g, n->in[i], desc, sizeof desc);
+		cg_c_value_desc(c->g, n->in[i], desc, sizeof desc);
 		em_printf(e, "%s %s", first ? "" : ",", desc);
 		first = 0;
 	}
@@ -333,7 +333,7 @@ void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent)
 	for (int i = 0, first = 1; i < n->n_out; i++) {
 		if (n->out[i] == IR_NONE)
 			continue;
-		value_desc(c->g, n->out[i], desc, sizeof desc);
+		cg_c_value_desc(c->g, n->out[i], desc, sizeof desc);
 		em_printf(e, "%s %s", first ? "" : ",", desc);
 		first = 0;
 	}
@@ -353,6 +353,8 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 		            c->t->name);
 		return -1;
 	}
+	if (n->op == OP_FUSED_ELEMENTWISE && cg_c_emit_fused(c, id, &kc))
+		return -1;
 	cg_c_kernel_set_add(c->ks, kc.family);
 	cg_c_node_comment(body, c, id, "\t");
 	em_line(body, "\t{");
@@ -497,6 +499,11 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	for (int i = 0; i < ks->n; i++)
 		em_line(&e, "#include \"kernels/%s.c\"", ks->families[i]);
 	em_line(&e, "#endif");
+	if (c->n_fused) {   /* what the fused elementwise functions call */
+		em_line(&e, "#include \"kernels/ewmath.h\"");
+		if (cg_c_fused_lanes(c->t) > 1)
+			em_line(&e, "#include \"kernels/x86/vmath.h\"");
+	}
 	em_blank(&e);
 	cg_c_emit_par_pool(&e, o->name);
 	em_blank(&e);

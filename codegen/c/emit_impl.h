@@ -23,6 +23,7 @@ typedef struct Ctx {
 	int n_calls;
 	Emitter funcs;               /* body functions of control-flow nodes */
 	int n_funcs;
+	int n_fused;                 /* FusedElementwise functions emitted (their names) */
 	int64_t par_stride;          /* per-task scratch of the split calls, 64-byte multiple */
 	int n_par;                   /* calls NAME_run_par splits over threads */
 	int n_prof;                  /* nodes timed by --profile (main region) */
@@ -45,8 +46,16 @@ void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap);
 /* A dynamic output's slot among the run-time dims in the workspace. */
 int cg_c_dynamic_slot(const Graph *g, ValueId v);
 void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent);
+/* "name f32[2,3]" of a value, safe in a comment. */
+void cg_c_value_desc(const Graph *g, ValueId v, char *buf, size_t cap);
 /* The nodes of a region, in order, as calls. */
 int cg_c_emit_nodes(Ctx *c, const Scope *s, Emitter *body);
+
+/* emit_fused.c: a FusedElementwise node as its own static function of NAME.c (into
+ * c->funcs), replacing kc's reference kernel ingot_fused_elementwise. */
+int cg_c_emit_fused(Ctx *c, NodeId id, KernelCall *kc);
+/* Lanes of the fused functions' vector loop on target t; 1: scalar only. */
+int cg_c_fused_lanes(const Target *t);
 
 /* emit_control.c: a control-flow node (If, Loop, Scan): its bodies as static
  * functions NAME_body_<k>, and the branch or loop calling them. */
