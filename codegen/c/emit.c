@@ -501,8 +501,10 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_line(&e, "#endif");
 	if (c->n_fused) {   /* what the fused elementwise functions call */
 		em_line(&e, "#include \"kernels/ewmath.h\"");
-		if (cg_c_fused_lanes(c->t) > 1)
-			em_line(&e, "#include \"kernels/x86/vmath.h\"");
+		if (cg_c_fused_lanes(c->t) > 1) {
+			em_line(&e, "#include \"kernels/%s/ukernel.h\"", c->t->simd);
+			em_line(&e, "#include \"kernels/simd/vmath.h\"");
+		}
 	}
 	em_blank(&e);
 	cg_c_emit_par_pool(&e, o->name);

@@ -297,9 +297,10 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 		else
 			em_line(e, "const uk_vec v%d = uk_sel_lt(uk_zero(), u%d, uk_zero(), u%d);", k, k, k);
 		return;
-	case INGOT_EW_EXP: expr = "xe_exp(%1$s)"; break;
-	case INGOT_EW_SIGMOID: expr = "xe_sigmoid(%1$s)"; break;
-	case INGOT_EW_TANH: expr = "xe_tanh(%1$s)"; break;
+	case INGOT_EW_EXP: expr = "vm_exp(%1$s)"; break;
+	case INGOT_EW_SIGMOID: expr = "vm_sigmoid(%1$s)"; break;
+	case INGOT_EW_TANH: expr = "vm_tanh(%1$s)"; break;
+	case INGOT_EW_ERF: expr = "vm_erf(%1$s)"; break;
 	case INGOT_FE_CLIP:   /* v < lo ? lo : v, then hi < v ? hi : v; NaN stays */
 		if (flags & 1) {
 			snprintf(buf, sizeof buf, "uk_sel_lt(%s, %s, %s, %s)", a, lit[0], a, lit[0]);
@@ -473,8 +474,7 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 
 int cg_c_fused_lanes(const Target *t)
 {
-	(void)t;
-	return 1;
+	return t->simd[0] == 'x' ? t->vector_bits / 32 : 1;
 }
 
 int cg_c_emit_fused(Ctx *c, NodeId id, KernelCall *kc)
@@ -514,6 +514,8 @@ int cg_c_emit_fused(Ctx *c, NodeId id, KernelCall *kc)
 	kc->pdesc = NULL;
 	kc->params = NULL;
 	kc->family = "elementwise";   /* kernels/ewmath.h comes with it */
+	if (L.vf > 1)                 /* the vector math: kernels/simd/vmath.h comes with it */
+		cg_c_kernel_set_add(c->ks, "x86/eltwise");
 	kc->split = true;             /* tasks own whole chunks of rows */
 	return 0;
 }
