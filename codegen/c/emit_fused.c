@@ -347,7 +347,7 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
  * neighbouring dims that j steps through as one dim taken together. */
 static void row_offset(Emitter *e, const Nest *L, int j)
 {
-	bool first = true;
+	bool first = true;   /* (j has a nonzero stride in some outer dim) */
 	int64_t below = 1;   /* rows per step of dim d */
 	for (int d = L->rank - 2; d >= 0;) {
 		int64_t span = L->dims[d], stride = L->s[j][d];
@@ -367,8 +367,6 @@ static void row_offset(Emitter *e, const Nest *L, int j)
 		below *= span;
 		d = top - 1;
 	}
-	if (first)   /* the same row for every r */
-		em_printf(e, "0");
 }
 
 static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const Step *st, int n_ops,
@@ -426,7 +424,14 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 		int kind = input_kind(L, j);
 		if (kind == IN_CALL)
 			continue;
+		bool same = true;   /* every row reads the same elements */
+		for (int d = 0; d < L->rank - 1; d++)
+			same = same && L->s[j][d] == 0;
 		indent(e);
+		if (kind == IN_ELEM && same) {
+			em_printf(e, "const float *row%d = in%d;\n", j, j);
+			continue;
+		}
 		em_printf(e, kind == IN_ELEM ? "const float *row%d = in%d + " : "const float x%d = in%d[", j, j);
 		row_offset(e, L, j);
 		em_printf(e, kind == IN_ELEM ? ";\n" : "];\n");

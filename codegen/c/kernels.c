@@ -42,6 +42,7 @@ static const struct {
 } extra_headers[] = {
 	{ "neon/eltwise", "kernels/simd/vmath.h" },
 	{ "x86/eltwise", "kernels/simd/vmath.h" },
+	{ "elementwise", "kernels/ewmath.h" },   /* also what fused chains call */
 };
 
 int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
@@ -75,9 +76,6 @@ int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 			return -1;
 		snprintf(path, sizeof path, "kernels/%s.h", s->families[i]);
 		if (cg_copy_stub(out_dir, path, d))
-			return -1;
-		/* the per-element math of the reference kernels and of fused chains */
-		if (strcmp(s->families[i], "elementwise") == 0 && cg_copy_stub(out_dir, "kernels/ewmath.h", d))
 			return -1;
 	}
 	return 0;
