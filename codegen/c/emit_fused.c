@@ -9,15 +9,17 @@
  * reference kernel (kernels/ewmath.h), so on the C target a chain computes the very
  * bits the separate nodes compute (-O0 and -O2 agree).
  *
- * On the x86 targets the row runs in vectors of the generated vocabulary (ukernel.h)
+ * On the SIMD targets the row runs in vectors of the generated vocabulary (ukernel.h)
  * first, then a scalar tail through the same per-element functions. Steps with an
  * exact vector form use it (arithmetic, Abs, Neg, Relu, LeakyRelu, HardSigmoid,
  * HardSwish, Softsign, Reciprocal, Floor, Clip, Pow by 2); exp, sigmoid and tanh use
  * the vector math of the x86 unary kernel (within its documented tolerance); the
  * others run lane by lane through the per-element function. Tasks take whole
  * vectors of a row, so which elements take the vector path does not depend on the
- * split: NAME_run_par gives NAME_run's bits. NEON keeps the scalar loop (its vector
- * math is not in the generated vocabulary). */
+ * split: NAME_run_par gives NAME_run's bits. The NEON targets run the same code in
+ * their vocabulary; on neon32 a vector divide is a refined reciprocal (about 1 ulp)
+ * and vector denormals flush to zero, so there Div, Reciprocal and Softsign are
+ * within tolerance rather than exact. */
 #include "emit_impl.h"
 
 #include <inttypes.h>
@@ -254,6 +256,12 @@ static bool const_two(const Graph *g, ValueId v)
 	return true;
 }
 
+/* Is t Pow by a constant 2 (its vector form x * x does not read the exponent)? */
+static bool pow_by_two(const Graph *g, const Node *n, const Step *t)
+{
+	return t->code == INGOT_FE_BINARY + INGOT_EW_POW && t->b < n->n_in && const_two(g, n->in[t->b]);
+}
+
 /* The vector statement of step k (`uk_vec v<k> = ...;`), or a lane-by-lane loop
  * through the per-element function where the op has no vector form here. */
 static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t, int k, int vf)
@@ -277,7 +285,7 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 	case INGOT_FE_BINARY + INGOT_EW_MUL: expr = "uk_mul(%1$s, %2$s)"; break;
 	case INGOT_FE_BINARY + INGOT_EW_DIV: expr = "uk_div(%1$s, %2$s)"; break;
 	case INGOT_FE_BINARY + INGOT_EW_POW:   /* x^2 is x * x in the reference too */
-		if (t->b < n_in && const_two(g, n->in[t->b]))
+		if (pow_by_two(g, n, t))
 			expr = "uk_mul(%1$s, %1$s)";
 		break;
 	case INGOT_EW_ABS: expr = "uk_abs(%1$s)"; break;
@@ -376,10 +384,16 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 	const int vf = L->vf, n_in = L->n_in, last = n_in + n_ops - 1;
 	const int64_t chunks = (L->inner + vf - 1) / vf;
 	int used[INGOT_FE_MAX_IN + INGOT_FE_MAX_OPS] = { 0 };
+	bool vused[INGOT_FE_MAX_IN] = { false };   /* input j's vector is read */
 	for (int k = 0; k < n_ops; k++) {
 		used[st[k].a]++;
-		if (is_binary(st[k].code))
+		if (st[k].a < n_in)
+			vused[st[k].a] = true;
+		if (is_binary(st[k].code)) {
 			used[st[k].b]++;
+			if (st[k].b < n_in && !pow_by_two(c->g, n, &st[k]))
+				vused[st[k].b] = true;
+		}
 	}
 	emit_comment(e, c, id, L, st, n_ops, fn);
 	em_line(e, "static int %s(const void *params, const void *const *in, void *const *out,", fn);
@@ -408,7 +422,7 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 	for (int j = 0; j < n_in; j++)
 		if (input_kind(L, j) == IN_CALL) {
 			em_line(e, "const float x%d = in%d[0];", j, j);
-			if (vf > 1)
+			if (vf > 1 && vused[j])
 				em_line(e, "const uk_vec vx%d = uk_bcast(x%d);", j, j);
 		}
 	em_line(e, "for (r = c0 / %" PRId64 "; r * %" PRId64 " < c1; r++) {", chunks, chunks);
@@ -435,7 +449,7 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 		em_printf(e, kind == IN_ELEM ? "const float *row%d = in%d + " : "const float x%d = in%d[", j, j);
 		row_offset(e, L, j);
 		em_printf(e, kind == IN_ELEM ? ";\n" : "];\n");
-		if (kind == IN_ROW && vf > 1)
+		if (kind == IN_ROW && vf > 1 && vused[j])
 			em_line(e, "const uk_vec vx%d = uk_bcast(x%d);", j, j);
 	}
 	em_line(e, "float *rowy = y + r * %" PRId64 ";", L->inner);
@@ -445,7 +459,7 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 		em_line(e, "for (; j + %d <= j1; j += %d) {", vf, vf);
 		e->indent++;
 		for (int j = 0; j < n_in; j++)
-			if (input_kind(L, j) == IN_ELEM)
+			if (input_kind(L, j) == IN_ELEM && vused[j])
 				em_line(e, "const uk_vec vx%d = uk_load(row%d + j);", j, j);
 		for (int k = 0; k < n_ops; k++)
 			vector_step(e, c->g, n, &st[k], k, vf);
@@ -479,7 +493,7 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 
 int cg_c_fused_lanes(const Target *t)
 {
-	return t->simd[0] == 'x' ? t->vector_bits / 32 : 1;
+	return t->simd[0] ? t->vector_bits / 32 : 1;
 }
 
 int cg_c_emit_fused(Ctx *c, NodeId id, KernelCall *kc)
@@ -520,7 +534,7 @@ int cg_c_emit_fused(Ctx *c, NodeId id, KernelCall *kc)
 	kc->params = NULL;
 	kc->family = "elementwise";   /* kernels/ewmath.h comes with it */
 	if (L.vf > 1)                 /* the vector math: kernels/simd/vmath.h comes with it */
-		cg_c_kernel_set_add(c->ks, "x86/eltwise");
+		cg_c_kernel_set_add(c->ks, c->t->simd[0] == 'x' ? "x86/eltwise" : "neon/eltwise");
 	kc->split = true;             /* tasks own whole chunks of rows */
 	return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fused: per-node code of fused elementwise chains (codegen/c/emit_fused.c).
 
-    test_fused.py INGOT WORKDIR golden|c|x86-avx2|x86-avx512
+    test_fused.py INGOT WORKDIR golden|c|x86-avx2|x86-avx512|neon|neon32
 
 golden: a small chain compiled for --target c gives exactly the function below
 (commented with its ONNX nodes and formula), twice the same bytes, no call of the
@@ -18,7 +18,9 @@ x86-avx2, x86-avx512: the same model's -O2 build for that target, on 1, 2 and 3
 threads with identical bits, gives the C target's bits for chains without exp,
 sigmoid, tanh or erf, and agrees within ULPS ulp (NaN where it has NaN) for those
 that have them; every chain has a vector loop. Exits 77 (skipped) when this CPU
-lacks the target's instructions.
+lacks the target's instructions. neon, neon32: the same, built with the cross
+compiler and run under qemu, against the C target built and run the same way
+(neon32's vector Div, Reciprocal and Softsign are within tolerance, not exact).
 """
 import glob
 import os
@@ -227,20 +229,27 @@ ULPS = 8
 
 CFLAGS = "-O2 -std=c99 -Wall -Wextra -Werror -I. -DINGOT_PAR_GRAIN=1"
 TARGET_FLAGS = {"c": "", "x86-avx2": " -mavx2 -mfma",
-                "x86-avx512": " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma"}
+                "x86-avx512": " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma",
+                "neon": " -march=armv8-a", "neon32": " -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard"}
+# the NEON targets: cross compiler and emulator (targets/targets.h)
+CROSS = {"neon": ("aarch64-linux-gnu-gcc", ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
+         "neon32": ("arm-linux-gnueabihf-gcc", ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"])}
 
 
-def build_run(ingot, work, path, inputs, tag, target, opt, extra=""):
-    """Compiles, builds the runner and runs it on 1, 2 and 3 threads; returns the
-    outputs, checked identical across thread counts, and NAME.c."""
+def build_run(ingot, work, path, inputs, tag, target, opt, extra="", arch=None):
+    """Compiles, builds the runner (for arch, a NEON target, with its cross compiler,
+    run under its emulator) and runs it on 1, 2 and 3 threads; returns the outputs,
+    checked identical across thread counts, and NAME.c."""
     d = os.path.join(work, tag)
     ingot_compile(ingot, path, d, "m", "--target", target, opt, "--emit", "exe")
-    run_ok(["make", "-s", "CFLAGS=" + CFLAGS + TARGET_FLAGS[target] + extra], cwd=d)
+    cc, emu = (tool(CROSS[arch][0]), [tool(CROSS[arch][1][0])] + CROSS[arch][1][1:]) if arch else (None, [])
+    run_ok(["make", "-s", "-B", "CFLAGS=" + CFLAGS + TARGET_FLAGS[arch or target] + extra] +
+           (["CC=" + cc] if cc else []), cwd=d)
     res = None
     for t in (1, 2, 3):
         od = os.path.join(d, "out%d" % t)
         os.makedirs(od)
-        argv = [os.path.join(d, "m")] + sum((["--input", f] for f in inputs), []) + ["--output-dir", od]
+        argv = emu + [os.path.join(d, "m")] + sum((["--input", f] for f in inputs), []) + ["--output-dir", od]
         run_ok(argv + (["--threads", str(t)] if t > 1 else []))
         outs = [np.load(f) for f in sorted(glob.glob(os.path.join(od, "output_*.npy")),
                                            key=lambda f: int(f.split("_")[-1].split(".")[0]))]
@@ -274,24 +283,30 @@ def c_target(ingot, work):
     print("c: %d chains, -O2 == -O0 bit for bit on 1, 2, 3 threads" % n)
 
 
-def x86_target(ingot, work, target):
-    need = {"x86-avx2": ["avx2", "fma"],
-            "x86-avx512": ["avx512f", "avx512bw", "avx512dq", "avx512vl", "fma"]}[target]
-    flags = open("/proc/cpuinfo").read().split()
-    missing = [f for f in need if f not in flags]
-    if missing:
-        print("this CPU lacks %s: %s cannot run here (skipped)" % (" ".join(missing), target))
-        raise SystemExit(77)
+def simd_target(ingot, work, target):
+    arch = target if target in CROSS else None
+    if not arch:
+        need = {"x86-avx2": ["avx2", "fma"],
+                "x86-avx512": ["avx512f", "avx512bw", "avx512dq", "avx512vl", "fma"]}[target]
+        flags = open("/proc/cpuinfo").read().split()
+        missing = [f for f in need if f not in flags]
+        if missing:
+            print("this CPU lacks %s: %s cannot run here (skipped)" % (" ".join(missing), target))
+            raise SystemExit(77)
     path = os.path.join(work, "chains.onnx")
     n = chains_model(path)
     inputs = write_inputs(work, path)
-    ref, _ = build_run(ingot, work, path, inputs, "c", "c", "-O2")
-    got, src = build_run(ingot, work, path, inputs, target, target, "-O2")
+    # the oracle: the C target on the same machine (its libm)
+    ref, _ = build_run(ingot, work, path, inputs, "c", "c", "-O2", arch=arch)
+    got, src = build_run(ingot, work, path, inputs, target, target, "-O2", arch=arch)
     check(fused_count(src) == n, "%s: %d chains fused, expected %d" % (target, fused_count(src), n))
     check(src.count("uk_store(rowy + j") == n, "%s: not every chain has a vector loop" % target)
     # exp, sigmoid, tanh and erf are vector approximations (kernels/simd/vmath.h: 2-3 ulp
     # each); every other step has an exact vector form or runs lane by lane
-    approx = [any(n.op_type in ("Exp", "Sigmoid", "Tanh", "Erf") for n in c[0]) for c in chains()]
+    # (neon32: vector division is a refined reciprocal and vector denormals flush)
+    approx_ops = ("Exp", "Sigmoid", "Tanh", "Erf") + (("Div", "Reciprocal", "Softsign")
+                                                      if target == "neon32" else ())
+    approx = [any(n.op_type in approx_ops for n in c[0]) for c in chains()]
     for k, (want, y) in enumerate(zip(ref, got)):
         if not approx[k]:
             check(want.tobytes() == y.tobytes(), "%s: output %d (no approximated step) differs from "
@@ -316,7 +331,7 @@ def run(ingot, work, case):
     elif case == "c":
         c_target(ingot, work)
     else:
-        x86_target(ingot, work, case)
+        simd_target(ingot, work, case)
 
 
 if __name__ == "__main__":
