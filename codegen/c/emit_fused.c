@@ -12,9 +12,10 @@
  * On the SIMD targets the row runs in vectors of the generated vocabulary (ukernel.h)
  * first, then a scalar tail through the same per-element functions. Steps with an
  * exact vector form use it (arithmetic, Abs, Neg, Relu, LeakyRelu, HardSigmoid,
- * HardSwish, Softsign, Reciprocal, Floor, Clip, Pow by 2); exp, sigmoid and tanh use
- * the vector math of the x86 unary kernel (within its documented tolerance); the
- * others run lane by lane through the per-element function. Tasks take whole
+ * HardSwish, Softsign, Reciprocal, Floor, Ceil, Clip, Pow by 2); exp, sigmoid, tanh and
+ * erf use the vector math of kernels/simd/vmath.h (within the tolerances stated
+ * there); the others (Elu, Log, Selu, Softplus, Sqrt, other Pow) run lane by
+ * lane through the per-element function. Tasks take whole
  * vectors of a row, so which elements take the vector path does not depend on the
  * split: NAME_run_par gives NAME_run's bits. The NEON targets run the same code in
  * their vocabulary; on neon32 a vector divide is a refined reciprocal (about 1 ulp)
@@ -293,6 +294,9 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 	case INGOT_EW_RELU: expr = "uk_sel_lt(%1$s, uk_zero(), %1$s, uk_zero())"; break;
 	case INGOT_EW_LEAKY_RELU: expr = "uk_sel_lt(%1$s, uk_zero(), %1$s, uk_mul(%3$s, %1$s))"; break;
 	case INGOT_EW_FLOOR: expr = "uk_floor(%1$s)"; break;
+	case INGOT_EW_CEIL:   /* -floor(-x): exact, -0 included */
+		expr = "uk_mul(uk_floor(uk_mul(%1$s, uk_bcast(-1.0f))), uk_bcast(-1.0f))";
+		break;
 	case INGOT_EW_RECIPROCAL: expr = "uk_div(uk_bcast(1.0f), %1$s)"; break;
 	case INGOT_EW_SOFTSIGN: expr = "uk_div(%1$s, uk_add(uk_bcast(1.0f), uk_abs(%1$s)))"; break;
 	case INGOT_EW_HARD_SIGMOID: case INGOT_EW_HARD_SWISH:
@@ -403,15 +407,26 @@ static void emit_function(Emitter *e, Ctx *c, NodeId id, const Nest *L, const St
 	for (int j = 0; j < n_in; j++)
 		em_line(e, "const float *in%d = (const float *)in[%d];", j, j);
 	em_line(e, "float *y = (float *)out[0];");
-	em_line(e, "int64_t c0, c1, r;");
+	if (L->rows * L->inner > 0)
+		em_line(e, "int64_t c0, c1, r;");
 	em_blank(e);
 	em_line(e, "(void)params;");
 	em_line(e, "(void)scratch;");
-	em_printf(e, "\tif (");
+	indent(e);
+	em_printf(e, "if (");
 	for (int j = 0; j < n_in; j++)
 		em_printf(e, "!in%d || ", j);
 	em_printf(e, "!y)\n");
 	em_line(e, "\treturn INGOT_EINVAL;");
+	if (L->rows * L->inner == 0) {   /* an empty output: nothing to compute */
+		em_line(e, "(void)task;");
+		em_line(e, "(void)n_tasks;");
+		em_line(e, "return INGOT_OK;");
+		e->indent--;
+		em_line(e, "}");
+		em_blank(e);
+		return;
+	}
 	em_line(e, "if (n_tasks < 1) {");
 	em_line(e, "\ttask = 0;");
 	em_line(e, "\tn_tasks = 1;");

@@ -193,6 +193,9 @@ def chains():
           [("Neg", ["ln_x"], {}), ("Relu", ["$"], {}), ("Add", ["$", "ln_x"], {}), ("Abs", ["$"], {}),
            ("Softsign", ["$"], {}), ("Sub", ["$", "ln_x"], {}), ("HardSigmoid", ["$"], {}),
            ("Sqrt", ["$"], {})], [2, 45])
+    # an empty output: nothing to compute
+    chain("em", {"em_x": [3, 0], "em_b": [1, 0]}, [("Add", ["em_x", "em_b"], {}), ("Relu", ["$"], {})],
+          [3, 0])
     return out
 
 
@@ -300,7 +303,8 @@ def simd_target(ingot, work, target):
     ref, _ = build_run(ingot, work, path, inputs, "c", "c", "-O2", arch=arch)
     got, src = build_run(ingot, work, path, inputs, target, target, "-O2", arch=arch)
     check(fused_count(src) == n, "%s: %d chains fused, expected %d" % (target, fused_count(src), n))
-    check(src.count("uk_store(rowy + j") == n, "%s: not every chain has a vector loop" % target)
+    nonempty = sum(1 for c in chains() if 0 not in c[4])
+    check(src.count("uk_store(rowy + j") == nonempty, "%s: not every chain has a vector loop" % target)
     # exp, sigmoid, tanh and erf are vector approximations (kernels/simd/vmath.h: 2-3 ulp
     # each); every other step has an exact vector form or runs lane by lane
     # (neon32: vector division is a refined reciprocal and vector denormals flush)
