@@ -2,7 +2,9 @@
  * pass makes of a chain of f32 elementwise ops: a small program run over the output
  * in blocks of INGOT_FE_BLOCK elements, each op through the very kernel it would run
  * alone (ingot_unary, ingot_binary, ingot_clip of elementwise.c), so a fused chain
- * computes the same bits as the separate nodes (-O0 and -O2 agree).
+ * computes the same bits as the separate nodes (-O0 and -O2 agree). Constant folding
+ * runs it; generated code calls a function emitted for each node instead
+ * (codegen/c/emit_fused.c), built on the same per-element math (ewmath.h).
  */
 #ifndef INGOT_KERNELS_FUSED_H
 #define INGOT_KERNELS_FUSED_H
