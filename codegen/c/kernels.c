@@ -42,7 +42,6 @@ static const struct {
 } extra_headers[] = {
 	{ "neon/eltwise", "kernels/simd/vmath.h" },
 	{ "x86/eltwise", "kernels/simd/vmath.h" },
-	{ "neon/eltwise", "kernels/simd/vmath.h" },   /* for the fused chains (emit_fused.c) */
 	{ "elementwise", "kernels/ewmath.h" },   /* also what fused chains call */
 };
 
