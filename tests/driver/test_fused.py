@@ -6,7 +6,8 @@
 golden: a small chain compiled for --target c gives exactly the function below
 (commented with its ONNX nodes and formula), twice the same bytes, no call of the
 interpreter ingot_fused_elementwise, and NAME.c compiles with gcc and clang under
--Wall -Wextra -Werror, for the x86 targets too.
+-Wall -Wextra -Werror, for the x86 targets too; chains inside If branches work
+(their functions precede the body functions, `ingot check` passes at -O2).
 
 c: one model holds many chains (every fusable op, Clip with and without bounds,
 binary ops with either input broadcast in different dims, ranks 1..6, odd sizes);
@@ -28,7 +29,8 @@ import os
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import check, ingot_compile, init, main, model, run_ok, save, tool, vi
+from common import (check, check_all_pass, ingot_compile, init, main, model, run_ok, save, tool, vi,
+                    write_test_dir)
 
 F = TensorProto.FLOAT
 
@@ -129,6 +131,37 @@ def golden(ingot, work):
                    ["-c", "-o", "/dev/null", "m.c"], cwd=d)
         run_ok([tool("gcc"), "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-I.",
                 "-DINGOT_EXTERN_KERNELS"] + flags + ["-c", "-o", "/dev/null", "m.c"], cwd=d)
+    branch_chains(ingot, work)
+
+
+def branch_chains(ingot, work):
+    """Chains inside If branches: their functions come before the body functions that
+    call them, and `ingot check` passes both branches at -O2."""
+    then_g = helper.make_graph([helper.make_node("Mul", ["x", "two"], ["a"], name="t_mul"),
+                                helper.make_node("Add", ["a", "one"], ["b"], name="t_add"),
+                                helper.make_node("Sigmoid", ["b"], ["yt"], name="t_sig")],
+                               "then", [], [vi("yt", F, [4, 37])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["c"], name="e_neg"),
+                                helper.make_node("Abs", ["c"], ["d"], name="e_abs"),
+                                helper.make_node("Tanh", ["d"], ["ye"], name="e_tanh")],
+                               "else", [], [vi("ye", F, [4, 37])])
+    m = model([helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g, name="iff")],
+              [vi("cond", TensorProto.BOOL, []), vi("x", F, [4, 37])], [vi("y", F, [4, 37])],
+              [init("two", np.float32(2)), init("one", np.float32(1))])
+    x = np.random.default_rng(3).standard_normal((4, 37)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    dirs = [write_test_dir(work, "if_then", m, [np.array(True), x],
+                           [(1 / (1 + np.exp(-(x64 * 2 + 1)))).astype(np.float32)]),
+            write_test_dir(work, "if_else", m, [np.array(False), x], [np.tanh(np.abs(x64)).astype(np.float32)])]
+    d = os.path.join(work, "if-c")
+    ingot_compile(ingot, os.path.join(dirs[0], "model.onnx"), d, "m", "--target", "c", "-O2")
+    src = open(os.path.join(d, "m.c")).read()
+    for fn, body in (("m_fused0_t_sig", "m_body_0"), ("m_fused1_e_tanh", "m_body_1")):
+        check(0 <= src.find("static int %s(" % fn) < src.find("static int %s(" % body),
+              "%s is not defined before %s" % (fn, body))
+    avx2 = {"avx2", "fma"} <= set(open("/proc/cpuinfo").read().split())
+    for target in ("c", "x86-avx2") if avx2 else ("c",):
+        check_all_pass(ingot, dirs, "--target", target, "-O2")
 
 
 # ---- the chains ----
