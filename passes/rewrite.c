@@ -204,35 +204,18 @@ ValueId rw_const_new(Graph *g, RegionId r, const char *base, const Type *t, cons
 double rw_const_f64(const Graph *g, ValueId v, int64_t i)
 {
 	const void *p = ir_const_data(g, v);
+	DType dt = g->values[v].type.dtype;
 	IR_ASSERT(p != NULL);
-	switch (g->values[v].type.dtype) {
-	case DT_F32: return (double)((const float *)p)[i];
-	case DT_F64: return ((const double *)p)[i];
-	case DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	case DT_I8: return ((const int8_t *)p)[i];
-	case DT_I16: return ((const int16_t *)p)[i];
-	case DT_I32: return ((const int32_t *)p)[i];
-	case DT_I64: return (double)((const int64_t *)p)[i];
-	case DT_U8: return ((const uint8_t *)p)[i];
-	case DT_U16: return ((const uint16_t *)p)[i];
-	case DT_U32: return ((const uint32_t *)p)[i];
-	case DT_U64: return (double)((const uint64_t *)p)[i];
-	case DT_BOOL: return ((const uint8_t *)p)[i] != 0;
-	default: die("rw_const_f64: dtype %s", dtype_name(g->values[v].type.dtype));
-	}
-	return 0;
+	if (!dtype_is_float(dt) && !dtype_is_int(dt) && dt != DT_BOOL)
+		die("rw_const_f64: dtype %s", dtype_name(dt));
+	return ingot_ld_num(dt, p, i);
 }
 
 void rw_store_f64(DType dt, void *buf, int64_t i, double v)
 {
-	switch (dt) {
-	case DT_F32: ((float *)buf)[i] = (float)v; break;
-	case DT_F64: ((double *)buf)[i] = v; break;
-	case DT_F16: ((uint16_t *)buf)[i] = ingot_f32_to_f16((float)v); break;
-	case DT_BF16: ((uint16_t *)buf)[i] = ingot_f32_to_bf16((float)v); break;
-	default: die("rw_store_f64: dtype %s", dtype_name(dt));
-	}
+	if (!dtype_is_float(dt))
+		die("rw_store_f64: dtype %s", dtype_name(dt));
+	ingot_stf(dt, buf, i, v);
 }
 
 void rw_node_set_inputs(Graph *g, NodeId id, const ValueId *in, int n_in)

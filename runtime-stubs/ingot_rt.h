@@ -393,4 +393,59 @@ static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 	}
 }
 
+/* ---- one element of a float tensor, as double (reference kernels' scalar paths) ---- */
+
+/* Whether dt is one of the float types the scalar paths compute in: f32, f64, f16, bf16. */
+static inline INGOT_UNUSED int ingot_dtype_is_float(int64_t dt)
+{
+	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
+}
+
+/* Element i of p, of float dtype dt, widened to double (exact); 0 for any other dtype. */
+static inline INGOT_UNUSED double ingot_ldf(int64_t dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case INGOT_DT_F32: return (double)((const float *)p)[i];
+	case INGOT_DT_F64: return ((const double *)p)[i];
+	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
+	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
+	default: return 0.0;
+	}
+}
+
+/* Element i of p, of any numeric dtype (integers, 4-bit integers, bool as 0 or 1, and
+ * every float type), as double: exact but for 64-bit integers beyond 2^53, which round
+ * to nearest. 0 for other dtypes. */
+static inline INGOT_UNUSED double ingot_ld_num(int64_t dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case INGOT_DT_I8: case INGOT_DT_I4: return (double)((const int8_t *)p)[i];
+	case INGOT_DT_U8: case INGOT_DT_U4: return (double)((const uint8_t *)p)[i];
+	case INGOT_DT_BOOL: return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
+	case INGOT_DT_I16: return (double)((const int16_t *)p)[i];
+	case INGOT_DT_U16: return (double)((const uint16_t *)p)[i];
+	case INGOT_DT_I32: return (double)((const int32_t *)p)[i];
+	case INGOT_DT_U32: return (double)((const uint32_t *)p)[i];
+	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
+	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
+	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+		return (double)ingot_small_to_f32((int)dt, ((const uint8_t *)p)[i]);
+	default: return ingot_ldf(dt, p, i);
+	}
+}
+
+/* Stores v as element i of p, of float dtype dt: f32 rounds to nearest, f16 and bf16
+ * round to float first and then to nearest even; any other dtype stores nothing. */
+static inline INGOT_UNUSED void ingot_stf(int64_t dt, void *p, int64_t i, double v)
+{
+	switch (dt) {
+	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
+	case INGOT_DT_F64: ((double *)p)[i] = v; break;
+	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
+	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
+	default: break;
+	}
+}
+
 #endif /* INGOT_RT_H */

@@ -540,12 +540,7 @@ static bool store_num(DType dt, const Num *x, void *data, int64_t i)
 	double f = x->is_int ? (double)x->i : x->f;
 	long long iv;
 	if (dtype_is_float(dt)) {
-		switch (dt) {
-		case DT_F32: ((float *)data)[i] = (float)f; break;
-		case DT_F64: ((double *)data)[i] = f; break;
-		case DT_F16: ((uint16_t *)data)[i] = ingot_f32_to_f16((float)f); break;
-		default: ((uint16_t *)data)[i] = ingot_f32_to_bf16((float)f); break;
-		}
+		ingot_stf(dt, data, i, f);
 		return true;
 	}
 	if (dt == DT_BOOL) {

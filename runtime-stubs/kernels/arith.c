@@ -21,11 +21,6 @@ static INGOT_UNUSED void ar_range(int64_t n, int task, int n_tasks, int64_t *lo,
 	*hi = n * (task + 1) / n_tasks;
 }
 
-static INGOT_UNUSED int ar_is_float(int64_t dt)
-{
-	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
-}
-
 static INGOT_UNUSED int ar_is_unsigned(int64_t dt)
 {
 	return dt == INGOT_DT_U8 || dt == INGOT_DT_U16 || dt == INGOT_DT_U32 || dt == INGOT_DT_U64 ||
@@ -33,27 +28,6 @@ static INGOT_UNUSED int ar_is_unsigned(int64_t dt)
 }
 
 /* ---- element accessors ---- */
-
-/* Element i of any numeric dtype (or bool) as double. */
-static INGOT_UNUSED double ar_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_I8: return (double)((const int8_t *)p)[i];
-	case INGOT_DT_I16: return (double)((const int16_t *)p)[i];
-	case INGOT_DT_I32: return (double)((const int32_t *)p)[i];
-	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
-	case INGOT_DT_U8: return (double)((const uint8_t *)p)[i];
-	case INGOT_DT_U16: return (double)((const uint16_t *)p)[i];
-	case INGOT_DT_U32: return (double)((const uint32_t *)p)[i];
-	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
-	case INGOT_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
-	default: return 0;
-	}
-}
 
 /* Element i of a signed integer dtype (or an unsigned one narrower than 64 bits). */
 static INGOT_UNUSED int64_t ar_lds(int64_t dt, const void *p, int64_t i)
@@ -185,7 +159,7 @@ INGOT_KERNEL int ingot_math_unary(const void *params, const void *const *in, voi
 		int pos = (p->flags & 1) != 0, neg = (p->flags & 2) != 0;
 		uint8_t *q = (uint8_t *)y;
 		for (i = lo; i < hi; i++) {
-			double v = ar_ld(dt, x, i);
+			double v = ingot_ld_num(dt, x, i);
 			if (op == INGOT_MU_ISNAN)
 				q[i] = v != v;
 			else
@@ -228,7 +202,7 @@ INGOT_KERNEL int ingot_math_unary(const void *params, const void *const *in, voi
 					ar_stu(dt, y, i, (uint64_t)(int64_t)(v > 0 ? 1 : v < 0 ? -1 : 0));
 				}
 			} else {                     /* Shrink: computed in double, truncated back */
-				double v = ar_ld(dt, x, i), l = (double)a;
+				double v = ingot_ld_num(dt, x, i), l = (double)a;
 				ar_std(dt, y, i, v < -l ? v + (double)b : v > l ? v - (double)b : 0);
 			}
 		}
@@ -333,8 +307,8 @@ INGOT_KERNEL int ingot_arith_binary(const void *params, const void *const *in,
 		return INGOT_OK;
 	ar_seek2(lo, rank, p->dims, p->sa, p->sb, idx, &oa, &ob);
 	for (i = lo; i < hi; i++) {
-		if (ar_is_float(dt))
-			ar_std(dt, y, i, ar_mod_f(op, ar_ld(dt, a, oa), ar_ld(dt, b, ob)));
+		if (ingot_dtype_is_float(dt))
+			ar_std(dt, y, i, ar_mod_f(op, ingot_ldf(dt, a, oa), ingot_ldf(dt, b, ob)));
 		else if (bits)
 			ar_stu(dt, y, i, ar_binary_u(op, ar_ldu(dt, a, oa), ar_ldu(dt, b, ob)));
 		else
@@ -355,9 +329,9 @@ INGOT_KERNEL int ingot_hardmax(const void *params, const void *const *in, void *
 	ar_range(p->outer * inner, task, n_tasks, &lo, &hi);
 	for (r = lo; r < hi; r++) {
 		int64_t base = (r / inner) * len * inner + r % inner, best = 0;
-		double bv = len > 0 ? ar_ld(p->dtype, in[0], base) : 0;
+		double bv = len > 0 ? ingot_ld_num(p->dtype, in[0], base) : 0;
 		for (k = 1; k < len; k++) {
-			double v = ar_ld(p->dtype, in[0], base + k * inner);
+			double v = ingot_ld_num(p->dtype, in[0], base + k * inner);
 			if (v > bv || (v != v && bv == bv)) {   /* the first NaN wins, as in numpy */
 				bv = v;
 				best = k;
@@ -388,9 +362,9 @@ INGOT_KERNEL int ingot_cumsum(const void *params, const void *const *in, void *c
 				double next = fa + ((const double *)in[0])[at];
 				((double *)out[0])[at] = p->exclusive ? fa : next;
 				fa = next;
-			} else if (ar_is_float(dt)) {
+			} else if (ingot_dtype_is_float(dt)) {
 				/* float accumulates in float; float16/bfloat16 round after each add */
-				float next = sa + (float)ar_ld(dt, in[0], at);
+				float next = sa + (float)ingot_ld_num(dt, in[0], at);
 				if (dt == INGOT_DT_F16)
 					next = ingot_f16_to_f32(ingot_f32_to_f16(next));
 				else if (dt == INGOT_DT_BF16)
@@ -425,7 +399,7 @@ INGOT_KERNEL int ingot_det(const void *params, const void *const *in, void *cons
 		}
 		a = (double *)scratch + b * m * m;
 		for (i = 0; i < m * m; i++)
-			a[i] = ar_ld(p->dtype, in[0], b * m * m + i);
+			a[i] = ingot_ld_num(p->dtype, in[0], b * m * m + i);
 		for (k = 0; k < m && det != 0; k++) {
 			int64_t piv = k;
 			for (i = k + 1; i < m; i++)
@@ -479,7 +453,7 @@ static INGOT_UNUSED double ar_dot_f(int64_t dt, int n_in, const void *const *in,
 	for (t = 0; t < len; t++) {
 		double v = 1;
 		for (k = 0; k < n_in; k++)
-			v *= ar_ld(dt, in[k], off[k] + t * st[k]);
+			v *= ingot_ld_num(dt, in[k], off[k] + t * st[k]);
 		s += v;
 	}
 	return s;
@@ -509,7 +483,7 @@ INGOT_KERNEL int ingot_einsum(const void *params, const void *const *in, void *c
 	int64_t o, lo, hi, n_out = 1, n_red = 1, r, j, k, dt = p->dtype, len = 1;
 	int64_t inner_st[INGOT_EINSUM_MAX_IN];
 	int n_in = (int)p->n_in, n_idx = (int)p->n_idx, n_oi = (int)p->n_out_idx;
-	int is_f = ar_is_float(dt), last;
+	int is_f = ingot_dtype_is_float(dt), last;
 	(void)scratch;
 	if (n_in < 1 || n_in > INGOT_EINSUM_MAX_IN || n_idx > INGOT_EINSUM_MAX_IDX || n_oi < 0 ||
 	    n_oi > n_idx)
@@ -622,8 +596,8 @@ INGOT_KERNEL int ingot_one_hot(const void *params, const void *const *in, void *
 	for (i = lo; i < hi; i++) {
 		int64_t o = i / (depth * inner), d = i / inner % depth, at = o * inner + i % inner;
 		int64_t idx = -1 - depth;         /* out of range unless set below */
-		if (ar_is_float(dt)) {
-			double v = ar_ld(dt, in[0], at);
+		if (ingot_dtype_is_float(dt)) {
+			double v = ingot_ld_num(dt, in[0], at);
 			if (v > -(double)depth - 1 && v < (double)depth)
 				idx = (int64_t)v;
 		} else if (dt != INGOT_DT_U64 || ((const uint64_t *)in[0])[at] <= (uint64_t)INT64_MAX) {

@@ -5,28 +5,6 @@
 
 #include <math.h>
 
-static double dc_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
-static void dc_st(int64_t dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
-
 /* X's plane at `base` (h x w) sampled at (y, x): bilinear over the four neighbours,
  * a neighbour outside the plane counting as 0. */
 static double dc_sample(const ingot_deform_conv_params *p, const void *x, int64_t base, double y,
@@ -46,7 +24,7 @@ static double dc_sample(const ingot_deform_conv_params *p, const void *x, int64_
 			double wx = b ? lx : 1.0 - lx;
 			if (xc < 0 || xc >= p->w || wx == 0.0)
 				continue;
-			v += wy * wx * dc_ld(p->dtype, x, base + yy * p->w + xc);
+			v += wy * wx * ingot_ldf(p->dtype, x, base + yy * p->w + xc);
 		}
 	}
 	return v;
@@ -69,7 +47,7 @@ INGOT_KERNEL int ingot_deform_conv(const void *params, const void *const *in, vo
 	int64_t cpg = p->c / p->group, ocpg = p->oc / p->group, cpog = p->c / p->offset_group;
 	for (int64_t pl = lo; pl < hi; pl++) {
 		int64_t b = pl / p->oc, o = pl % p->oc, g = o / ocpg;
-		double b0 = bias ? dc_ld(p->dtype, bias, o) : 0.0;
+		double b0 = bias ? ingot_ldf(p->dtype, bias, o) : 0.0;
 		for (int64_t oy = 0; oy < p->oh; oy++)
 			for (int64_t ox = 0; ox < p->ow; ox++) {
 				double acc = b0;
@@ -80,17 +58,17 @@ INGOT_KERNEL int ingot_deform_conv(const void *params, const void *const *in, vo
 					for (int64_t t = 0; t < taps; t++) {
 						int64_t i = t / p->kw, j = t % p->kw;
 						int64_t oc_h = ((b * p->offset_group + og) * taps + t) * 2;
-						double dy = dc_ld(p->dtype, off, oc_h * osz + pos);
-						double dx = dc_ld(p->dtype, off, (oc_h + 1) * osz + pos);
-						double m = mask ? dc_ld(p->dtype, mask, ((b * p->offset_group + og) * taps + t)
-						                        * osz + pos) : 1.0;
+						double dy = ingot_ldf(p->dtype, off, oc_h * osz + pos);
+						double dx = ingot_ldf(p->dtype, off, (oc_h + 1) * osz + pos);
+						int64_t mi = ((b * p->offset_group + og) * taps + t) * osz + pos;
+						double m = mask ? ingot_ldf(p->dtype, mask, mi) : 1.0;
 						double y = (double)(oy * p->sh - p->pad_t + i * p->dh) + dy;
 						double xx = (double)(ox * p->sw - p->pad_l + j * p->dw) + dx;
-						double wv = dc_ld(p->dtype, wt, (o * cpg + k) * taps + t);
+						double wv = ingot_ldf(p->dtype, wt, (o * cpg + k) * taps + t);
 						acc += wv * m * dc_sample(p, x, xbase, y, xx);
 					}
 				}
-				dc_st(p->dtype, out[0], pl * osz + pos, acc);
+				ingot_stf(p->dtype, out[0], pl * osz + pos, acc);
 			}
 	}
 	return INGOT_OK;

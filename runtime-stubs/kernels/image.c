@@ -9,26 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-static double img_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_I8: return (double)((const int8_t *)p)[i];
-	case INGOT_DT_U8: return (double)((const uint8_t *)p)[i];
-	case INGOT_DT_I16: return (double)((const int16_t *)p)[i];
-	case INGOT_DT_U16: return (double)((const uint16_t *)p)[i];
-	case INGOT_DT_I32: return (double)((const int32_t *)p)[i];
-	case INGOT_DT_U32: return (double)((const uint32_t *)p)[i];
-	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
-	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
-	case INGOT_DT_BOOL: return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
-	default: return 0.0;
-	}
-}
-
 /* Integer results round half away from zero and saturate (NaN becomes 0), so no
  * out-of-range float-to-int conversion happens. */
 static double img_round(double v, double lo, double hi)
@@ -42,10 +22,6 @@ static double img_round(double v, double lo, double hi)
 static void img_st(int64_t dt, void *p, int64_t i, double v)
 {
 	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
 	case INGOT_DT_I8: ((int8_t *)p)[i] = (int8_t)img_round(v, -128.0, 127.0); break;
 	case INGOT_DT_U8: ((uint8_t *)p)[i] = (uint8_t)img_round(v, 0.0, 255.0); break;
 	case INGOT_DT_I16: ((int16_t *)p)[i] = (int16_t)img_round(v, -32768.0, 32767.0); break;
@@ -63,7 +39,7 @@ static void img_st(int64_t dt, void *p, int64_t i, double v)
 		((uint64_t *)p)[i] = v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
 		break;
 	case INGOT_DT_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
-	default: break;
+	default: ingot_stf(dt, p, i, v); break;   /* the float types */
 	}
 }
 
@@ -288,7 +264,7 @@ INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *c
 					wt *= rw[j][t[j]];
 					o2 += ri[j][t[j]] * st[j];
 				}
-				acc += wt * (f32 ? (double)f32[o2] : img_ld(p->dtype, in[0], o2));
+				acc += wt * (f32 ? (double)f32[o2] : ingot_ld_num(p->dtype, in[0], o2));
 				for (j = na - 1; j >= 0; j--) {
 					if (++t[j] < kk[j])
 						break;
@@ -370,7 +346,7 @@ INGOT_KERNEL int ingot_grid_sample(const void *params, const void *const *in,
 		double tw[INGOT_MAX_RANK][4];
 		for (d = 0; d < nsp; d++) {
 			int64_t len = p->x_dims[2 + d], x0;
-			double g = img_ld(p->g_dtype, in[1], (n * opos + o) * nsp + (nsp - 1 - d));
+			double g = ingot_ld_num(p->g_dtype, in[1], (n * opos + o) * nsp + (nsp - 1 - d));
 			double lo = p->align_corners ? 0.0 : -0.5;
 			double hi = p->align_corners ? (double)len - 1.0 : (double)len - 0.5, x, f;
 			if (p->align_corners)
@@ -419,7 +395,7 @@ INGOT_KERNEL int ingot_grid_sample(const void *params, const void *const *in,
 					off = ti[d][t[d]] < 0 ? -1 : off + ti[d][t[d]] * xs[d];
 				}
 				if (off >= 0)
-					acc += wt * img_ld(p->dtype, in[0], off);
+					acc += wt * ingot_ld_num(p->dtype, in[0], off);
 				for (d = nsp - 1; d >= 0; d--) {
 					if (++t[d] < k)
 						break;
@@ -469,7 +445,7 @@ INGOT_KERNEL int ingot_affine_grid(const void *params, const void *const *in,
 		for (r = 0; r < nsp; r++) {   /* output component r: row r of theta */
 			double v = 0.0;
 			for (k = 0; k <= nsp; k++)
-				v += img_ld(p->dtype, in[0], tb + r * (nsp + 1) + k) * c[k];
+				v += ingot_ld_num(p->dtype, in[0], tb + r * (nsp + 1) + k) * c[k];
 			img_st(p->dtype, out[0], pos * nsp + r, v);
 		}
 	}
@@ -483,7 +459,8 @@ INGOT_KERNEL int ingot_roi_align(const void *params, const void *const *in,
 {
 	const ingot_roi_align_params *p = (const ingot_roi_align_params *)params;
 	const int64_t *bi = (const int64_t *)in[2];
-	int64_t u0, u1, u, h = p->h, w = p->w;
+	const void *xs = in[0];
+	int64_t u0, u1, u, h = p->h, w = p->w, dt = p->dtype;
 	double off = p->half_pixel ? 0.5 : 0.0, sc = (double)p->spatial_scale;
 	(void)scratch;
 	if (!in[0] || !in[1] || !in[2] || !out[0] || p->out_h < 1 || p->out_w < 1)
@@ -491,10 +468,10 @@ INGOT_KERNEL int ingot_roi_align(const void *params, const void *const *in,
 	img_range(p->n_rois * p->c, task, n_tasks, &u0, &u1);
 	for (u = u0; u < u1; u++) {
 		int64_t r = u / p->c, ch = u % p->c, ph, pw, gh, gw, iy, ix, xb;
-		double x1 = img_ld(p->dtype, in[1], 4 * r) * sc - off;
-		double y1 = img_ld(p->dtype, in[1], 4 * r + 1) * sc - off;
-		double x2 = img_ld(p->dtype, in[1], 4 * r + 2) * sc - off;
-		double y2 = img_ld(p->dtype, in[1], 4 * r + 3) * sc - off;
+		double x1 = ingot_ld_num(dt, in[1], 4 * r) * sc - off;
+		double y1 = ingot_ld_num(dt, in[1], 4 * r + 1) * sc - off;
+		double x2 = ingot_ld_num(dt, in[1], 4 * r + 2) * sc - off;
+		double y2 = ingot_ld_num(dt, in[1], 4 * r + 3) * sc - off;
 		double rw = x2 - x1, rh = y2 - y1, bh, bw, count;
 		if (bi[r] < 0 || bi[r] >= p->n)
 			return INGOT_ERANGE;
@@ -539,10 +516,10 @@ INGOT_KERNEL int ingot_roi_align(const void *params, const void *const *in,
 							}
 							ly = y - (double)yl;
 							lx = x - (double)xl;
-							v[0] = (1.0 - ly) * (1.0 - lx) * img_ld(p->dtype, in[0], xb + yl * w + xl);
-							v[1] = (1.0 - ly) * lx * img_ld(p->dtype, in[0], xb + yl * w + xh);
-							v[2] = ly * (1.0 - lx) * img_ld(p->dtype, in[0], xb + yh * w + xl);
-							v[3] = ly * lx * img_ld(p->dtype, in[0], xb + yh * w + xh);
+							v[0] = (1.0 - ly) * (1.0 - lx) * ingot_ld_num(dt, xs, xb + yl * w + xl);
+							v[1] = (1.0 - ly) * lx * ingot_ld_num(dt, xs, xb + yl * w + xh);
+							v[2] = ly * (1.0 - lx) * ingot_ld_num(dt, xs, xb + yh * w + xl);
+							v[3] = ly * lx * ingot_ld_num(dt, xs, xb + yh * w + xh);
 						}
 						if (!p->max) {
 							acc += v[0] + v[1] + v[2] + v[3];

@@ -8,33 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static double imn_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
-static void imn_st(int64_t dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
-
-static int imn_float(int64_t dt)
-{
-	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
-}
-
 static void imn_range(int64_t total, int task, int n_tasks, int64_t *lo, int64_t *hi)
 {
 	if (n_tasks < 1) {
@@ -54,7 +27,7 @@ INGOT_KERNEL int ingot_lrn(const void *params, const void *const *in, void *cons
 	int64_t u0, u1, u, i, k, lo_off = (p->size - 1) / 2, hi_off = p->size / 2;
 	double scale = (double)p->alpha / (double)p->size;
 	(void)scratch;
-	if (!in[0] || !out[0] || p->size < 1 || !imn_float(p->dtype))
+	if (!in[0] || !out[0] || p->size < 1 || !ingot_dtype_is_float(p->dtype))
 		return INGOT_EINVAL;
 	imn_range(p->n * p->c, task, n_tasks, &u0, &u1);
 	for (u = u0; u < u1; u++) {
@@ -62,12 +35,12 @@ INGOT_KERNEL int ingot_lrn(const void *params, const void *const *in, void *cons
 		int64_t c0 = ch - lo_off < 0 ? 0 : ch - lo_off;
 		int64_t c1 = ch + hi_off >= p->c ? p->c - 1 : ch + hi_off;
 		for (i = 0; i < p->inner; i++) {
-			double sum = 0.0, x = imn_ld(p->dtype, in[0], u * p->inner + i);
+			double sum = 0.0, x = ingot_ldf(p->dtype, in[0], u * p->inner + i);
 			for (k = c0; k <= c1; k++) {
-				double v = imn_ld(p->dtype, in[0], (n * p->c + k) * p->inner + i);
+				double v = ingot_ldf(p->dtype, in[0], (n * p->c + k) * p->inner + i);
 				sum += v * v;
 			}
-			imn_st(p->dtype, out[0], u * p->inner + i,
+			ingot_stf(p->dtype, out[0], u * p->inner + i,
 			       x / pow((double)p->bias + scale * sum, (double)p->beta));
 		}
 	}
@@ -84,8 +57,8 @@ INGOT_KERNEL int ingot_lp_pool(const void *params, const void *const *in, void *
 	int64_t xs[INGOT_MAX_RANK], xplane = 1, yplane = 1, kplane = 1, u0, u1, u, yi, kk;
 	double pw = (double)p->p;
 	(void)scratch;
-	if (nsp < 1 || nsp > INGOT_MAX_RANK - 2 || !in[0] || !out[0] || !imn_float(p->dtype) ||
-	    !(pw > 0.0))
+	if (nsp < 1 || nsp > INGOT_MAX_RANK - 2 || !in[0] || !out[0] ||
+	    !ingot_dtype_is_float(p->dtype) || !(pw > 0.0))
 		return INGOT_EINVAL;
 	for (d = nsp - 1; d >= 0; d--) {
 		xs[d] = xplane;
@@ -108,14 +81,14 @@ INGOT_KERNEL int ingot_lp_pool(const void *params, const void *const *in, void *
 					off += id * xs[d];
 				}
 				if (ok)
-					sum += pow(fabs(imn_ld(p->dtype, in[0], off)), pw);
+					sum += pow(fabs(ingot_ldf(p->dtype, in[0], off)), pw);
 				for (d = nsp - 1; d >= 0; d--) {
 					if (++ko[d] < p->kernel[d])
 						break;
 					ko[d] = 0;
 				}
 			}
-			imn_st(p->dtype, out[0], u * yplane + yi, pow(sum, 1.0 / pw));
+			ingot_stf(p->dtype, out[0], u * yplane + yi, pow(sum, 1.0 / pw));
 			for (d = nsp - 1; d >= 0; d--) {
 				if (++yo[d] < p->y_dims[2 + d])
 					break;
@@ -134,21 +107,22 @@ INGOT_KERNEL int ingot_lp_norm(const void *params, const void *const *in, void *
 	const ingot_lp_norm_params *p = (const ingot_lp_norm_params *)params;
 	int64_t r0, r1, r, k;
 	(void)scratch;
-	if (!in[0] || !out[0] || !imn_float(p->dtype))
+	if (!in[0] || !out[0] || !ingot_dtype_is_float(p->dtype))
 		return INGOT_EINVAL;
 	imn_range(p->outer * p->inner, task, n_tasks, &r0, &r1);
 	for (r = r0; r < r1; r++) {
 		int64_t base = (r / p->inner) * p->n * p->inner + r % p->inner;
 		double norm = 0.0;
 		for (k = 0; k < p->n; k++) {
-			double v = imn_ld(p->dtype, in[0], base + k * p->inner);
+			double v = ingot_ldf(p->dtype, in[0], base + k * p->inner);
 			norm += p->p == 1 ? fabs(v) : v * v;
 		}
 		if (p->p != 1)
 			norm = sqrt(norm);
 		for (k = 0; k < p->n; k++) {
 			int64_t i = base + k * p->inner;
-			imn_st(p->dtype, out[0], i, norm != 0.0 ? imn_ld(p->dtype, in[0], i) / norm : 0.0);
+			double v = ingot_ldf(p->dtype, in[0], i);
+			ingot_stf(p->dtype, out[0], i, norm != 0.0 ? v / norm : 0.0);
 		}
 	}
 	return INGOT_OK;
@@ -182,7 +156,8 @@ INGOT_KERNEL int ingot_mvn(const void *params, const void *const *in, void *cons
 	int64_t groups = 1, red = 1, g0, g1, g, r;
 	int d;
 	(void)scratch;
-	if (!in[0] || !out[0] || p->rank < 0 || p->rank > INGOT_MAX_RANK || !imn_float(p->dtype))
+	if (!in[0] || !out[0] || p->rank < 0 || p->rank > INGOT_MAX_RANK ||
+	    !ingot_dtype_is_float(p->dtype))
 		return INGOT_EINVAL;
 	for (d = 0; d < (int)p->rank; d++) {
 		if (p->rmask & ((int64_t)1 << d))
@@ -194,16 +169,16 @@ INGOT_KERNEL int ingot_mvn(const void *params, const void *const *in, void *cons
 	for (g = g0; g < g1 && red > 0; g++) {
 		double mean = 0.0, var = 0.0, den;
 		for (r = 0; r < red; r++)
-			mean += imn_ld(p->dtype, in[0], mvn_offset(p, g, r));
+			mean += ingot_ldf(p->dtype, in[0], mvn_offset(p, g, r));
 		mean /= (double)red;
 		for (r = 0; r < red; r++) {
-			double v = imn_ld(p->dtype, in[0], mvn_offset(p, g, r)) - mean;
+			double v = ingot_ldf(p->dtype, in[0], mvn_offset(p, g, r)) - mean;
 			var += v * v;
 		}
 		den = sqrt(var / (double)red) + 1e-9;
 		for (r = 0; r < red; r++) {
 			int64_t i = mvn_offset(p, g, r);
-			imn_st(p->dtype, out[0], i, (imn_ld(p->dtype, in[0], i) - mean) / den);
+			ingot_stf(p->dtype, out[0], i, (ingot_ldf(p->dtype, in[0], i) - mean) / den);
 		}
 	}
 	return INGOT_OK;
@@ -218,7 +193,7 @@ INGOT_KERNEL int ingot_group_norm(const void *params, const void *const *in,
 	int64_t u0, u1, u, cg, i, ch;
 	(void)scratch;
 	if (!in[0] || !in[1] || !in[2] || !out[0] || p->groups < 1 || p->c % p->groups != 0 ||
-	    !imn_float(p->dtype))
+	    !ingot_dtype_is_float(p->dtype))
 		return INGOT_EINVAL;
 	cg = p->c / p->groups;
 	imn_range(p->n * p->groups, task, n_tasks, &u0, &u1);
@@ -226,19 +201,19 @@ INGOT_KERNEL int ingot_group_norm(const void *params, const void *const *in,
 		int64_t base = u * cg * p->inner, cnt = cg * p->inner, grp = u % p->groups;
 		double mean = 0.0, var = 0.0, inv;
 		for (i = 0; i < cnt; i++)
-			mean += imn_ld(p->dtype, in[0], base + i);
+			mean += ingot_ldf(p->dtype, in[0], base + i);
 		mean = cnt ? mean / (double)cnt : 0.0;
 		for (i = 0; i < cnt; i++) {
-			double v = imn_ld(p->dtype, in[0], base + i) - mean;
+			double v = ingot_ldf(p->dtype, in[0], base + i) - mean;
 			var += v * v;
 		}
 		inv = 1.0 / sqrt((cnt ? var / (double)cnt : 0.0) + (double)p->epsilon);
 		for (ch = 0; ch < cg; ch++) {
 			int64_t k = p->per_channel ? grp * cg + ch : grp;
-			double s = imn_ld(p->dtype, in[1], k), b = imn_ld(p->dtype, in[2], k);
+			double s = ingot_ldf(p->dtype, in[1], k), b = ingot_ldf(p->dtype, in[2], k);
 			for (i = ch * p->inner; i < (ch + 1) * p->inner; i++)
-				imn_st(p->dtype, out[0], base + i,
-				       s * (imn_ld(p->dtype, in[0], base + i) - mean) * inv + b);
+				ingot_stf(p->dtype, out[0], base + i,
+				       s * (ingot_ldf(p->dtype, in[0], base + i) - mean) * inv + b);
 		}
 	}
 	return INGOT_OK;
@@ -318,7 +293,7 @@ INGOT_KERNEL int ingot_col2im(const void *params, const void *const *in, void *c
                               void *scratch, int task, int n_tasks)
 {
 	const ingot_col2im_params *p = (const ingot_col2im_params *)params;
-	int nsp = (int)p->nsp, d, fl = imn_float(p->dtype);
+	int nsp = (int)p->nsp, d, fl = ingot_dtype_is_float(p->dtype);
 	int64_t img = 1, bsz = 1, lsz = 1, y0, y1, yi;
 	(void)scratch;
 	if (!in[0] || !out[0] || nsp < 1 || nsp > INGOT_MAX_RANK)
@@ -351,7 +326,7 @@ INGOT_KERNEL int ingot_col2im(const void *params, const void *const *in, void *c
 			if (ok) {
 				int64_t off = ((nc * bsz) + kk) * lsz + l;
 				if (fl)
-					acc += imn_ld(p->dtype, in[0], off);
+					acc += ingot_ldf(p->dtype, in[0], off);
 				else
 					iacc += imn_ld_u(p->dtype, in[0], off);
 			}
@@ -362,7 +337,7 @@ INGOT_KERNEL int ingot_col2im(const void *params, const void *const *in, void *c
 			}
 		}
 		if (fl)
-			imn_st(p->dtype, out[0], yi, acc);
+			ingot_stf(p->dtype, out[0], yi, acc);
 		else
 			imn_st_u(p->dtype, out[0], yi, iacc);
 	}

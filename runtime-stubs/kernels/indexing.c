@@ -83,11 +83,6 @@ static INGOT_UNUSED int ix_ld_int(int64_t dt, const void *p, int64_t i, int64_t 
 	}
 }
 
-static INGOT_UNUSED int ix_is_flt(int64_t dt)
-{
-	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
-}
-
 /* Element i of a float dtype, widened to double (exact for every float type). */
 static INGOT_UNUSED double ix_ld_flt(int64_t dt, const void *p, int64_t i)
 {
@@ -103,7 +98,7 @@ static INGOT_UNUSED double ix_ld_flt(int64_t dt, const void *p, int64_t i)
 /* Three-way comparison of elements i and j; NaNs equal each other and order last. */
 static INGOT_UNUSED int ix_cmp(int64_t dt, const void *p, int64_t i, int64_t j)
 {
-	if (ix_is_flt(dt)) {
+	if (ingot_dtype_is_float(dt)) {
 		double a = ix_ld_flt(dt, p, i), b = ix_ld_flt(dt, p, j);
 		if (a != a || b != b)
 			return (a != a) - (b != b);
@@ -124,7 +119,7 @@ static INGOT_UNUSED int ix_cmp(int64_t dt, const void *p, int64_t i, int64_t j)
  * propagate NaN through max/min as numpy does; bool add/mul are or/and. */
 static INGOT_UNUSED void ix_combine(int64_t dt, int64_t red, char *dst, const char *src)
 {
-	if (ix_is_flt(dt)) {
+	if (ingot_dtype_is_float(dt)) {
 		double a = ix_ld_flt(dt, dst, 0), b = ix_ld_flt(dt, src, 0), r;
 		switch (red) {
 		case INGOT_SCATTER_ADD: r = a + b; break;

@@ -8,28 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static INGOT_UNUSED double loss_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
-static INGOT_UNUSED void loss_st(int64_t dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
-
 static INGOT_UNUSED int64_t loss_label(int64_t dt, const void *p, int64_t i)
 {
 	return dt == INGOT_DT_I32 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];
@@ -42,14 +20,14 @@ static INGOT_UNUSED double loss_lse(const ingot_nll_params *p, const void *x, in
 	int64_t k, base = i * p->c * p->d + j;
 	double mx = -HUGE_VAL, s = 0.0;
 	for (k = 0; k < p->c; k++) {
-		double v = loss_ld(p->dtype, x, base + k * p->d);
+		double v = ingot_ldf(p->dtype, x, base + k * p->d);
 		if (v > mx)
 			mx = v;
 	}
 	if (!(mx > -HUGE_VAL))       /* all -inf (or NaN): let the NaN / -inf propagate */
 		return mx;
 	for (k = 0; k < p->c; k++)
-		s += exp(loss_ld(p->dtype, x, base + k * p->d) - mx);
+		s += exp(ingot_ldf(p->dtype, x, base + k * p->d) - mx);
 	return log(s) + mx;
 }
 
@@ -79,16 +57,16 @@ INGOT_KERNEL int ingot_nll(const void *params, const void *const *in, void *cons
 			if (p->has_log_prob)
 				for (k = 0; k < p->c; k++) {
 					int64_t e = (i * p->c + k) * p->d + j;
-					loss_st(p->dtype, out[1], e, loss_ld(p->dtype, x, e) - lse);
+					ingot_stf(p->dtype, out[1], e, ingot_ldf(p->dtype, x, e) - lse);
 				}
 			if (p->has_ii && t == p->ignore_index) {
 				wt = 0.0;
 			} else {
-				wt = w ? loss_ld(p->dtype, w, t) : 1.0;
-				l = -wt * (loss_ld(p->dtype, x, (i * p->c + t) * p->d + j) - lse);
+				wt = w ? ingot_ldf(p->dtype, w, t) : 1.0;
+				l = -wt * (ingot_ldf(p->dtype, x, (i * p->c + t) * p->d + j) - lse);
 			}
 			if (p->reduction == INGOT_LOSS_NONE && out[0])
-				loss_st(p->dtype, out[0], pos, l);
+				ingot_stf(p->dtype, out[0], pos, l);
 			sum += l;
 			wsum += wt;
 		}
@@ -96,9 +74,9 @@ INGOT_KERNEL int ingot_nll(const void *params, const void *const *in, void *cons
 	if (!out[0])
 		return INGOT_OK;
 	if (p->reduction == INGOT_LOSS_SUM)
-		loss_st(p->dtype, out[0], 0, sum);
+		ingot_stf(p->dtype, out[0], 0, sum);
 	else if (p->reduction == INGOT_LOSS_MEAN)   /* all ignored: 0 / 0 is NaN, as numpy */
-		loss_st(p->dtype, out[0], 0, wsum != 0.0 ? sum / wsum : (double)NAN);
+		ingot_stf(p->dtype, out[0], 0, wsum != 0.0 ? sum / wsum : (double)NAN);
 	return INGOT_OK;
 }
 
@@ -149,7 +127,7 @@ INGOT_KERNEL int ingot_optim(const void *params, const void *const *in, void *co
 		return INGOT_OK;
 	if (n < 1 || n > 2 * INGOT_MAX_RANK || !in[0] || !in[1])
 		return INGOT_EINVAL;
-	r = loss_ld(p->r_dtype, in[0], 0);
+	r = ingot_ldf(p->r_dtype, in[0], 0);
 	memcpy(&t, in[1], sizeof t);
 	for (k = 0; k < n; k++) {
 		const void *xs = in[2 + k], *gs = in[2 + n + k];
@@ -161,15 +139,16 @@ INGOT_KERNEL int ingot_optim(const void *params, const void *const *in, void *co
 		if (!xs || !gs || !vs || !hs)
 			return INGOT_EINVAL;
 		for (i = 0; i < p->numel[k]; i++) {
-			double x = loss_ld(p->dtype, xs, i), g = loss_ld(p->dtype, gs, i), xn = 0.0;
-			double v = loss_ld(p->dtype, vs, i), h = loss_ld(p->dtype, hs, i);
+			double x = ingot_ldf(p->dtype, xs, i), g = ingot_ldf(p->dtype, gs, i);
+			double xn = 0.0;
+			double v = ingot_ldf(p->dtype, vs, i), h = ingot_ldf(p->dtype, hs, i);
 			loss_optim_step(p, r, t, x, g, &v, &h, &xn);
 			if (xo)
-				loss_st(p->dtype, xo, i, xn);
+				ingot_stf(p->dtype, xo, i, xn);
 			if (vo)              /* Adagrad's one accumulator is H */
-				loss_st(p->dtype, vo, i, p->algo == INGOT_OPTIM_ADAGRAD ? h : v);
+				ingot_stf(p->dtype, vo, i, p->algo == INGOT_OPTIM_ADAGRAD ? h : v);
 			if (n_state == 2 && ho)
-				loss_st(p->dtype, ho, i, h);
+				ingot_stf(p->dtype, ho, i, h);
 		}
 	}
 	return INGOT_OK;

@@ -1,40 +1,13 @@
 /* norm.c — reference kernels of the normalizations and of Softmax/LogSoftmax.
  * Per-dtype loops come from one macro (NRM_FNS) instantiated for f32, f64, f16 and
  * bf16; per-channel values (scale, bias, mean, var), which ONNX lets have their own
- * dtype, go through nrm_ld/nrm_st. Statistics use double accumulators and two
+ * dtype, go through ingot_ldf/ingot_stf. Statistics use double accumulators and two
  * passes (mean, then squared deviations), which keeps variance exact enough for
  * large planes; elementwise math stays in float (double for f64). */
 #include "norm.h"
 
 #include <math.h>
 #include <string.h>
-
-static INGOT_UNUSED int nrm_is_float(int64_t dt)
-{
-	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
-}
-
-static INGOT_UNUSED double nrm_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
-static INGOT_UNUSED void nrm_st(int64_t dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
 
 /* This task's share [*lo, *hi) of n items; 0 or INGOT_EINVAL. */
 static INGOT_UNUSED int nrm_share(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
@@ -148,9 +121,9 @@ static INGOT_UNUSED void nrm_layernorm_##SUF(const ingot_layernorm_params *p, \
 			} \
 		} \
 		if (p->has_mean) \
-			nrm_st(p->stash, out[1], r, mean); \
+			ingot_stf(p->stash, out[1], r, mean); \
 		if (p->has_inv) \
-			nrm_st(p->stash, out[2], r, inv); \
+			ingot_stf(p->stash, out[2], r, inv); \
 	} \
 }
 
@@ -189,9 +162,9 @@ INGOT_KERNEL int ingot_batchnorm(const void *params, const void *const *in, void
 	int64_t c0, c1, ch, plane = p->c * p->inner;
 	double mom = (double)p->momentum;
 	(void)scratch;
-	if (nrm_share(p->c, task, n_tasks, &c0, &c1) || !nrm_is_float(p->dtype) ||
-	    !nrm_is_float(p->s_dtype) || !nrm_is_float(p->b_dtype) ||
-	    !nrm_is_float(p->m_dtype) || !nrm_is_float(p->v_dtype))
+	if (nrm_share(p->c, task, n_tasks, &c0, &c1) || !ingot_dtype_is_float(p->dtype) ||
+	    !ingot_dtype_is_float(p->s_dtype) || !ingot_dtype_is_float(p->b_dtype) ||
+	    !ingot_dtype_is_float(p->m_dtype) || !ingot_dtype_is_float(p->v_dtype))
 		return INGOT_EINVAL;
 	if (c0 >= c1)
 		return INGOT_OK;
@@ -199,18 +172,19 @@ INGOT_KERNEL int ingot_batchnorm(const void *params, const void *const *in, void
 	    (p->has_rmean && !out[1]) || (p->has_rvar && !out[2]))
 		return INGOT_EINVAL;
 	for (ch = c0; ch < c1; ch++) {
-		double in_mean = nrm_ld(p->m_dtype, in[3], ch), in_var = nrm_ld(p->v_dtype, in[4], ch);
+		double in_mean = ingot_ldf(p->m_dtype, in[3], ch);
+		double in_var = ingot_ldf(p->v_dtype, in[4], ch);
 		double mean = in_mean, var = in_var, a;
 		if (p->training)
 			nrm_stats(p->dtype, in[0], ch * p->inner, p->n, plane, p->inner, &mean, &var);
-		a = nrm_ld(p->s_dtype, in[1], ch) / sqrt(var + (double)p->epsilon);
+		a = ingot_ldf(p->s_dtype, in[1], ch) / sqrt(var + (double)p->epsilon);
 		nrm_affine(p->dtype, in[0], out[0], ch * p->inner, p->n, plane, p->inner, mean, a,
-		           nrm_ld(p->b_dtype, in[2], ch));
+		           ingot_ldf(p->b_dtype, in[2], ch));
 		if (p->has_rmean)
-			nrm_st(p->m_dtype, out[1], ch,
+			ingot_stf(p->m_dtype, out[1], ch,
 			       p->training ? in_mean * mom + mean * (1.0 - mom) : in_mean);
 		if (p->has_rvar)
-			nrm_st(p->v_dtype, out[2], ch,
+			ingot_stf(p->v_dtype, out[2], ch,
 			       p->training ? in_var * mom + var * (1.0 - mom) : in_var);
 	}
 	return INGOT_OK;
@@ -222,7 +196,8 @@ INGOT_KERNEL int ingot_instancenorm(const void *params, const void *const *in,
 	const ingot_instancenorm_params *p = (const ingot_instancenorm_params *)params;
 	int64_t q0, q1, q;
 	(void)scratch;
-	if (p->c < 1 || nrm_share(p->n * p->c, task, n_tasks, &q0, &q1) || !nrm_is_float(p->dtype))
+	if (p->c < 1 || nrm_share(p->n * p->c, task, n_tasks, &q0, &q1) ||
+	    !ingot_dtype_is_float(p->dtype))
 		return INGOT_EINVAL;
 	if (q0 >= q1)
 		return INGOT_OK;
@@ -232,9 +207,9 @@ INGOT_KERNEL int ingot_instancenorm(const void *params, const void *const *in,
 		int64_t ch = q % p->c;
 		double mean, var, a;
 		nrm_stats(p->dtype, in[0], q * p->inner, 1, 0, p->inner, &mean, &var);
-		a = nrm_ld(p->dtype, in[1], ch) / sqrt(var + (double)p->epsilon);
+		a = ingot_ldf(p->dtype, in[1], ch) / sqrt(var + (double)p->epsilon);
 		nrm_affine(p->dtype, in[0], out[0], q * p->inner, 1, 0, p->inner, mean, a,
-		           nrm_ld(p->dtype, in[2], ch));
+		           ingot_ldf(p->dtype, in[2], ch));
 	}
 	return INGOT_OK;
 }
@@ -245,8 +220,8 @@ INGOT_KERNEL int ingot_layernorm(const void *params, const void *const *in, void
 	const ingot_layernorm_params *p = (const ingot_layernorm_params *)params;
 	int64_t r0, r1;
 	(void)scratch;
-	if (nrm_share(p->outer, task, n_tasks, &r0, &r1) || !nrm_is_float(p->dtype) ||
-	    !nrm_is_float(p->stash) || p->nrank < 0 || p->nrank > INGOT_MAX_RANK)
+	if (nrm_share(p->outer, task, n_tasks, &r0, &r1) || !ingot_dtype_is_float(p->dtype) ||
+	    !ingot_dtype_is_float(p->stash) || p->nrank < 0 || p->nrank > INGOT_MAX_RANK)
 		return INGOT_EINVAL;
 	if (r0 >= r1)
 		return INGOT_OK;
@@ -269,7 +244,7 @@ INGOT_KERNEL int ingot_softmax(const void *params, const void *const *in, void *
 	int64_t r0, r1;
 	(void)scratch;
 	if (p->inner < 0 || nrm_share(p->outer * p->inner, task, n_tasks, &r0, &r1) ||
-	    !nrm_is_float(p->dtype))
+	    !ingot_dtype_is_float(p->dtype))
 		return INGOT_EINVAL;
 	if (r0 >= r1)
 		return INGOT_OK;

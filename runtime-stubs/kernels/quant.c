@@ -12,31 +12,6 @@
 #define Q_CHUNK 64
 #define Q_MAX_SP 6
 
-/* One element of any numeric dtype, as double. */
-static double q_ld(int dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_U8: return (double)((const uint8_t *)p)[i];
-	case INGOT_DT_I8: return (double)((const int8_t *)p)[i];
-	case INGOT_DT_U16: return (double)((const uint16_t *)p)[i];
-	case INGOT_DT_I16: return (double)((const int16_t *)p)[i];
-	case INGOT_DT_I32: return (double)((const int32_t *)p)[i];
-	case INGOT_DT_U32: return (double)((const uint32_t *)p)[i];
-	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
-	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
-	case INGOT_DT_I4: return (double)((const int8_t *)p)[i];
-	case INGOT_DT_U4: return (double)((const uint8_t *)p)[i];
-	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
-	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
-		return (double)ingot_small_to_f32(dt, ((const uint8_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
 static int q_small_float(int dt)
 {
 	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
@@ -87,23 +62,6 @@ static void q_st_int(int dt, void *p, int64_t i, double v, double lo, double hi)
 	case INGOT_DT_I32: ((int32_t *)p)[i] = (int32_t)q; break;
 	default: break;
 	}
-}
-
-/* Stores v into float dtype dt (through float for the 16-bit types). */
-static void q_st_float(int dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
-
-static int q_is_float(int dt)
-{
-	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
 }
 
 /* int64 -> int32 modulo 2^32, without implementation-defined conversions. */
@@ -159,7 +117,8 @@ INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void 
 	int xdt = (int)p->x_dtype, sdt = (int)p->s_dtype, ydt = (int)p->y_dtype;
 	int ddt = (int)p->div_dtype;
 	(void)scratch;
-	if (!x || !s || !y || (p->has_zp && !zp) || (!q_range(ydt, &lo, &hi) && !q_small_float(ydt)) ||
+	if (!x || !s || !y || (p->has_zp && !zp) ||
+	    (!q_range(ydt, &lo, &hi) && !q_small_float(ydt)) ||
 	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
 		return INGOT_EINVAL;
 	if (!q_span(n, task, n_tasks, &e0, &e1))
@@ -168,10 +127,10 @@ INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void 
 		/* 8-bit and 4-bit floats: x / scale (+ zero point) rounded to the type, no rint */
 		for (e = e0; e < e1; e++) {
 			int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
-			double xv = q_round_to(ddt, q_ld(xdt, x, e));
-			double v = q_round_to(ddt, xv / q_round_to(ddt, q_ld(sdt, s, si)));
+			double xv = q_round_to(ddt, ingot_ld_num(xdt, x, e));
+			double v = q_round_to(ddt, xv / q_round_to(ddt, ingot_ld_num(sdt, s, si)));
 			if (zp)
-				v += q_ld(ydt, zp, si);
+				v += ingot_ld_num(ydt, zp, si);
 			/* beyond float's range (UB to convert) is infinite, NaN stays NaN */
 			float f = v >= 3.4028235677973366e38 ? HUGE_VALF
 			          : v <= -3.4028235677973366e38 ? -HUGE_VALF
@@ -186,7 +145,7 @@ INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void 
 		/* the common case: one float scale, float division, no dtype switch inside */
 		const float *xf = (const float *)x;
 		float sc = *(const float *)s;
-		double z = zp ? q_ld(ydt, zp, 0) : 0.0;
+		double z = zp ? ingot_ld_num(ydt, zp, 0) : 0.0;
 		if (ydt == INGOT_DT_U8) {
 			uint8_t *yq = (uint8_t *)y;
 			for (e = e0; e < e1; e++) {
@@ -206,11 +165,11 @@ INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void 
 	}
 	for (e = e0; e < e1; e++) {
 		int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
-		double xv = q_round_to(ddt, q_ld(xdt, x, e));
-		double sv = q_round_to(ddt, q_ld(sdt, s, si));
+		double xv = q_round_to(ddt, ingot_ld_num(xdt, x, e));
+		double sv = q_round_to(ddt, ingot_ld_num(sdt, s, si));
 		double v = rint(q_round_to(ddt, xv / sv));
 		if (zp)
-			v += q_ld(ydt, zp, si);
+			v += ingot_ld_num(ydt, zp, si);
 		q_st_int(ydt, y, e, v, lo, hi);
 	}
 	return INGOT_OK;
@@ -225,7 +184,8 @@ INGOT_KERNEL int ingot_dequantize(const void *params, const void *const *in, voi
 	int64_t e, e0, e1, n = p->outer * p->axis_len * p->inner;
 	int xdt = (int)p->x_dtype, sdt = (int)p->s_dtype, ydt = (int)p->y_dtype;
 	(void)scratch;
-	if (!x || !s || !y || (p->has_zp && !zp) || !q_is_float(ydt) || !q_is_float(sdt) ||
+	if (!x || !s || !y || (p->has_zp && !zp) || !ingot_dtype_is_float(ydt) ||
+	    !ingot_dtype_is_float(sdt) ||
 	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
 		return INGOT_EINVAL;
 	if (!q_span(n, task, n_tasks, &e0, &e1))
@@ -236,17 +196,17 @@ INGOT_KERNEL int ingot_dequantize(const void *params, const void *const *in, voi
 		const uint8_t *xb = (const uint8_t *)x;
 		float sc = *(const float *)s, *yf = (float *)y;
 		int32_t flip = xdt == INGOT_DT_I8 ? 0x80 : 0;
-		int32_t z = zp ? (int32_t)q_ld(xdt, zp, 0) : 0;
+		int32_t z = zp ? (int32_t)ingot_ld_num(xdt, zp, 0) : 0;
 		for (e = e0; e < e1; e++)
 			yf[e] = (float)(((int32_t)(xb[e] ^ flip) - flip) - z) * sc;
 		return INGOT_OK;
 	}
 	for (e = e0; e < e1; e++) {
 		int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
-		double d = q_ld(xdt, x, e) - (zp ? q_ld(xdt, zp, si) : 0.0);
+		double d = ingot_ld_num(xdt, x, e) - (zp ? ingot_ld_num(xdt, zp, si) : 0.0);
 		/* the reference multiplies in float32 (f16/bf16 scales promote to it) */
-		double v = (double)(float)(d * q_ld(sdt, s, si));
-		q_st_float(ydt, y, e, v);
+		double v = (double)(float)(d * ingot_ld_num(sdt, s, si));
+		ingot_stf(ydt, y, e, v);
 	}
 	return INGOT_OK;
 }
@@ -323,9 +283,9 @@ static void q_requant(int dt, void *y, int64_t i, int64_t acc, float mult, doubl
 static double q_pick(int dt, const void *p, int64_t mode, int64_t v, int64_t b, int64_t len)
 {
 	switch (mode) {
-	case INGOT_QV_ONE: return q_ld(dt, p, 0);
-	case INGOT_QV_VEC: return q_ld(dt, p, v);
-	case INGOT_QV_BATCH: return q_ld(dt, p, b * len + v);
+	case INGOT_QV_ONE: return ingot_ld_num(dt, p, 0);
+	case INGOT_QV_VEC: return ingot_ld_num(dt, p, v);
+	case INGOT_QV_BATCH: return ingot_ld_num(dt, p, b * len + v);
 	default: return 0.0;
 	}
 }
@@ -471,9 +431,9 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 			return INGOT_EINVAL;
 		xsc = *(const float *)in[1];
 		ysc = *(const float *)in[6];
-		yz = q_ld(ydt, in[7], 0);
+		yz = ingot_ld_num(ydt, in[7], 0);
 	}
-	xz = xzp ? (int32_t)q_ld((int)p->x_dtype, xzp, 0) : 0;
+	xz = xzp ? (int32_t)ingot_ld_num((int)p->x_dtype, xzp, 0) : 0;
 	xadj = xz + xf;          /* x - xz = (byte ^ xf) - xadj */
 	for (d = L; d >= 0; d--) {
 		if (p->strides[d] < 1 || p->dilations[d] < 1)
@@ -498,8 +458,8 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 		const int64_t s = p->strides[L], dl = p->dilations[L], pd = p->pads[L];
 		const int64_t W = xs[L], OW = ys[L], KW = ks[L];
 		const uint8_t *x0 = x + (n * C + grp * Cg) * x_plane, *w0 = w + oc * Cg * k_plane;
-		int32_t wz = p->w_zp == 1 ? (int32_t)q_ld((int)p->w_dtype, wzp, 0)
-		             : p->w_zp > 1 ? (int32_t)q_ld((int)p->w_dtype, wzp, oc) : 0;
+		int32_t wz = p->w_zp == 1 ? (int32_t)ingot_ld_num((int)p->w_dtype, wzp, 0)
+		             : p->w_zp > 1 ? (int32_t)ingot_ld_num((int)p->w_dtype, wzp, oc) : 0;
 		int64_t b0 = bias ? bias[oc] : 0, yrow, krow, ox0;
 		float mult = 0.0f;
 		if (ql)

@@ -108,25 +108,10 @@ static double normal_at(const Stream *st, int64_t i)
 	return r * ((i & 1) ? sin(t) : cos(t));
 }
 
-static double ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
 /* Stores v (a float, or 0/1 for Bernoulli and masks) as dtype dt. */
 static void st(int64_t dt, void *p, int64_t i, double v)
 {
 	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
 	case INGOT_DT_BOOL: case INGOT_DT_U8: ((uint8_t *)p)[i] = (uint8_t)(v != 0); break;
 	case INGOT_DT_I8: ((int8_t *)p)[i] = (int8_t)(v != 0); break;
 	case INGOT_DT_U16: ((uint16_t *)p)[i] = (uint16_t)(v != 0); break;
@@ -135,7 +120,7 @@ static void st(int64_t dt, void *p, int64_t i, double v)
 	case INGOT_DT_U32: ((uint32_t *)p)[i] = (uint32_t)(v != 0); break;
 	case INGOT_DT_I64: ((int64_t *)p)[i] = (int64_t)(v != 0); break;
 	case INGOT_DT_U64: ((uint64_t *)p)[i] = (uint64_t)(v != 0); break;
-	default: break;
+	default: ingot_stf(dt, p, i, v); break;   /* the float types */
 	}
 }
 
@@ -156,12 +141,12 @@ static void multinomial(const ingot_random_params *p, const Stream *s, const voi
 	for (int64_t r = lo; r < hi; r++) {
 		double mx = -HUGE_VAL, tot = 0.0;
 		for (int64_t k = 0; k < c; k++) {
-			double v = ld(p->in_dtype, x, r * c + k);
+			double v = ingot_ldf(p->in_dtype, x, r * c + k);
 			if (v > mx)
 				mx = v;
 		}
 		for (int64_t k = 0; k < c; k++) {
-			double v = ld(p->in_dtype, x, r * c + k);
+			double v = ingot_ldf(p->in_dtype, x, r * c + k);
 			tot += mx == -HUGE_VAL ? 0.0 : exp(v - mx);
 			cdf[k] = tot;
 		}
@@ -211,7 +196,8 @@ INGOT_KERNEL int ingot_random(const void *params, const void *const *in, void *c
 			st(p->dtype, out[0], i, p->a + p->b * normal_at(&s, i));
 			break;
 		default:                             /* Bernoulli */
-			st(p->dtype, out[0], i, unit(word_at(&s, i), 53) < ld(p->in_dtype, in[0], i));
+			st(p->dtype, out[0], i,
+			   unit(word_at(&s, i), 53) < ingot_ldf(p->in_dtype, in[0], i));
 			break;
 		}
 	}
@@ -231,7 +217,7 @@ INGOT_KERNEL int ingot_dropout(const void *params, const void *const *in, void *
 	if (!in[0] || !out[0])
 		return INGOT_EINVAL;
 	if (p->n_in > 1 && in[1])
-		ratio = ld(p->ratio_dtype, in[1], 0);
+		ratio = ingot_ldf(p->ratio_dtype, in[1], 0);
 	if (p->n_in > 2 && in[2])
 		training = *(const uint8_t *)in[2] != 0;
 	if (training && !(ratio >= 0.0 && ratio < 1.0))
@@ -250,7 +236,7 @@ INGOT_KERNEL int ingot_dropout(const void *params, const void *const *in, void *
 	double scale = 1.0 / (1.0 - ratio);
 	for (i = lo; i < hi; i++) {
 		int keep = unit(word_at(&s, i), 53) >= ratio;
-		st(p->dtype, out[0], i, keep ? ld(p->dtype, in[0], i) * scale : 0.0);
+		st(p->dtype, out[0], i, keep ? ingot_ldf(p->dtype, in[0], i) * scale : 0.0);
 		if (mask)
 			st(p->mask_dtype, mask, i, keep);
 	}

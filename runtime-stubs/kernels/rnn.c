@@ -9,28 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-static INGOT_UNUSED double rnn_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
-static INGOT_UNUSED void rnn_st(int64_t dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
-
 /* sum(w[off + k] * v[k]) for k < n, with the dtype switch outside the loop. */
 static INGOT_UNUSED double rnn_dot(int64_t dt, const void *w, int64_t off, const double *v,
                                    int64_t n)
@@ -161,8 +139,8 @@ static INGOT_UNUSED void rnn_rows(const ingot_rnn_params *p, const rnn_ctx *c, i
 		if (with_r)
 			s += rnn_dot(p->dtype, c->r, c->r_off + j * p->hidden, c->hs, p->hidden);
 		if (p->has_b)
-			s += rnn_ld(p->dtype, c->bias, c->b_off + j) +
-			     (with_r ? rnn_ld(p->dtype, c->bias, c->b_off + gh + j) : 0.0);
+			s += ingot_ldf(p->dtype, c->bias, c->b_off + j) +
+			     (with_r ? ingot_ldf(p->dtype, c->bias, c->b_off + gh + j) : 0.0);
 		c->gates[j] = s;
 	}
 }
@@ -187,7 +165,7 @@ static INGOT_UNUSED void rnn_step(const ingot_rnn_params *p, const rnn_ctx *c)
 			c->tmp[j] = p->linear_before_reset ? c->hs[j] : r[j] * c->hs[j];
 		for (j = 0; j < H; j++) {
 			double rh = rnn_dot(p->dtype, c->r, c->r_off + (2 * H + j) * H, c->tmp, H) +
-			            (p->has_b ? rnn_ld(p->dtype, c->bias, c->b_off + 5 * H + j) : 0.0);
+			            (p->has_b ? ingot_ldf(p->dtype, c->bias, c->b_off + 5 * H + j) : 0.0);
 			hh[j] += p->linear_before_reset ? r[j] * rh : rh;
 		}
 		for (j = 0; j < H; j++) {
@@ -198,9 +176,9 @@ static INGOT_UNUSED void rnn_step(const ingot_rnn_params *p, const rnn_ctx *c)
 	}
 	rnn_rows(p, c, 0, 4 * H, 1);                 /* LSTM: i, o, f, c */
 	for (j = 0; j < H; j++) {
-		double pi = c->peep ? rnn_ld(p->dtype, c->peep, c->p_off + j) : 0.0;
-		double po = c->peep ? rnn_ld(p->dtype, c->peep, c->p_off + H + j) : 0.0;
-		double pf = c->peep ? rnn_ld(p->dtype, c->peep, c->p_off + 2 * H + j) : 0.0;
+		double pi = c->peep ? ingot_ldf(p->dtype, c->peep, c->p_off + j) : 0.0;
+		double po = c->peep ? ingot_ldf(p->dtype, c->peep, c->p_off + H + j) : 0.0;
+		double pf = c->peep ? ingot_ldf(p->dtype, c->peep, c->p_off + 2 * H + j) : 0.0;
 		double ig = rnn_act(&c->f, rnn_clip(p, c->gates[j] + pi * c->cs[j]));
 		double fg = p->input_forget ? 1.0 - ig
 		            : rnn_act(&c->f, rnn_clip(p, c->gates[2 * H + j] + pf * c->cs[j]));
@@ -256,25 +234,25 @@ INGOT_KERNEL int ingot_rnn(const void *params, const void *const *in, void *cons
 		for (b = 0; b < p->batch; b++) {
 			int64_t len = lens ? (int64_t)lens[b] : p->seq, so = rnn_s_off(p, d, b);
 			for (j = 0; j < H; j++) {
-				c.hs[j] = h0 ? rnn_ld(p->dtype, h0, so + j) : 0.0;
-				c.cs[j] = c0 ? rnn_ld(p->dtype, c0, so + j) : 0.0;
+				c.hs[j] = h0 ? ingot_ldf(p->dtype, h0, so + j) : 0.0;
+				c.cs[j] = c0 ? ingot_ldf(p->dtype, c0, so + j) : 0.0;
 			}
 			for (s = 0; s < len; s++) {
 				int64_t t = rev ? len - 1 - s : s, xo = rnn_x_off(p, t, b);
 				for (j = 0; j < I; j++)
-					c.x[j] = rnn_ld(p->dtype, x, xo + j);
+					c.x[j] = ingot_ldf(p->dtype, x, xo + j);
 				rnn_step(p, &c);
 				for (j = 0; y && j < H; j++)
-					rnn_st(p->dtype, y, rnn_y_off(p, t, d, b) + j, c.hs[j]);
+					ingot_stf(p->dtype, y, rnn_y_off(p, t, d, b) + j, c.hs[j]);
 			}
 			for (s = len; y && s < p->seq; s++)
 				for (j = 0; j < H; j++)
-					rnn_st(p->dtype, y, rnn_y_off(p, s, d, b) + j, 0.0);
+					ingot_stf(p->dtype, y, rnn_y_off(p, s, d, b) + j, 0.0);
 			for (j = 0; j < H; j++) {
 				if (yh)
-					rnn_st(p->dtype, yh, so + j, c.hs[j]);
+					ingot_stf(p->dtype, yh, so + j, c.hs[j]);
 				if (yc)
-					rnn_st(p->dtype, yc, so + j, c.cs[j]);
+					ingot_stf(p->dtype, yc, so + j, c.cs[j]);
 			}
 		}
 	}

@@ -5,28 +5,6 @@
 
 #include <math.h>
 
-static double rp_ld(int64_t dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
-static void rp_st(int64_t dt, void *p, int64_t i, double v)
-{
-	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
-	default: break;
-	}
-}
-
 /* v rounded to the coordinate precision: float, or double for f64. */
 static double rp_fp(int64_t dt, double v)
 {
@@ -53,12 +31,12 @@ INGOT_KERNEL int ingot_roi_pool(const void *params, const void *const *in, void 
 	lo = p->n_rois * task / n_tasks;
 	hi = p->n_rois * (task + 1) / n_tasks;
 	for (int64_t r = lo; r < hi; r++) {
-		double bidx = rp_ld(dt, rois, r * 5);
+		double bidx = ingot_ldf(dt, rois, r * 5);
 		if (!(bidx >= 0.0 && bidx < (double)p->n))
 			return INGOT_ERANGE;
 		int64_t b = (int64_t)bidx, corner[4];
 		for (int k = 0; k < 4; k++) {
-			double v = round(rp_fp(dt, rp_ld(dt, rois, r * 5 + 1 + k) * scale));
+			double v = round(rp_fp(dt, ingot_ldf(dt, rois, r * 5 + 1 + k) * scale));
 			corner[k] = v < -1e15 ? -(int64_t)1e15 : v > 1e15 ? (int64_t)1e15 : (int64_t)v;
 		}
 		/* corner: x1, y1, x2, y2 */
@@ -78,12 +56,12 @@ INGOT_KERNEL int ingot_roi_pool(const void *params, const void *const *in, void 
 					int any = 0;
 					for (int64_t yy = h0; yy < h1; yy++)
 						for (int64_t xx = w0; xx < w1; xx++) {
-							double v = rp_ld(dt, x, base + yy * p->w + xx);
+							double v = ingot_ldf(dt, x, base + yy * p->w + xx);
 							if (!any || v > m || v != v)
 								m = v;
 							any = 1;
 						}
-					rp_st(dt, out[0], obase + i * p->pw + j, m);
+					ingot_stf(dt, out[0], obase + i * p->pw + j, m);
 				}
 			}
 		}

@@ -8,27 +8,12 @@
 
 #define SP_TWO_PI 6.283185307179586476925286766559
 
-static double sp_ld(int dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case INGOT_DT_F32: return (double)((const float *)p)[i];
-	case INGOT_DT_F64: return ((const double *)p)[i];
-	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
-	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
-	default: return 0.0;
-	}
-}
-
 /* Stores v as dtype dt: floats round, integers truncate toward zero (saturating). */
 static void sp_st(int dt, void *p, int64_t i, double v)
 {
 	double t = v != v ? 0.0 : v < -9.2e18 ? -9.2e18 : v > 9.2e18 ? 9.2e18 : v;
 	int64_t q = (int64_t)t;
 	switch (dt) {
-	case INGOT_DT_F32: ((float *)p)[i] = (float)v; break;
-	case INGOT_DT_F64: ((double *)p)[i] = v; break;
-	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
-	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
 	case INGOT_DT_U8: ((uint8_t *)p)[i] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q); break;
 	case INGOT_DT_I8: ((int8_t *)p)[i] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q); break;
 	case INGOT_DT_U16: ((uint16_t *)p)[i] = (uint16_t)(q < 0 ? 0 : q > 65535 ? 65535 : q); break;
@@ -44,13 +29,8 @@ static void sp_st(int dt, void *p, int64_t i, double v)
 		break;
 	case INGOT_DT_I64: ((int64_t *)p)[i] = q; break;
 	case INGOT_DT_U64: ((uint64_t *)p)[i] = (uint64_t)(q < 0 ? 0 : q); break;
-	default: break;
+	default: ingot_stf(dt, p, i, v); break;   /* the float types */
 	}
-}
-
-static int sp_is_float(int64_t dt)
-{
-	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
 }
 
 /* One transform line: n_sig samples x[x0 + k * xs] (+1: imaginary part when in_c
@@ -92,9 +72,9 @@ static void sp_transform(const sp_line *l)
 			nk = n_sig - k0 < SP_KB ? (int)(n_sig - k0) : SP_KB;
 			for (k = 0; k < nk; k++) {
 				int64_t at = l->x0 + (k0 + k) * l->xs;
-				double w = l->win ? sp_ld(l->dt, l->win, k0 + k) : 1.0;
-				xr[k] = w * sp_ld(l->dt, l->x, at);
-				xi[k] = l->in_c == 2 ? w * sp_ld(l->dt, l->x, at + 1) : 0.0;
+				double w = l->win ? ingot_ldf(l->dt, l->win, k0 + k) : 1.0;
+				xr[k] = w * ingot_ldf(l->dt, l->x, at);
+				xi[k] = l->in_c == 2 ? w * ingot_ldf(l->dt, l->x, at + 1) : 0.0;
 			}
 			for (q = 0; q < SP_FB; q++) {
 				/* exact twiddle at the block start; f * k0 < n_fft^2 < 2^62 */
@@ -138,7 +118,7 @@ INGOT_KERNEL int ingot_dft(const void *params, const void *const *in, void *cons
 	sp_line l;
 	int64_t u, u0, u1;
 	(void)scratch;
-	if (!in[0] || !out[0] || !sp_is_float(p->dtype) || (p->in_c != 1 && p->in_c != 2) ||
+	if (!in[0] || !out[0] || !ingot_dtype_is_float(p->dtype) || (p->in_c != 1 && p->in_c != 2) ||
 	    p->n_fft < 1 || p->n_out < 0 || p->n_in < 0 || p->inner < 0 || p->outer < 0)
 		return INGOT_EINVAL;
 	if (!sp_span(p->outer * p->inner, task, n_tasks, &u0, &u1))
@@ -170,7 +150,7 @@ INGOT_KERNEL int ingot_stft(const void *params, const void *const *in, void *con
 	sp_line l;
 	int64_t u, u0, u1;
 	(void)scratch;
-	if (!in[0] || !out[0] || !sp_is_float(p->dtype) || (p->in_c != 1 && p->in_c != 2) ||
+	if (!in[0] || !out[0] || !ingot_dtype_is_float(p->dtype) || (p->in_c != 1 && p->in_c != 2) ||
 	    p->flen < 1 || p->step < 1 || p->frames < 0 || p->batch < 0 ||
 	    (p->frames > 0 && (p->frames - 1) * p->step + p->flen > p->sig_len) ||
 	    (p->has_window && !in[2]))
