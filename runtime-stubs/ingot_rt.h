@@ -401,6 +401,13 @@ static inline INGOT_UNUSED int ingot_dtype_is_float(int64_t dt)
 	return dt == INGOT_DT_F32 || dt == INGOT_DT_F64 || dt == INGOT_DT_F16 || dt == INGOT_DT_BF16;
 }
 
+/* Whether dt is an 8-bit or 4-bit float (carried as its uint8_t code). */
+static inline INGOT_UNUSED int ingot_dtype_is_small_float(int64_t dt)
+{
+	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
+	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1;
+}
+
 /* Element i of p, of float dtype dt, widened to double (exact); 0 for any other dtype. */
 static inline INGOT_UNUSED double ingot_ldf(int64_t dt, const void *p, int64_t i)
 {

@@ -613,12 +613,6 @@ INGOT_KERNEL int ingot_variadic(const void *params, const void *const *in, void 
 
 /* ---- cast ---- */
 
-static int ew_small_float(int64_t dt)
-{
-	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
-	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1;
-}
-
 /* v rounded half away from zero; NaN, infinities and |v| >= 2^63 give 0. */
 static int64_t ew_round_away(double v)
 {
@@ -650,7 +644,7 @@ INGOT_KERNEL int ingot_cast(const void *params, const void *const *in, void *con
 			for (k = 0; k < len; k++)
 				b.u[k] = from == EW_CL_F32 ? a.f[k] != 0 : from == EW_CL_F64 ? a.d[k] != 0
 				         : a.u[k] != 0;
-		} else if (ew_small_float(p->to)) {  /* through float, saturating or not */
+		} else if (ingot_dtype_is_small_float(p->to)) {  /* through float, saturating or not */
 			uint8_t *o = (uint8_t *)out[0] + i;
 			ew_convert(from, EW_CL_F32, &a, &b, len);
 			for (k = 0; k < len; k++)

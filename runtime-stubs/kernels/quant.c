@@ -12,12 +12,6 @@
 #define Q_CHUNK 64
 #define Q_MAX_SP 6
 
-static int q_small_float(int dt)
-{
-	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
-	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1;
-}
-
 /* v rounded to the precision of float dtype dt (double rounding through double is
  * exact for f32/f16/bf16 results of one +, -, *, /). */
 static double q_round_to(int dt, double v)
@@ -118,12 +112,12 @@ INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void 
 	int ddt = (int)p->div_dtype;
 	(void)scratch;
 	if (!x || !s || !y || (p->has_zp && !zp) ||
-	    (!q_range(ydt, &lo, &hi) && !q_small_float(ydt)) ||
+	    (!q_range(ydt, &lo, &hi) && !ingot_dtype_is_small_float(ydt)) ||
 	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
 		return INGOT_EINVAL;
 	if (!q_span(n, task, n_tasks, &e0, &e1))
 		return INGOT_OK;
-	if (q_small_float(ydt)) {
+	if (ingot_dtype_is_small_float(ydt)) {
 		/* 8-bit and 4-bit floats: x / scale (+ zero point) rounded to the type, no rint */
 		for (e = e0; e < e1; e++) {
 			int64_t si = q_sidx(p->mode, e, p->axis_len, p->inner, p->block, p->s_axis_len);
