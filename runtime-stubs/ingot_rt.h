@@ -377,6 +377,25 @@ static inline INGOT_UNUSED int8_t ingot_wrap_i4(int64_t v)
 	return (int8_t)(r >= 8 ? r - 16 : r);
 }
 
+/* ONNX files (raw_data, int32_data) pack INT4, UINT4 and FLOAT4E2M1 two elements per
+ * byte, the first in the low nibble; in memory each element has a byte of its own. */
+static inline INGOT_UNUSED int ingot_dtype_is_packed4(int64_t dt)
+{
+	return dt == INGOT_DT_U4 || dt == INGOT_DT_I4 || dt == INGOT_DT_F4E2M1;
+}
+
+/* Unpacks n elements of packed-4-bit dtype dt from src, one byte each into dst (INT4
+ * sign-extended to int8_t). */
+static inline INGOT_UNUSED void ingot_unpack4(int64_t dt, const uint8_t *src, uint8_t *dst,
+                                               size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		unsigned v = (src[i / 2] >> (4 * (i & 1))) & 0xfu;
+		dst[i] = (uint8_t)(dt == INGOT_DT_I4 && v >= 8 ? v | 0xf0u : v);
+	}
+}
+
 /* Size in bytes of one element of an INGOT_DT_* type (0 for unknown ones). */
 static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 {

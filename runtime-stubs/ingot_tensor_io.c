@@ -490,17 +490,12 @@ TIO_FN int tio_typed_field(int dtype)
 	}
 }
 
-/* INT4, UINT4 and FLOAT4E2M1 files pack two elements per byte, the first in the low
- * nibble (raw_data, or one byte per int32_data value); tensors hold one per byte. */
-TIO_FN int tio_packed4(int dtype)
-{
-	return dtype == INGOT_DT_U4 || dtype == INGOT_DT_I4 || dtype == INGOT_DT_F4E2M1;
-}
-
+/* A packed 4-bit tensor (ingot_dtype_is_packed4): raw_data, or one byte per int32_data
+ * value, holds two elements a byte. */
 TIO_FN int tio_parse_packed4(TioPb *s, const uint8_t *buf, size_t len, ingot_tensor *t,
                              uint64_t numel, const char *shape, char *err, size_t cap)
 {
-	uint64_t i, packed = (numel + 1) / 2, have = s->have_raw ? s->raw_len : s->count[TIO_F_INT32];
+	uint64_t packed = (numel + 1) / 2, have = s->have_raw ? s->raw_len : s->count[TIO_F_INT32];
 	uint8_t *bytes4 = NULL;
 	const uint8_t *src;
 	if (s->have_raw && s->count[TIO_F_INT32])
@@ -529,10 +524,7 @@ TIO_FN int tio_parse_packed4(TioPb *s, const uint8_t *buf, size_t len, ingot_ten
 		}
 		src = bytes4;
 	}
-	for (i = 0; i < numel; i++) {
-		unsigned v = (src[i / 2] >> (4 * (i & 1))) & 0xfu;
-		((uint8_t *)t->data)[i] = (uint8_t)(s->dtype == INGOT_DT_I4 && v >= 8 ? v | 0xf0u : v);
-	}
+	ingot_unpack4(s->dtype, src, (uint8_t *)t->data, (size_t)numel);
 	free(bytes4);
 	memcpy(t->name, s->name, sizeof t->name);
 	t->dtype = (int)s->dtype;
@@ -576,7 +568,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 	if (tio_size(s.rank, s.dims, esize, &bytes, err, cap))
 		return -1;
 	numel = bytes / esize;
-	if (tio_packed4(dtype))
+	if (ingot_dtype_is_packed4(dtype))
 		return tio_parse_packed4(&s, buf, len, t, numel, shape, err, cap);
 	sel = tio_typed_field(dtype);
 	for (i = 0; i < sizeof typed / sizeof typed[0]; i++)
@@ -984,7 +976,7 @@ TIO_FN void tio_write_pb(FILE *f, const ingot_tensor *t)
 		return;
 	}
 	putc((TIO_F_RAW << 3) | 2, f);
-	if (tio_packed4(t->dtype)) {       /* two elements per byte, the first in the low nibble */
+	if (ingot_dtype_is_packed4(t->dtype)) {       /* two elements per byte, the first in the low nibble */
 		size_t e;
 		tio_put_varint(f, (uint64_t)(t->bytes + 1) / 2);
 		for (e = 0; e < t->bytes; e += 2) {

@@ -261,22 +261,14 @@ static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, vo
 	}
 }
 
-/* INT4, UINT4 and FLOAT4E2M1 files pack two elements per byte, the first in the low
- * nibble; in memory every element has its own byte (INT4 sign-extended). */
-static bool packed4(DType dt)
-{
-	return dt == DT_U4 || dt == DT_I4 || dt == DT_F4E2M1;
-}
-
+/* The elements of a packed 4-bit tensor (ingot_dtype_is_packed4), one byte each, on the
+ * heap. */
 static void *unpack4(DType dt, const uint8_t *src, int64_t numel)
 {
 	uint8_t *dst = malloc((size_t)numel + 1);
 	if (!dst)
 		die("out of memory");
-	for (int64_t i = 0; i < numel; i++) {
-		unsigned v = (src[i / 2] >> (4 * (i & 1))) & 0xfu;
-		dst[i] = (uint8_t)(dt == DT_I4 && v >= 8 ? v | 0xf0u : v);
-	}
+	ingot_unpack4(dt, src, dst, (size_t)numel);
 	return dst;
 }
 
@@ -370,7 +362,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		return IR_NONE;
 	}
 	size_t esz = dtype_size(dt);
-	int64_t file_bytes = packed4(dt) ? (numel + 1) / 2 : bytes;   /* bytes in the file */
+	int64_t file_bytes = ingot_dtype_is_packed4(dt) ? (numel + 1) / 2 : bytes;   /* bytes in the file */
 
 	const void *src = NULL;
 	void *heap = NULL;
@@ -388,7 +380,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		if (ext_read(L, t, file_bytes, &ty, loc, &ext))
 			return IR_NONE;
 		src = ext.p;
-		if (packed4(dt)) {
+		if (ingot_dtype_is_packed4(dt)) {
 			src = heap = unpack4(dt, ext.p, numel);
 		} else if (!host_is_le() && esz > 1 && bytes) {
 			heap = malloc((size_t)bytes);
@@ -433,7 +425,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 			return IR_NONE;
 		}
 		src = t->raw_data.data;
-		if (packed4(dt)) {
+		if (ingot_dtype_is_packed4(dt)) {
 			src = heap = unpack4(dt, t->raw_data.data, numel);
 			goto make;
 		}
@@ -466,13 +458,13 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		          dtype_onnx_name(dt));
 		return IR_NONE;
 	}
-	if ((int64_t)forms[form].n != (packed4(dt) ? file_bytes : numel)) {
+	if ((int64_t)forms[form].n != (ingot_dtype_is_packed4(dt) ? file_bytes : numel)) {
 		onnx_fail(L, DC_SHAPE, loc, "%s has %zu elements, expected %lld for %s",
 		          forms[form].name, forms[form].n,
-		          (long long)(packed4(dt) ? file_bytes : numel), type_str(&ty, tb, sizeof tb));
+		          (long long)(ingot_dtype_is_packed4(dt) ? file_bytes : numel), type_str(&ty, tb, sizeof tb));
 		return IR_NONE;
 	}
-	if (packed4(dt)) {             /* int32_data: one packed byte (two elements) each */
+	if (ingot_dtype_is_packed4(dt)) {             /* int32_data: one packed byte (two elements) each */
 		uint8_t *bytes4 = malloc((size_t)file_bytes + 1);
 		if (!bytes4)
 			die("out of memory");
