@@ -235,12 +235,17 @@ typedef enum AttrKind {
 	AK_SCALAR   /* Scalar */
 } AttrKind;
 
-/* One field of an op group's attribute struct; drives IR print and parse. */
+/* One field of an op group's attribute struct; drives IR print and parse. Tables name
+ * only the members a field uses (the rest are zero). An AK_INT or AK_ENUM field with a
+ * default prints only when its value differs from it, and parses as it when absent;
+ * other absent scalars parse as 0, absent lists as n = -1. */
 typedef struct AttrField {
 	const char *name;
 	AttrKind kind;
 	size_t off;
 	const char *const *enums;   /* AK_ENUM: NULL-terminated names */
+	bool has_default;
+	int64_t def;                /* the default value (AK_ENUM: its index) */
 } AttrField;
 
 /* An attribute as the frontend read it, before an op group types it. */

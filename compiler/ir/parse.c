@@ -433,15 +433,19 @@ static int parse_node(Parser *P)
 	P->last = id;
 	Node *n = &P->g->nodes[id];
 	const OpImpl *impl = op_info(op)->impl;
-	/* list attributes not printed are absent; `saturate` not printed is 1 (print.c) */
+	/* list attributes not printed are absent; a field with a default not printed has
+	 * it (print.c) */
 	for (int i = 0; i < impl->n_fields; i++) {
 		const AttrField *af = &impl->fields[i];
+		void *p = (char *)n->attrs + af->off;
 		if (af->kind == AK_INTS)
-			((IntList *)(void *)((char *)n->attrs + af->off))->n = -1;
+			((IntList *)p)->n = -1;
 		else if (af->kind == AK_FLOATS)
-			((FloatList *)(void *)((char *)n->attrs + af->off))->n = -1;
-		else if (af->kind == AK_INT && strcmp(af->name, "saturate") == 0)
-			*(int64_t *)(void *)((char *)n->attrs + af->off) = 1;
+			((FloatList *)p)->n = -1;
+		else if (af->has_default && af->kind == AK_ENUM)
+			*(int *)p = (int)af->def;
+		else if (af->has_default)
+			*(int64_t *)p = af->def;
 	}
 	if (eat(P, "{")) {
 		do {

@@ -108,19 +108,21 @@ static uint32_t fnv1a(const uint8_t *p, int64_t n)
 	return h;
 }
 
-/* The fused-epilogue attributes that fusion adds to Conv/ConvTranspose/Gemm/MatMul
- * (activation "none", residual 0) print only when set: absent, the parser leaves
- * them 0, which is that default. `saturate` (Cast, CastLike, QuantizeLinear: 8-bit
- * floats) prints only when 0: absent, the parser sets it to 1, the ONNX default. */
+/* A field with a default (AttrField.def) prints only when it differs from it: absent,
+ * the parser fills the default in. */
 static bool elided_default(const AttrField *af, const char *p)
 {
-	if (af->kind == AK_INT && strcmp(af->name, "saturate") == 0)
-		return *(const int64_t *)(const void *)p == 1;
-	if (af->kind == AK_ENUM && strcmp(af->name, "activation") == 0)
-		return *(const int *)(const void *)p == 0;
-	if (af->kind == AK_INT && strcmp(af->name, "residual") == 0)
-		return *(const int64_t *)(const void *)p == 0;
-	return false;
+	int64_t v;
+	int e;
+	if (!af->has_default)
+		return false;
+	if (af->kind == AK_ENUM) {
+		memcpy(&e, p, sizeof e);
+		v = e;
+	} else {
+		memcpy(&v, p, sizeof v);
+	}
+	return v == af->def;
 }
 
 static void print_attrs(FILE *f, const Node *n)

@@ -358,7 +358,7 @@ typedef struct CastLikeAttrs {
 } CastLikeAttrs;
 
 static const AttrField cast_like_fields[] = {
-	{ "saturate", AK_INT, offsetof(CastLikeAttrs, saturate), NULL },
+	{ "saturate", AK_INT, offsetof(CastLikeAttrs, saturate), NULL, .has_default = true, .def = 1 },
 };
 
 static int cast_like_import(ImportCtx *c)

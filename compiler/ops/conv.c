@@ -49,9 +49,9 @@ static const AttrField conv_fields[] = {
 	{ "kernel_shape", AK_INTS, offsetof(ConvAttrs, kernel_shape), NULL },
 	{ "pads", AK_INTS, offsetof(ConvAttrs, pads), NULL },
 	{ "strides", AK_INTS, offsetof(ConvAttrs, strides), NULL },
-	{ "activation", AK_ENUM, offsetof(ConvAttrs, activation), act_names },
+	{ "activation", AK_ENUM, offsetof(ConvAttrs, activation), act_names, .has_default = true, .def = 0 },
 	{ "act_params", AK_FLOATS, offsetof(ConvAttrs, act_params), NULL },
-	{ "residual", AK_INT, offsetof(ConvAttrs, residual), NULL },
+	{ "residual", AK_INT, offsetof(ConvAttrs, residual), NULL, .has_default = true, .def = 0 },
 	/* ConvTranspose only: its table is this one with two more fields */
 	{ "output_padding", AK_INTS, offsetof(ConvAttrs, output_padding), NULL },
 	{ "output_shape", AK_INTS, offsetof(ConvAttrs, output_shape), NULL },

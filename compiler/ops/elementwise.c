@@ -498,7 +498,7 @@ static const char *const dtype_names[] = {
 
 static const AttrField cast_fields[] = {
 	{ "to", AK_ENUM, offsetof(CastAttrs, to), dtype_names },
-	{ "saturate", AK_INT, offsetof(CastAttrs, saturate), NULL },
+	{ "saturate", AK_INT, offsetof(CastAttrs, saturate), NULL, .has_default = true, .def = 1 },
 };
 
 static int cast_import(ImportCtx *c)

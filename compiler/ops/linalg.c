@@ -54,9 +54,9 @@ typedef struct Epilogue {
 } Epilogue;
 
 #define EPILOGUE_FIELDS(T) \
-	{ "activation", AK_ENUM, offsetof(T, ep.activation), act_names }, \
+	{ "activation", AK_ENUM, offsetof(T, ep.activation), act_names, .has_default = true, .def = 0 }, \
 	{ "act_params", AK_FLOATS, offsetof(T, ep.act_params), NULL }, \
-	{ "residual", AK_INT, offsetof(T, ep.residual), NULL },
+	{ "residual", AK_INT, offsetof(T, ep.residual), NULL, .has_default = true, .def = 0 },
 
 static const DType ep_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_UNDEF };
 

@@ -24,7 +24,7 @@ typedef struct QuantAttrs {
 
 static const AttrField quant_fields[] = {
 	{ "axis", AK_INT, offsetof(QuantAttrs, axis), NULL },
-	{ "saturate", AK_INT, offsetof(QuantAttrs, saturate), NULL },
+	{ "saturate", AK_INT, offsetof(QuantAttrs, saturate), NULL, .has_default = true, .def = 1 },
 	{ "block_size", AK_INT, offsetof(QuantAttrs, block_size), NULL },
 	{ "output_dtype", AK_INT, offsetof(QuantAttrs, output_dtype), NULL },
 	{ "precision", AK_INT, offsetof(QuantAttrs, precision), NULL },
