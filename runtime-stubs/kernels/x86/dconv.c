@@ -114,29 +114,12 @@ static void dc_pad(const float *x, float *xp, int64_t C, int64_t H, int64_t W, i
 		}
 }
 
-/* The epilogue of p's activation (alpha 1, no bias or residual yet). */
-static void dc_epi(uk_epi *e, const ingot_x86_conv_params *p)
-{
-	memset(e, 0, sizeof *e);
-	e->alpha = 1.0f;
-	switch (p->act) {
-	case INGOT_X86_ACT_RELU: e->act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: e->act = UK_ACT_CLIP; e->lo = p->act_alpha; e->hi = p->act_beta; break;
-	case INGOT_X86_ACT_LEAKY_RELU: e->act = UK_ACT_LEAKY_RELU; e->lo = p->act_alpha; break;
-	case INGOT_X86_ACT_HARD_SIGMOID:
-		e->act = UK_ACT_HARD_SIGMOID; e->lo = p->act_alpha; e->hi = p->act_beta; break;
-	case INGOT_X86_ACT_HARD_SWISH:
-		e->act = UK_ACT_HARD_SWISH; e->lo = p->act_alpha; e->hi = p->act_beta; break;
-	default: break;
-	}
-}
-
 INGOT_KERNEL void ingot_x86_dc_store_t(const ingot_x86_conv_params *p, const float *z, int64_t ldz,
                                        int64_t P, int64_t o0, int64_t o1, const float *res, float *y)
 {
 	const int64_t M = p->y_dims[1];
 	uk_epi e;
-	dc_epi(&e, p);
+	ingot_x86_epi_init(&e, p->act, p->act_alpha, p->act_beta);
 	e.res = res;
 	e.ldres = P;
 	for (int64_t o = o0; o < o1; o += UK_VF)
@@ -284,7 +267,7 @@ INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void
 				const int64_t phase = (c * nrp + (nrp == 2 ? ky & 1 : 0)) * ncp + (s == 2 ? kx & 1 : 0);
 				off[k++] = phase * ps + ky / nrp * rs + kx / s;
 			}
-	dc_epi(&e0, p);
+	ingot_x86_epi_init(&e0, p->act, p->act_alpha, p->act_beta);
 	e0.ldres = P;
 	for (int64_t n = 0; n < p->y_dims[0]; n++) {
 		const float *xb = x + n * C * H * W;

@@ -326,18 +326,7 @@ INGOT_KERNEL int ingot_x86_dwconv(const void *params, const void *const *in, voi
 	if (g.KH == g.KW && g.sh == g.sw && (g.KH == 3 || g.KH == 5))
 		fn = g.KH == 3 ? (g.sh == 1 ? dw_3x3s1 : dw_3x3s2) : (g.sh == 1 ? dw_5x5s1 : dw_5x5s2);
 	memset(slots, 0, sizeof(float) * (size_t)((g.ns + 1) * g.rs));
-	memset(&e, 0, sizeof e);
-	e.alpha = 1.0f;
-	e.lo = p->act_alpha;
-	e.hi = p->act_beta;
-	switch (p->act) {
-	case INGOT_X86_ACT_RELU: e.act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: e.act = UK_ACT_CLIP; break;
-	case INGOT_X86_ACT_LEAKY_RELU: e.act = UK_ACT_LEAKY_RELU; break;
-	case INGOT_X86_ACT_HARD_SIGMOID: e.act = UK_ACT_HARD_SIGMOID; break;
-	case INGOT_X86_ACT_HARD_SWISH: e.act = UK_ACT_HARD_SWISH; break;
-	default: break;
-	}
+	ingot_x86_epi_init(&e, p->act, p->act_alpha, p->act_beta);
 	C = p->x_dims[1];
 	if (n_tasks < 1) {
 		task = 0;

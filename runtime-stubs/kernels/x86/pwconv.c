@@ -187,17 +187,14 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 		return INGOT_EINVAL;
 	if (N <= 0 || M <= 0 || P <= 0)
 		return INGOT_OK;
-	memset(&act, 0, sizeof act);
-	act.alpha = 1.0f;
-	act.lo = p->act_alpha;
-	act.hi = p->act_beta;
-	switch (p->act) {
-	case INGOT_X86_ACT_RELU: act.act = UK_ACT_RELU; clo = 0.0f; break;
-	case INGOT_X86_ACT_CLIP: act.act = UK_ACT_CLIP; clo = act.lo; chi = act.hi; break;
-	case INGOT_X86_ACT_LEAKY_RELU: act.act = UK_ACT_LEAKY_RELU; clip = 0; break;
-	case INGOT_X86_ACT_HARD_SIGMOID: act.act = UK_ACT_HARD_SIGMOID; clip = 0; break;
-	case INGOT_X86_ACT_HARD_SWISH: act.act = UK_ACT_HARD_SWISH; clip = 0; break;
-	default: break;
+	ingot_x86_epi_init(&act, p->act, p->act_alpha, p->act_beta);
+	if (act.act == UK_ACT_RELU) {
+		clo = 0.0f;
+	} else if (act.act == UK_ACT_CLIP) {
+		clo = act.lo;
+		chi = act.hi;
+	} else if (act.act != UK_ACT_NONE) {
+		clip = 0;
 	}
 	nt = (P + PW_NB - 1) / PW_NB;
 	npan = (M + PW_MC - 1) / PW_MC;

@@ -67,24 +67,30 @@ static float sg_act(int64_t act, float x, float al, float be)
 	}
 }
 
+INGOT_KERNEL int ingot_x86_epi_init(struct uk_epi *e, int64_t act, float al, float be)
+{
+	memset(e, 0, sizeof *e);
+	e->alpha = 1.0f;
+	e->lo = al;                  /* read only by the activations that take them */
+	e->hi = be;
+	switch (act) {
+	case INGOT_X86_ACT_RELU: e->act = UK_ACT_RELU; break;
+	case INGOT_X86_ACT_CLIP: e->act = UK_ACT_CLIP; break;
+	case INGOT_X86_ACT_LEAKY_RELU: e->act = UK_ACT_LEAKY_RELU; break;
+	case INGOT_X86_ACT_HARD_SIGMOID: e->act = UK_ACT_HARD_SIGMOID; break;
+	case INGOT_X86_ACT_HARD_SWISH: e->act = UK_ACT_HARD_SWISH; break;
+	default: break;
+	}
+	return ingot_x86_act_in_epilogue(act);
+}
+
 /* The epilogue of a job: alpha, the activation in the microkernel or after it. */
 static void sg_epi_init(sg_job *jb, int64_t act, float al, float be)
 {
-	memset(&jb->e, 0, sizeof jb->e);
-	jb->e.alpha = 1.0f;
 	jb->act = act;
 	jb->al = al;
 	jb->be = be;
-	jb->post = 0;
-	switch (act) {
-	case INGOT_X86_ACT_NONE: break;
-	case INGOT_X86_ACT_RELU: jb->e.act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: jb->e.act = UK_ACT_CLIP; jb->e.lo = al; jb->e.hi = be; break;
-	case INGOT_X86_ACT_LEAKY_RELU: jb->e.act = UK_ACT_LEAKY_RELU; jb->e.lo = al; break;
-	case INGOT_X86_ACT_HARD_SIGMOID: jb->e.act = UK_ACT_HARD_SIGMOID; jb->e.lo = al; jb->e.hi = be; break;
-	case INGOT_X86_ACT_HARD_SWISH: jb->e.act = UK_ACT_HARD_SWISH; jb->e.lo = al; jb->e.hi = be; break;
-	default: jb->post = 1; break;
-	}
+	jb->post = !ingot_x86_epi_init(&jb->e, act, al, be);
 }
 
 /* ---- packing ---- */

@@ -105,4 +105,11 @@ INGOT_KERNEL int ingot_x86_matmul(const void *params, const void *const *in, voi
 INGOT_KERNEL int ingot_x86_gemm(const void *params, const void *const *in, void *const *out,
                                 void *scratch, int task, int n_tasks);
 
+/* Sets *e (ukernel.h) to the microkernels' epilogue of activation act with parameters
+ * al, be: alpha 1, no bias, C or residual. Returns ingot_x86_act_in_epilogue(act); for
+ * an activation without a vector form e->act is UK_ACT_NONE, and the caller runs it
+ * after the microkernel. The x86 Conv families call it, with x86/sgemm in their set. */
+struct uk_epi;
+INGOT_KERNEL int ingot_x86_epi_init(struct uk_epi *e, int64_t act, float al, float be);
+
 #endif /* INGOT_KERNELS_X86_SGEMM_H */
