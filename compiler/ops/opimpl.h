@@ -169,6 +169,23 @@ int norm_attrs_import(ImportCtx *c);
  * frontend sets it from the output's declared shape, --dim or --shape) */
 void ops_imgdec_set_bound(Graph *g, NodeId n, int64_t max_h, int64_t max_w);
 
+/* shape_ops.c: helpers of the shape and data-movement groups (shape_ops.c,
+ * slice_concat.c) */
+int64_t ops_prod(const int64_t *d, int lo, int hi);              /* d[lo] * ... * d[hi - 1] */
+void ops_contiguous_strides(const Type *t, int64_t *s);         /* row-major element strides */
+/* Sets output slot's type (fails past IR_MAX_RANK). */
+int ops_set_out(InferCtx *c, int slot, DType dt, int rank, const int64_t *dims);
+/* Stores n int64s into an arena IntList (the canonical attribute). */
+void ops_set_list(Graph *g, IntList *l, const int64_t *v, int n);
+/* The bit pattern of a scalar as an unsigned integer of es bytes (kernel `value`). */
+int64_t ops_scalar_bits(const Scalar *s, size_t es);
+/* Normalizes a list of axes against `rank`, rejecting duplicates. */
+int ops_norm_axes(InferCtx *c, const int64_t *axes, int n, int rank, int64_t *out);
+/* Lowers to a strided copy (ingot_strided_copy) of the given dims, element strides
+ * and offset, dropping unit dims and merging contiguous ones. */
+int ops_lower_strided(LowerCtx *c, int64_t esize, int rank, const int64_t *dims,
+                      const int64_t *strides, int64_t offset);
+
 /* infer.c: shape inference over a region, folding constant nodes as it goes */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);
