@@ -651,6 +651,8 @@ static int emit_runner(Ctx *c, DiagSink *d)
 	if (!rc)
 		rc = cg_copy_stub(c->o->out_dir, "ingot_tensor_io.c", d);
 	if (!rc)
+		rc = cg_copy_stub(c->o->out_dir, "ingot_tensor_npy.c", d);
+	if (!rc)
 		rc = cg_copy_stub(c->o->out_dir, "ingot_tensor_io.h", d);
 	return rc;
 }
