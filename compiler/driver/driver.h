@@ -1,7 +1,8 @@
 /* driver.h — the ingot command line (DESIGN.md, The CLI): option parsing shared by
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
- * Sections: options.c, compile.c, proc.c, check.c, inspect.c, main.c.
+ * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
+ * inspect.c, main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -101,6 +102,13 @@ typedef struct CheckValue {
 } CheckValue;
 int check_value_read(const char *path, IoKind kind, CheckValue *v, char *err, size_t cap);
 void check_value_free(CheckValue *v);
+
+/* check_compare.c: the tolerance rule of `ingot check`. Reads rtol and atol from
+ * dir/tolerance when there is one (else leaves them); compares got with want and
+ * returns 0, or -1 with the first difference in why. */
+void check_read_tolerance(const char *dir, double *rtol, double *atol);
+int check_compare(const struct ingot_tensor *got, const struct ingot_tensor *want, double rtol,
+                  double atol, char *why, size_t cap);
 
 int cmd_compile(const Options *o);
 int cmd_check(const Options *o);
