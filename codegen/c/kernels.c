@@ -77,10 +77,6 @@ int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 		snprintf(path, sizeof path, "kernels/%s.h", s->families[i]);
 		if (cg_copy_stub(out_dir, path, d))
 			return -1;
-		/* x86/sgemm.c #includes its Winograd half */
-		if (strcmp(s->families[i], "x86/sgemm") == 0 &&
-		    cg_copy_stub(out_dir, "kernels/x86/sgemm_wino.c", d))
-			return -1;
 	}
 	return 0;
 }
