@@ -520,8 +520,10 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		n_flags += proc_split(o->cflags, flags + n_flags, 22);
 	for (const IngotStub *s = ingot_stubs; s->path; s++) {
 		const char *sub = strncmp(s->path, "kernels/", 8) == 0 ? strchr(s->path + 8, '/') : NULL;
-		/* another target's SIMD folder is not needed here */
-		if (sub && (!t->simd[0] || strncmp(s->path + 8, t->simd, (size_t)(sub - s->path - 8)) != 0))
+		/* another target's SIMD folder is not needed here; kernels/simd/ (the vector
+		 * math every SIMD target's kernels include) is */
+		if (sub && (!t->simd[0] || strncmp(s->path + 8, t->simd, (size_t)(sub - s->path - 8)) != 0) &&
+		    !(t->simd[0] && strncmp(s->path, "kernels/simd/", 13) == 0))
 			continue;
 		if (cg_copy_stub(work, s->path, NULL)) {
 			fprintf(stderr, "ingot check: cannot write %s/%s\n", work, s->path);

@@ -31,8 +31,18 @@ for t in $tests; do
 	dirs+=("$data/node/$t")
 done
 opt=(); [ -n "${INGOT_CHECK_OPT:-}" ] && opt=("$INGOT_CHECK_OPT")
-out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 300 ${opt[@]+"${opt[@]}"}) || true
+errs=$(mktemp)
+trap 'rm -f "$errs"' EXIT
+out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 300 ${opt[@]+"${opt[@]}"} 2>"$errs") || true
+cat "$errs" >&2
 echo "$out" | grep -v '^PASS ' || true
 passed=$(echo "$out" | grep -c '^PASS ' || true)
 echo "simd $target: $passed of ${#dirs[@]} tests pass"
+# the kernels are prebuilt once for the whole run; a kernel file that does not build
+# alone (a header not copied, a file that is not a translation unit) makes every test
+# build its own, silently slower
+if grep -q 'prebuilding kernels failed' "$errs"; then
+	echo "simd $target: prebuilding the kernels failed"
+	exit 1
+fi
 [ "$passed" -eq "${#dirs[@]}" ]
