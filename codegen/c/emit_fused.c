@@ -300,14 +300,13 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 	case INGOT_EW_RECIPROCAL: expr = "uk_div(uk_bcast(1.0f), %1$s)"; break;
 	case INGOT_EW_SOFTSIGN: expr = "uk_div(%1$s, uk_add(uk_bcast(1.0f), uk_abs(%1$s)))"; break;
 	case INGOT_EW_HARD_SIGMOID: case INGOT_EW_HARD_SWISH:
-		/* fmax(0, fmin(1, al * x + be)) as the reference: fminf(1, NaN) is 1 */
+		/* fmax(0, fmin(1, al * x + be)) as the reference (simd/vmath.h's vm_unit) */
 		snprintf(buf, sizeof buf, "uk_add(uk_mul(%s, %s), %s)", lit[0], a, lit[1]);
 		em_line(e, "const uk_vec t%d = %s;", k, buf);
-		em_line(e, "const uk_vec u%d = uk_sel_lt(t%d, uk_bcast(1.0f), uk_bcast(1.0f), t%d);", k, k, k);
 		if (t->code == INGOT_EW_HARD_SWISH)   /* x * that */
-			em_line(e, "const uk_vec v%d = uk_mul(%s, uk_sel_lt(uk_zero(), u%d, uk_zero(), u%d));", k, a, k, k);
+			em_line(e, "const uk_vec v%d = uk_mul(%s, vm_unit(t%d));", k, a, k);
 		else
-			em_line(e, "const uk_vec v%d = uk_sel_lt(uk_zero(), u%d, uk_zero(), u%d);", k, k, k);
+			em_line(e, "const uk_vec v%d = vm_unit(t%d);", k, k);
 		return;
 	case INGOT_EW_EXP: expr = "vm_exp(%1$s)"; break;
 	case INGOT_EW_SIGMOID: expr = "vm_sigmoid(%1$s)"; break;

@@ -28,12 +28,6 @@ static void ne_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 	*hi = n * (task + 1) / n_tasks;
 }
 
-/* a / b (armv7 has no vector divide: the vocabulary refines a reciprocal, about 1 ulp) */
-static inline float32x4_t ne_div(float32x4_t a, float32x4_t b)
-{
-	return uk_div(a, b);
-}
-
 /* ---- unary ---- */
 
 static float ne_unary1(const ingot_neon_unary_params *p, float x)
@@ -51,14 +45,6 @@ static float ne_unary1(const ingot_neon_unary_params *p, float x)
 	case INGOT_NEON_EW_ERF: return erff(x);
 	default: return tanhf(x);
 	}
-}
-
-/* fmax(0, fmin(1, t)) as selects: fminf(1, NaN) is 1, so NaN gives 1 */
-static inline float32x4_t ne_unit(float32x4_t t)
-{
-	const float32x4_t one = vdupq_n_f32(1.0f), zero = vdupq_n_f32(0.0f);
-	t = vbslq_f32(vcltq_f32(t, one), t, one);
-	return vbslq_f32(vcgtq_f32(t, zero), t, zero);
 }
 
 INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, void *const *out,
@@ -88,8 +74,8 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 		switch (p->op) {
 		case INGOT_NEON_EW_ABS: v = vabsq_f32(v); break;
 		case INGOT_NEON_EW_EXP: v = vm_exp(v); break;
-		case INGOT_NEON_EW_HARD_SIGMOID: v = ne_unit(NE_FMA(be, al, v)); break;
-		case INGOT_NEON_EW_HARD_SWISH: v = vmulq_f32(v, ne_unit(NE_FMA(be, al, v))); break;
+		case INGOT_NEON_EW_HARD_SIGMOID: v = vm_unit(NE_FMA(be, al, v)); break;
+		case INGOT_NEON_EW_HARD_SWISH: v = vmulq_f32(v, vm_unit(NE_FMA(be, al, v))); break;
 		case INGOT_NEON_EW_LEAKY_RELU: v = vbslq_f32(vcltq_f32(v, zero), vmulq_f32(al, v), v); break;
 		case INGOT_NEON_EW_NEG: v = vnegq_f32(v); break;
 		case INGOT_NEON_EW_RELU: v = vbslq_f32(vcltq_f32(v, zero), zero, v); break;
@@ -242,7 +228,7 @@ static void ne_softmax_row(const float *x, float *y, int64_t n)
 	}
 	vsum = vdupq_n_f32(sum);
 	for (j = 0; j + 4 <= n; j += 4)
-		vst1q_f32(y + j, ne_div(vld1q_f32(y + j), vsum));
+		vst1q_f32(y + j, uk_div(vld1q_f32(y + j), vsum));
 	for (; j < n; j++)
 		y[j] /= sum;
 }
@@ -263,7 +249,7 @@ static void ne_softmax_4rows(const float *x, float *y, int64_t n, int64_t s)
 		vst1q_f32(y + j * s, e);
 	}
 	for (j = 0; j < n; j++)
-		vst1q_f32(y + j * s, ne_div(vld1q_f32(y + j * s), vs));
+		vst1q_f32(y + j * s, uk_div(vld1q_f32(y + j * s), vs));
 }
 
 /* One strided row, scalar, exactly the reference loop. LogSoftmax always runs it:

@@ -30,6 +30,14 @@
 
 #ifdef UK_VF   /* the vocabulary is there */
 
+/* fmax(0, fmin(1, t)) as the reference computes it (HardSigmoid, HardSwish):
+ * fminf(1, NaN) is 1 */
+static inline uk_vec vm_unit(uk_vec t)
+{
+	t = uk_sel_lt(t, uk_bcast(1.0f), uk_bcast(1.0f), t);   /* NaN compares false: 1 */
+	return uk_sel_lt(uk_zero(), t, uk_zero(), t);
+}
+
 /* e^x: +inf above ln(FLT_MAX), 0 below ln(FLT_MIN), NaN stays NaN */
 static inline uk_vec vm_exp(uk_vec x)
 {
@@ -133,10 +141,10 @@ static inline uk_vec vm_gelu(uk_vec x)
 	const uk_vec ax = uk_min(uk_abs(x), uk_bcast(14.0f)), sq = uk_mul(ax, ax);
 	const uk_vec a = uk_mul(ax, uk_bcast(0.70710678118654752f));      /* |x| / sqrt 2 */
 	const uk_vec hi = uk_mul(sq, uk_bcast(0.5f)), lo = uk_mul(vm_sq_lo(ax, sq), uk_bcast(0.5f));
-	const uk_vec erfc = vm_erfc_tail(uk_max(a, uk_bcast(0.5f)), hi, lo);
-	const uk_vec ac = uk_min(a, uk_bcast(1.0f)), erf = vm_erf_small(ac, uk_mul(ac, ac));
-	const uk_vec pos = uk_sel_lt(a, uk_bcast(1.0f), uk_sub(uk_bcast(2.0f), erfc), uk_add(uk_bcast(1.0f), erf));
-	const uk_vec neg = uk_sel_lt(a, uk_bcast(0.5f), erfc, uk_sub(uk_bcast(1.0f), erf));
+	const uk_vec ec = vm_erfc_tail(uk_max(a, uk_bcast(0.5f)), hi, lo);
+	const uk_vec ac = uk_min(a, uk_bcast(1.0f)), ef = vm_erf_small(ac, uk_mul(ac, ac));
+	const uk_vec pos = uk_sel_lt(a, uk_bcast(1.0f), uk_sub(uk_bcast(2.0f), ec), uk_add(uk_bcast(1.0f), ef));
+	const uk_vec neg = uk_sel_lt(a, uk_bcast(0.5f), ec, uk_sub(uk_bcast(1.0f), ef));
 	return uk_nan_sel(x, uk_mul(h, uk_sel_lt(x, uk_zero(), pos, neg)));
 }
 

@@ -9,13 +9,6 @@
 
 #include <math.h>
 
-/* fmax(0, fmin(1, t)) as the reference computes it: fminf(1, NaN) is 1 */
-static inline uk_vec xe_unit(uk_vec t)
-{
-	t = uk_sel_lt(t, uk_bcast(1.0f), uk_bcast(1.0f), t);   /* NaN compares false: 1 */
-	return uk_sel_lt(uk_zero(), t, uk_zero(), t);
-}
-
 /* The vector forms of the ops the two unary kernels take, by their own codes */
 enum { XE_ABS, XE_ERF, XE_EXP, XE_GELU, XE_GELU_TANH, XE_HARD_SIGMOID, XE_HARD_SWISH,
        XE_LEAKY_RELU, XE_NEG, XE_RELU, XE_SIGMOID, XE_TANH, XE_NONE };
@@ -28,8 +21,8 @@ static inline uk_vec xe_op(int op, uk_vec v, uk_vec al, uk_vec be)
 	case XE_EXP: return vm_exp(v);
 	case XE_GELU: return vm_gelu(v);
 	case XE_GELU_TANH: return vm_gelu_tanh(v);
-	case XE_HARD_SIGMOID: return xe_unit(uk_add(uk_mul(al, v), be));
-	case XE_HARD_SWISH: return uk_mul(v, xe_unit(uk_add(uk_mul(al, v), be)));
+	case XE_HARD_SIGMOID: return vm_unit(uk_add(uk_mul(al, v), be));
+	case XE_HARD_SWISH: return uk_mul(v, vm_unit(uk_add(uk_mul(al, v), be)));
 	case XE_LEAKY_RELU: return uk_select_lt(v, uk_zero(), uk_mul(al, v));
 	case XE_NEG: return uk_mul(v, uk_bcast(-1.0f));
 	case XE_RELU: return uk_sel_lt(v, uk_zero(), v, uk_zero());
