@@ -135,5 +135,13 @@ int cg_copy_stub(const char *out_dir, const char *path, DiagSink *d)
 	const IngotStub *s = cg_stub_find(path);
 	if (!s)
 		die("runtime stub '%s' is not embedded", path);
+	/* a stub in a folder (kernels/simd/vmath.h) needs that folder */
+	const char *slash = strrchr(path, '/');
+	if (slash) {
+		char dir[4096];
+		snprintf(dir, sizeof dir, "%s/%.*s", out_dir, (int)(slash - path), path);
+		if (cg_mkdir_p(dir, d))
+			return -1;
+	}
 	return cg_write_bytes(out_dir, path, s->text, s->size, d);
 }

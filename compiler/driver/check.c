@@ -500,6 +500,14 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 	return result;
 }
 
+/* The tests still run when the prebuild fails (each compiles its own kernels), but
+ * tests/simd/check_x86.sh and tests/cross/check_target.sh fail on this line. */
+static void prebuild_failed(const char *what, const char *detail)
+{
+	fprintf(stderr, "ingot check: note: prebuilding kernels failed, each test compiles its own: %s%s%s\n",
+	        what, *what ? " " : "", detail);
+}
+
 /* Compiles every embedded kernel file once into work/libingot_kernels.a. */
 static const char *build_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
 {
@@ -511,13 +519,10 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	int n_flags, n_objs = 0, rc = 0;
 	snprintf(kdir, sizeof kdir, "%s/kernels", work);
 	snprintf(simd_dir, sizeof simd_dir, "%s/kernels/%s", work, t->simd[0] ? t->simd : ".");
-	if (cg_mkdir_p(kdir, NULL) || cg_mkdir_p(simd_dir, NULL))
+	if (cg_mkdir_p(kdir, NULL) || cg_mkdir_p(simd_dir, NULL)) {
+		prebuild_failed("cannot create", simd_dir);
 		return NULL;
-	n_flags = proc_split(t->cflags, flags, 32);
-	if (o->cpu)
-		n_flags += proc_split(cg_target_cpu_flags(t, o->cpu), flags + n_flags, 8);
-	if (o->cflags)
-		n_flags += proc_split(o->cflags, flags + n_flags, 22);
+	}
 	for (const IngotStub *s = ingot_stubs; s->path; s++) {
 		const char *sub = strncmp(s->path, "kernels/", 8) == 0 ? strchr(s->path + 8, '/') : NULL;
 		/* another target's SIMD folder is not needed here; kernels/simd/ (the vector
@@ -526,12 +531,19 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		    !(t->simd[0] && strncmp(s->path, "kernels/simd/", 13) == 0))
 			continue;
 		if (cg_copy_stub(work, s->path, NULL)) {
-			fprintf(stderr, "ingot check: cannot write %s/%s\n", work, s->path);
+			prebuild_failed("cannot write", s->path);
 			return NULL;
 		}
 	}
-	if (ukgen_write(t, work, NULL))
+	if (ukgen_write(t, work, NULL)) {
+		prebuild_failed("cannot write", "the generated microkernels");
 		return NULL;
+	}
+	n_flags = proc_split(t->cflags, flags, 32);
+	if (o->cpu)
+		n_flags += proc_split(cg_target_cpu_flags(t, o->cpu), flags + n_flags, 8);
+	if (o->cflags)
+		n_flags += proc_split(o->cflags, flags + n_flags, 22);
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
 		size_t len = strlen(s->path);
 		const char *sub = strchr(s->path + 8, '/');
@@ -566,8 +578,7 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	for (int k = 0; k < n_flags; k++)
 		free(flags[k]);
 	if (rc) {
-		fprintf(stderr, "ingot check: note: prebuilding kernels failed, each test compiles its own: %s\n",
-		        out);
+		prebuild_failed("", out);
 		return NULL;
 	}
 	snprintf(lib, cap, "%s/libingot_kernels.a", work);
