@@ -142,14 +142,10 @@ static const char *activation_of(Graph *g, NodeId m, float *p, int *np)
 			return NULL;
 		*np = 2;
 		return "clip";
-	case OP_GELU: {
-		const AttrField *af = rw_attr_field(n->op, "approximate", AK_ENUM);
-		if (!af || !n->attrs)
-			return NULL;
-		int v;
-		memcpy(&v, (const char *)n->attrs + af->off, sizeof v);
-		return strcmp(af->enums[v], "tanh") == 0 ? "gelu_tanh"
-		       : strcmp(af->enums[v], "none") == 0 ? "gelu" : NULL;
+	case OP_GELU: {      /* approximate: 0 none, 1 tanh (an int list, see arith.c) */
+		const IntList *a = rw_attr(g, m, "approximate", AK_INTS);
+		const int64_t v = a && a->n > 0 ? a->v[0] : 0;
+		return v == 0 ? "gelu" : v == 1 ? "gelu_tanh" : NULL;
 	}
 	default:
 		return NULL;

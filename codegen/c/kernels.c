@@ -41,8 +41,13 @@ static const struct {
 	const char *family, *header;
 } extra_headers[] = {
 	{ "neon/eltwise", "kernels/simd/vmath.h" },
+	{ "neon/gemm", "kernels/simd/vmath.h" },
 	{ "x86/eltwise", "kernels/simd/vmath.h" },
+	{ "x86/sgemm", "kernels/simd/vmath.h" },
 	{ "elementwise", "kernels/ewmath.h" },   /* also what fused chains call */
+	{ "arith", "kernels/ewmath.h" },
+	{ "conv", "kernels/ewmath.h" },
+	{ "linalg", "kernels/ewmath.h" },
 };
 
 int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
@@ -57,10 +62,7 @@ int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 			k++;
 		if (k == s->n)
 			continue;
-		snprintf(dir, sizeof dir, "%s/%.*s", out_dir,
-		         (int)(strrchr(extra_headers[i].header, '/') - extra_headers[i].header),
-		         extra_headers[i].header);
-		if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, extra_headers[i].header, d))
+		if (cg_copy_stub(out_dir, extra_headers[i].header, d))
 			return -1;
 	}
 	for (int i = 0; i < s->n; i++) {

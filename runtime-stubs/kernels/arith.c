@@ -7,6 +7,7 @@
  * uses the matching libm functions.
  */
 #include "arith.h"
+#include "ewmath.h"
 
 #include <float.h>
 #include <math.h>
@@ -105,10 +106,11 @@ static INGOT_UNUSED void ar_std(int64_t dt, void *p, int64_t i, double v)
 
 /* ---- unary math ---- */
 
-/* One function body for float and double: M(fn) names the libm function of T. */
+/* One function body for float and double: M(fn) names the libm function of T, P
+ * ewmath.h's prefix for T (Gelu). */
 #define AR_MF(fn) fn##f
 #define AR_MD(fn) fn
-#define AR_UNARY_DEF(NAME, T, M) \
+#define AR_UNARY_DEF(NAME, T, M, P) \
 static INGOT_UNUSED T NAME(int64_t op, T x, T alpha, T beta) \
 { \
 	T r; \
@@ -134,16 +136,15 @@ static INGOT_UNUSED T NAME(int64_t op, T x, T alpha, T beta) \
 		r = alpha * M(expm1)(x / alpha); \
 		return (x > 0 ? x : 0) + (r < 0 ? r : 0); \
 	case INGOT_MU_MISH: return x * M(tanh)(M(log1p)(M(exp)(x))); \
-	case INGOT_MU_GELU: return (T)0.5 * x * (1 + M(erf)(x * (T)0.70710678118654752440)); \
-	case INGOT_MU_GELU_TANH:   /* 0.5 x (1 + tanh z) = x / (1 + exp(-2z)), no cancellation */ \
-		return x / (1 + M(exp)((T)-1.59576912160573071176 * (x + (T)0.044715 * x * x * x))); \
+	case INGOT_MU_GELU: return P##gelu(x); \
+	case INGOT_MU_GELU_TANH: return P##gelu_tanh(x); \
 	case INGOT_MU_THRESHOLDED_RELU: return x > alpha ? x : 0; \
 	case INGOT_MU_SHRINK: return x < -alpha ? x + beta : x > alpha ? x - beta : 0; \
 	default: return x; \
 	} \
 }
-AR_UNARY_DEF(ar_unary_f, float, AR_MF)
-AR_UNARY_DEF(ar_unary_d, double, AR_MD)
+AR_UNARY_DEF(ar_unary_f, float, AR_MF, ingot_ewf_)
+AR_UNARY_DEF(ar_unary_d, double, AR_MD, ingot_ewd_)
 
 INGOT_KERNEL int ingot_math_unary(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks)

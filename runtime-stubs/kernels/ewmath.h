@@ -1,8 +1,9 @@
 /* ewmath.h — the per-element math of the elementwise reference kernels: one
  * static inline function per op, the only copy of each formula. elementwise.c's
- * loops (ingot_unary, ingot_binary, ingot_clip) call them, and so does the code
- * ingot generates for a fused elementwise chain, so a chain computes the very
- * bits the separate nodes compute (-O0 and -O2 agree).
+ * loops (ingot_unary, ingot_binary, ingot_clip) call them, so do the activations
+ * fused into Conv, Gemm and MatMul (conv.c, linalg.c) and Gelu (arith.c), and so
+ * does the code ingot generates for a fused elementwise chain: a fused node
+ * computes the very bits the separate nodes compute (-O0 and -O2 agree).
  *
  * Each float formula is written once for float (prefix ingot_ewf_, S = f: expf...)
  * and double (prefix ingot_ewd_, S empty: exp...):
@@ -30,6 +31,13 @@ INGOT_EW_INLINE T P##elu(T x, T al) { return x < 0 ? al * expm1##S(x) : x; } \
 INGOT_EW_INLINE T P##erf(T x) { return erf##S(x); } \
 INGOT_EW_INLINE T P##exp(T x) { return exp##S(x); } \
 INGOT_EW_INLINE T P##floor(T x) { return floor##S(x); } \
+/* Gelu: 0.5 x (1 + erf(x / sqrt 2)) written as 0.5 x erfc(-x / sqrt 2), which keeps \
+ * its relative accuracy below 0, where 1 + erf cancels */ \
+INGOT_EW_INLINE T P##gelu(T x) { return (T)0.5 * x * erfc##S(x * (T)-0.70710678118654752440); } \
+/* Gelu, tanh form: 0.5 x (1 + tanh z) = x / (1 + e^-2z), z = sqrt(2/pi) (x + 0.044715 x^3), \
+ * no cancellation either */ \
+INGOT_EW_INLINE T P##gelu_tanh(T x) \
+{ return x / ((T)1 + exp##S((T)-1.59576912160573071176 * (x + (T)0.044715 * x * x * x))); } \
 INGOT_EW_INLINE T P##hard_sigmoid(T x, T al, T be) \
 { return fmax##S((T)0, fmin##S((T)1, al * x + be)); } \
 INGOT_EW_INLINE T P##hard_swish(T x, T al, T be) \

@@ -4,6 +4,7 @@
  * transposed B uses dot products along its contiguous rows instead); f16/bf16
  * accumulate in float, and no scratch memory is needed. */
 #include "linalg.h"
+#include "ewmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,30 +31,26 @@ static INGOT_UNUSED uint16_t linalg_st_f16(float v) { return ingot_f32_to_f16(v)
 static INGOT_UNUSED uint16_t linalg_st_bf16(float v) { return ingot_f32_to_bf16(v); }
 #define LINALG_ID(v) (v)
 
-/* The fused activations, with the exact expressions of the elementwise and math
- * kernels (same results at -O0 and -O2). S: the libm suffix of T. */
-#define LINALG_ACT_DEF(NAME, T, S) \
+/* The fused activations: the elementwise kernels' own functions (ewmath.h), so
+ * the same results at -O0 and -O2. P: ewmath.h's prefix for T. */
+#define LINALG_ACT_DEF(NAME, T, P) \
 static INGOT_UNUSED T NAME(int64_t act, T x, T al, T be) \
 { \
 	switch (act) { \
-	case INGOT_LINALG_ACT_RELU: return x < 0 ? (T)0 : x; \
-	case INGOT_LINALG_ACT_CLIP: x = x < al ? al : x; return x > be ? be : x; \
-	case INGOT_LINALG_ACT_LEAKY_RELU: return x < 0 ? al * x : x; \
-	case INGOT_LINALG_ACT_SIGMOID: \
-		return x >= 0 ? (T)1 / ((T)1 + exp##S(-x)) : exp##S(x) / ((T)1 + exp##S(x)); \
-	case INGOT_LINALG_ACT_HARD_SIGMOID: return fmax##S((T)0, fmin##S((T)1, al * x + be)); \
-	case INGOT_LINALG_ACT_HARD_SWISH: return x * fmax##S((T)0, fmin##S((T)1, al * x + be)); \
-	case INGOT_LINALG_ACT_TANH: return tanh##S(x); \
-	case INGOT_LINALG_ACT_GELU: \
-		return (T)0.5 * x * (1 + erf##S(x * (T)0.70710678118654752440)); \
-	case INGOT_LINALG_ACT_GELU_TANH: \
-		return (T)0.5 * x * (1 + tanh##S((T)0.79788456080286535588 * \
-		                                 (x + (T)0.044715 * x * x * x))); \
+	case INGOT_LINALG_ACT_RELU: return P##relu(x); \
+	case INGOT_LINALG_ACT_CLIP: return P##clip(x, 1, al, 1, be); \
+	case INGOT_LINALG_ACT_LEAKY_RELU: return P##leaky_relu(x, al); \
+	case INGOT_LINALG_ACT_SIGMOID: return P##sigmoid(x); \
+	case INGOT_LINALG_ACT_HARD_SIGMOID: return P##hard_sigmoid(x, al, be); \
+	case INGOT_LINALG_ACT_HARD_SWISH: return P##hard_swish(x, al, be); \
+	case INGOT_LINALG_ACT_TANH: return P##tanh(x); \
+	case INGOT_LINALG_ACT_GELU: return P##gelu(x); \
+	case INGOT_LINALG_ACT_GELU_TANH: return P##gelu_tanh(x); \
 	default: return x; \
 	} \
 }
-LINALG_ACT_DEF(linalg_act_f, float, f)
-LINALG_ACT_DEF(linalg_act_d, double, )
+LINALG_ACT_DEF(linalg_act_f, float, ingot_ewf_)
+LINALG_ACT_DEF(linalg_act_d, double, ingot_ewd_)
 
 /* One output through the epilogue: + residual, then the activation, rounding to T
  * after each step as the separate ops would. */

@@ -305,6 +305,14 @@ static void test_eltwise(int cs)
 		if (ingot_unary(&u, in, out0, NULL, t, tasks) || ingot_neon_unary(&u, in, out1, NULL, t, tasks))
 			n_fail++;
 	compare("unary", (int)u.op * 10000 + cs, y0, y1, n);
+	/* the split does not change a bit (NAME_run_par against NAME_run) */
+	if (tasks > 1) {
+		void *out2[1] = { y0 };
+		if (ingot_neon_unary(&u, in, out2, NULL, 0, 1) || memcmp(y0, y1, sizeof(float) * (size_t)n)) {
+			printf("FAIL unary case %d: %d tasks differ from one\n", cs, tasks);
+			n_fail++;
+		}
+	}
 	free(x); free(y0); free(y1);
 
 	/* binary: [d0, d1, d2] with either side broadcast along some dims */

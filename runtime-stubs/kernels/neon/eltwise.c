@@ -30,20 +30,22 @@ static void ne_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 
 /* ---- unary ---- */
 
-static float ne_unary1(const ingot_neon_unary_params *p, float x)
+/* One vector of the unary op. */
+static inline float32x4_t ne_unary_v(const ingot_neon_unary_params *p, float32x4_t v)
 {
-	const float al = p->alpha, be = p->beta;
+	const float32x4_t zero = vdupq_n_f32(0.0f), al = vdupq_n_f32(p->alpha);
+	const float32x4_t be = vdupq_n_f32(p->beta);
 	switch (p->op) {
-	case INGOT_NEON_EW_ABS: return fabsf(x);
-	case INGOT_NEON_EW_EXP: return expf(x);
-	case INGOT_NEON_EW_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_NEON_EW_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_NEON_EW_LEAKY_RELU: return x < 0 ? al * x : x;
-	case INGOT_NEON_EW_NEG: return -x;
-	case INGOT_NEON_EW_RELU: return x < 0 ? 0.0f : x;
-	case INGOT_NEON_EW_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
-	case INGOT_NEON_EW_ERF: return erff(x);
-	default: return tanhf(x);
+	case INGOT_NEON_EW_ABS: return vabsq_f32(v);
+	case INGOT_NEON_EW_EXP: return vm_exp(v);
+	case INGOT_NEON_EW_HARD_SIGMOID: return vm_unit(NE_FMA(be, al, v));
+	case INGOT_NEON_EW_HARD_SWISH: return vmulq_f32(v, vm_unit(NE_FMA(be, al, v)));
+	case INGOT_NEON_EW_LEAKY_RELU: return vbslq_f32(vcltq_f32(v, zero), vmulq_f32(al, v), v);
+	case INGOT_NEON_EW_NEG: return vnegq_f32(v);
+	case INGOT_NEON_EW_RELU: return vbslq_f32(vcltq_f32(v, zero), zero, v);
+	case INGOT_NEON_EW_SIGMOID: return vm_sigmoid(v);
+	case INGOT_NEON_EW_ERF: return vm_erf(v);
+	default: return vm_tanh(v);
 	}
 }
 
@@ -53,8 +55,6 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 	const ingot_neon_unary_params *p = (const ingot_neon_unary_params *)params;
 	const float *x = (const float *)in[0];
 	float *y = (float *)out[0];
-	const float32x4_t zero = vdupq_n_f32(0.0f), al = vdupq_n_f32(p->alpha);
-	const float32x4_t be = vdupq_n_f32(p->beta);
 	int64_t lo, hi, i;
 	(void)scratch;
 	if (!x || !y || p->dtype != INGOT_DT_F32)
@@ -68,25 +68,19 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 	default:
 		return INGOT_EINVAL;
 	}
-	ne_split(p->n, task, n_tasks, &lo, &hi);
-	for (i = lo; i + 4 <= hi; i += 4) {
-		float32x4_t v = vld1q_f32(x + i);
-		switch (p->op) {
-		case INGOT_NEON_EW_ABS: v = vabsq_f32(v); break;
-		case INGOT_NEON_EW_EXP: v = vm_exp(v); break;
-		case INGOT_NEON_EW_HARD_SIGMOID: v = vm_unit(NE_FMA(be, al, v)); break;
-		case INGOT_NEON_EW_HARD_SWISH: v = vmulq_f32(v, vm_unit(NE_FMA(be, al, v))); break;
-		case INGOT_NEON_EW_LEAKY_RELU: v = vbslq_f32(vcltq_f32(v, zero), vmulq_f32(al, v), v); break;
-		case INGOT_NEON_EW_NEG: v = vnegq_f32(v); break;
-		case INGOT_NEON_EW_RELU: v = vbslq_f32(vcltq_f32(v, zero), zero, v); break;
-		case INGOT_NEON_EW_SIGMOID: v = vm_sigmoid(v); break;
-		case INGOT_NEON_EW_ERF: v = vm_erf(v); break;
-		default: v = vm_tanh(v); break;
-		}
-		vst1q_f32(y + i, v);
+	/* tasks take whole vectors: only the last has the tail, which runs through a
+	 * padded copy, so every element gets the same formula whatever the split */
+	ne_split((p->n + 3) / 4, task, n_tasks, &lo, &hi);
+	lo = 4 * lo < p->n ? 4 * lo : p->n;
+	hi = 4 * hi < p->n ? 4 * hi : p->n;
+	for (i = lo; i + 4 <= hi; i += 4)
+		vst1q_f32(y + i, ne_unary_v(p, vld1q_f32(x + i)));
+	if (i < hi) {
+		float t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+		memcpy(t, x + i, sizeof(float) * (size_t)(hi - i));
+		vst1q_f32(t, ne_unary_v(p, vld1q_f32(t)));
+		memcpy(y + i, t, sizeof(float) * (size_t)(hi - i));
 	}
-	for (; i < hi; i++)
-		y[i] = ne_unary1(p, x[i]);
 	return INGOT_OK;
 }
 

@@ -6,9 +6,11 @@
  * aarch64, 4 x 12 on armv7) accumulates with vector FMA. Depthwise Conv runs directly, vectorized over output columns; fewer
  * than MR rows skip packing. The epilogue (alpha, bias, beta * C, residual,
  * activation) runs once per output after the last k-block, in the reference
- * kernels' order; sums are reordered, so results differ only by rounding. */
+ * kernels' order; sums are reordered, so results differ only by rounding. Sigmoid,
+ * tanh and Gelu are the vector math of simd/vmath.h. */
 #include "gemm.h"
 #include "ukernel.h"          /* generated: the microkernels and their blocking */
+#include "../simd/vmath.h"
 
 #include <arm_neon.h>
 #include <math.h>
@@ -64,30 +66,58 @@ typedef struct ng_job {
 
 /* ---- the epilogue ---- */
 
-/* The activations with the reference kernels' exact expressions. */
+/* Relu, Clip, LeakyRelu, HardSigmoid and HardSwish with the reference kernels' exact
+ * expressions. */
 static float ng_act(int64_t act, float x, float al, float be)
 {
 	switch (act) {
 	case INGOT_NEON_ACT_RELU: return x < 0 ? 0.0f : x;
 	case INGOT_NEON_ACT_CLIP: x = x < al ? al : x; return x > be ? be : x;
 	case INGOT_NEON_ACT_LEAKY_RELU: return x < 0 ? al * x : x;
-	case INGOT_NEON_ACT_SIGMOID:
-		return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
 	case INGOT_NEON_ACT_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
 	case INGOT_NEON_ACT_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_NEON_ACT_TANH: return tanhf(x);
-	case INGOT_NEON_ACT_GELU: return 0.5f * x * (1 + erff(x * 0.70710678118654752440f));
-	case INGOT_NEON_ACT_GELU_TANH:
-		return 0.5f * x * (1 + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 	default: return x;
 	}
 }
 
-/* Activations with a vector form here; the others run ng_act per element. */
+/* Activations with a vector form in ng_act_v; sigmoid, tanh and Gelu run in the
+ * vector math after the row (ng_math), HardSigmoid and HardSwish per element. */
 static int ng_act_simple(int64_t act)
 {
 	return act == INGOT_NEON_ACT_NONE || act == INGOT_NEON_ACT_RELU ||
 	       act == INGOT_NEON_ACT_CLIP || act == INGOT_NEON_ACT_LEAKY_RELU;
+}
+
+static int ng_act_math(int64_t act)
+{
+	return act == INGOT_NEON_ACT_SIGMOID || act == INGOT_NEON_ACT_TANH ||
+	       act == INGOT_NEON_ACT_GELU || act == INGOT_NEON_ACT_GELU_TANH;
+}
+
+static inline float32x4_t ng_math_v(int64_t act, float32x4_t v)
+{
+	switch (act) {
+	case INGOT_NEON_ACT_SIGMOID: return vm_sigmoid(v);
+	case INGOT_NEON_ACT_TANH: return vm_tanh(v);
+	case INGOT_NEON_ACT_GELU: return vm_gelu(v);
+	default: return vm_gelu_tanh(v);
+	}
+}
+
+/* y[0..len) = act(y) in the vector math of simd/vmath.h (maximum errors stated
+ * there); the last partial vector through a padded copy, so every element gets the
+ * same formula wherever it lies. */
+static void ng_math(int64_t act, float *y, int64_t len)
+{
+	int64_t j = 0;
+	for (; j + 4 <= len; j += 4)
+		vst1q_f32(y + j, ng_math_v(act, vld1q_f32(y + j)));
+	if (j < len) {
+		float t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+		memcpy(t, y + j, sizeof(float) * (size_t)(len - j));
+		vst1q_f32(t, ng_math_v(act, vld1q_f32(t)));
+		memcpy(y + j, t, sizeof(float) * (size_t)(len - j));
+	}
 }
 
 static inline float32x4_t ng_act_v(const ng_epi *e, float32x4_t v)
@@ -152,7 +182,9 @@ static void ng_finish(const ng_epi *e, const float *acc, float *y, const float *
 			v += res[j];
 		y[j] = simple ? ng_act(e->act, v, e->al, e->be) : v;
 	}
-	if (!simple)
+	if (ng_act_math(e->act))
+		ng_math(e->act, y, len);
+	else if (!simple)
 		for (j = 0; j < len; j++)
 			y[j] = ng_act(e->act, y[j], e->al, e->be);
 }

@@ -5,12 +5,13 @@
  * by the compiler (constant weights) or are packed here per block into stack
  * buffers: A from a strided matrix, B from a strided matrix or, for Conv, straight
  * from the input image (implicit im2col: no im2col buffer). The epilogue runs in
- * the microkernel on the last k-block; activations without a vector form run
- * afterwards on the tile. Depthwise Conv runs directly, vectorized over output
+ * the microkernel on the last k-block; sigmoid, tanh and Gelu (no form in the
+ * microkernels) run afterwards on the tile in the vector math of simd/vmath.h. Depthwise Conv runs directly, vectorized over output
  * columns. Sums are reordered against the reference kernels, so results differ
  * only by rounding. Tasks split the output by rows or columns of tiles. */
 #include "sgemm.h"
 #include "ukernel.h"
+#include "../simd/vmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,23 +48,37 @@ typedef struct sg_job {
 	int64_t ldy;
 	uk_epi e;
 	int64_t act;                 /* INGOT_X86_ACT_*, run after the tile when post */
-	float al, be;
 	int post;
 } sg_job;
 
-/* The activations without a vector form, with the reference kernels' expressions. */
-static float sg_act(int64_t act, float x, float al, float be)
+/* HardSigmoid and HardSwish of one scalar, with the reference kernels' expressions
+ * (the microkernels' vector forms compute the same). */
+static float sg_hard(int64_t act, float x, float al, float be)
+{
+	const float t = fmaxf(0.0f, fminf(1.0f, al * x + be));
+	return act == INGOT_X86_ACT_HARD_SWISH ? x * t : t;
+}
+
+/* The activations the microkernels' epilogue lacks (ingot_x86_act_in_epilogue), in
+ * the vector math of simd/vmath.h (maximum errors stated there). */
+static inline uk_vec sg_post_v(int64_t act, uk_vec v)
 {
 	switch (act) {
-	case INGOT_X86_ACT_SIGMOID:
-		return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
-	case INGOT_X86_ACT_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_X86_ACT_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_X86_ACT_TANH: return tanhf(x);
-	case INGOT_X86_ACT_GELU: return 0.5f * x * (1 + erff(x * 0.70710678118654752440f));
-	case INGOT_X86_ACT_GELU_TANH:
-		return 0.5f * x * (1 + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
-	default: return x;
+	case INGOT_X86_ACT_SIGMOID: return vm_sigmoid(v);
+	case INGOT_X86_ACT_TANH: return vm_tanh(v);
+	case INGOT_X86_ACT_GELU: return vm_gelu(v);
+	case INGOT_X86_ACT_GELU_TANH: return vm_gelu_tanh(v);
+	default: return v;
+	}
+}
+
+/* y[0..n) = act(y[0..n)), the last vector masked: every element, wherever it lies
+ * in a tile, gets the same formula. */
+static void sg_post(int64_t act, float *y, int64_t n)
+{
+	for (int64_t q = 0; q < n; q += UK_VF) {
+		const uk_mask m = uk_mask_n(n - q < UK_VF ? n - q : UK_VF);
+		uk_storem(y + q, m, sg_post_v(act, uk_loadm(y + q, m)));
 	}
 }
 
@@ -88,8 +103,6 @@ INGOT_KERNEL int ingot_x86_epi_init(struct uk_epi *e, int64_t act, float al, flo
 static void sg_epi_init(sg_job *jb, int64_t act, float al, float be)
 {
 	jb->act = act;
-	jb->al = al;
-	jb->be = be;
 	jb->post = !ingot_x86_epi_init(&jb->e, act, al, be);
 }
 
@@ -260,9 +273,12 @@ static float sg_epi1(const sg_job *jb, const uk_epi *e, float v, int64_t r, int6
 	case UK_ACT_RELU: return v < 0 ? 0.0f : v;
 	case UK_ACT_CLIP: v = v < e->lo ? e->lo : v; return v > e->hi ? e->hi : v;
 	case UK_ACT_LEAKY_RELU: return v < 0 ? e->lo * v : v;
-	case UK_ACT_HARD_SIGMOID: return sg_act(INGOT_X86_ACT_HARD_SIGMOID, v, e->lo, e->hi);
-	case UK_ACT_HARD_SWISH: return sg_act(INGOT_X86_ACT_HARD_SWISH, v, e->lo, e->hi);
-	default: return jb->post ? sg_act(jb->act, v, jb->al, jb->be) : v;
+	case UK_ACT_HARD_SIGMOID: return sg_hard(INGOT_X86_ACT_HARD_SIGMOID, v, e->lo, e->hi);
+	case UK_ACT_HARD_SWISH: return sg_hard(INGOT_X86_ACT_HARD_SWISH, v, e->lo, e->hi);
+	default:
+		if (jb->post)
+			sg_post(jb->act, &v, 1);
+		return v;
 	}
 }
 
@@ -344,9 +360,7 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 							                                      last ? &e : NULL);
 						if (last && jb->post)
 							for (int64_t r = 0; r < mr; r++)
-								for (int64_t q = 0; q < nr; q++)
-									c[r * jb->ldy + q] = sg_act(jb->act, c[r * jb->ldy + q], jb->al,
-									                            jb->be);
+								sg_post(jb->act, c + r * jb->ldy, nr);
 					}
 				}
 			}
@@ -407,8 +421,7 @@ static void sg_depthwise_padded(const sg_col *g, int64_t OH, int64_t Hp, int64_t
 				uk_storem(yr + ox, m, uk_epi_apply(&e, 0, ox, acc, m, 1));
 		}
 		if (jb->post)
-			for (int64_t ox = 0; ox < g->OW; ox++)
-				yr[ox] = sg_act(jb->act, yr[ox], jb->al, jb->be);
+			sg_post(jb->act, yr, g->OW);
 	}
 }
 
@@ -451,8 +464,7 @@ static void sg_depthwise(const sg_col *g, int64_t OH, const float *w, float *y, 
 				}
 				uk_store(yr + ox, uk_epi_apply(&e, 0, ox, acc, uk_mask_n(0), 0));
 				if (jb->post)
-					for (int64_t q = ox; q < ox + UK_VF; q++)
-						yr[q] = sg_act(jb->act, yr[q], jb->al, jb->be);
+					sg_post(jb->act, yr + ox, UK_VF);
 				ox += UK_VF;
 			} else {
 				float acc = 0.0f;
@@ -584,8 +596,7 @@ static void sg_wino_block(const ingot_x86_conv_params *p, const sg_job *proto, c
 					uk_storem(yr + ox, m, uk_epi_apply(&e, 0, ox, uk_loadm(out[r] + ox, m), m, 1));
 				}
 				if (proto->post)
-					for (int64_t ox = 0; ox < OW; ox++)
-						yr[ox] = sg_act(proto->act, yr[ox], proto->al, proto->be);
+					sg_post(proto->act, yr, OW);
 			}
 		}
 	}

@@ -18,6 +18,7 @@ usage: x86_test.py INGOT WORKDIR
    the register-blocked microkernels, and the objects hold vector FMAs on zmm
    (AVX-512) or ymm (AVX2) registers.
 """
+import math
 import os
 import re
 import shutil
@@ -98,6 +99,10 @@ ACTS = {
     "HardSwish": (lambda v: v * np.clip(v / 6 + 0.5, 0, 1), {}),
     "HardSigmoid": (lambda v: np.clip(0.3 * v + 0.4, 0, 1), {"alpha": 0.3, "beta": 0.4}),
     "Tanh": (np.tanh, {}),
+    # Gelu (opset 20), exact and tanh forms: after the microkernels, in simd/vmath.h
+    "Gelu": (lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2))), {}),
+    "GeluTanh": (lambda v: 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3))),
+                 {"approximate": "tanh"}),
 }
 
 
@@ -130,6 +135,9 @@ class Model:
     def act(self, name, v):
         if name == "Clip":
             return self.node("Clip", [v, self.const(np.float32(0)), self.const(np.float32(6))])
+        if name.startswith("Gelu"):
+            self.opset = 20
+            return self.node("Gelu", [v], **ACTS[name][1])
         return self.node(name, [v], **ACTS[name][1])
 
     def save(self, out, expected, atol=None):
@@ -385,6 +393,14 @@ def make_cases():
         conv_case("dw_wide_fallback", 1, 2, 3, 600, 2, (3, 3), pads=(1, 1, 1, 1), group=2),
         conv_case("dw_sigmoid_fallback", 1, 4, 9, 9, 4, (3, 3), pads=(1, 1, 1, 1), group=4,
                   act="Sigmoid"),
+        # Gelu after the tile (GEMM edges), after Winograd's rows, after depthwise rows.
+        # Its tail below -3 magnifies the Conv's float32 rounding about x^2 times
+        # (relative): those tiny outputs take atol 1e-6
+        gemm_case("gemm_gelu_tanh", 13, 37, 45, act="GeluTanh"),
+        conv_case("conv_wino_gelu", 1, 16, 9, 11, 16, (3, 3), pads=(1, 1, 1, 1), act="Gelu",
+                  atol=1e-6),
+        conv_case("dw_gelu", 1, 8, 10, 23, 8, (3, 3), group=8, pads=(1, 1, 1, 1), act="Gelu",
+                  atol=1e-6),
         # blocked tensors between 1x1 and depthwise Convs (pwconv.c, dwconv.c): 7 x 7
         # planes (tiles of 7 pixels), a residual on an NCHW output, two images, stride 2
         # with odd sizes, 5x5 windows, expand widths that are whole vectors on AVX2 only
