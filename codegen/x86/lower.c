@@ -2,10 +2,11 @@
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
  * kernels of runtime-stubs/kernels/x86/sgemm.c, f32 RNN/GRU/LSTM that of x86/rnn.c
  * (all attributes; Elu and Softplus activations keep the reference); pooling, some
- * unary ops and Gelu, GlobalAveragePool, Softmax over contiguous rows and LayerNormalization their x86 kernels;
- * every other node the reference kernel of the C target. An x86 kernel takes its
- * reference kernel's parameters plus `packed`: the node is lowered the reference
- * way, the struct is copied and the kernel name, family and descriptor change. The x86 header repeats the
+ * unary ops and Gelu, f32 Add/Sub/Mul/Div, GlobalAveragePool, Softmax over
+ * contiguous rows and LayerNormalization their x86 kernels; every other node the
+ * reference kernel of the C target. An x86 kernel takes its reference kernel's
+ * parameters plus `packed`: the node is lowered the reference way, the struct is
+ * copied and the kernel name, family and descriptor change. The x86 header repeats the
  * reference field lists (a model directory holds only the families it uses), so
  * the asserts below keep both layouts identical. `fn` stays the reference kernel:
  * folding never runs target kernels. */
@@ -84,6 +85,13 @@ _Static_assert(sizeof(REF) == sizeof(TGT), "x86 math unary struct size differs")
 #undef REF
 #undef TGT
 
+#define REF ingot_binary_params
+#define TGT ingot_x86_binary_params
+INGOT_BINARY_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 binary struct size differs");
+#undef REF
+#undef TGT
+
 #define REF ingot_softmax_params
 #define TGT ingot_x86_softmax_params
 INGOT_SOFTMAX_FIELDS(SAME_FIELD)
@@ -124,6 +132,9 @@ _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_
                EQ(INGOT_X86_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) && EQ(INGOT_X86_EW_NEG, INGOT_EW_NEG) &&
                EQ(INGOT_X86_EW_RELU, INGOT_EW_RELU) && EQ(INGOT_X86_EW_SIGMOID, INGOT_EW_SIGMOID) &&
                EQ(INGOT_X86_EW_TANH, INGOT_EW_TANH), "x86 unary op codes differ from the reference");
+_Static_assert(EQ(INGOT_X86_EW_ADD, INGOT_EW_ADD) && EQ(INGOT_X86_EW_SUB, INGOT_EW_SUB) &&
+               EQ(INGOT_X86_EW_MUL, INGOT_EW_MUL) && EQ(INGOT_X86_EW_DIV, INGOT_EW_DIV),
+               "x86 binary op codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_ACT_RELU, INGOT_CONV_ACT_RELU) &&
                EQ(INGOT_X86_ACT_CLIP, INGOT_CONV_ACT_CLIP) &&
                EQ(INGOT_X86_ACT_LEAKY_RELU, INGOT_CONV_ACT_LEAKY_RELU) &&
@@ -159,6 +170,9 @@ DESC(unary, ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_math_unary_params
 DESC(math_unary, ingot_x86_math_unary_params, INGOT_X86_MATH_UNARY_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_binary_params
+DESC(binary, ingot_x86_binary_params, INGOT_X86_BINARY_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_softmax_params
 DESC(softmax, ingot_x86_softmax_params, INGOT_X86_SOFTMAX_FIELDS)
@@ -261,6 +275,14 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		const ingot_unary_params *p = ref->params;
 		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 ? X86_UNARY : X86_REF;
 	}
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: {
+		const ingot_binary_params *p = ref->params;
+		return ref->fn == ingot_binary && p->dtype_a == INGOT_DT_F32 && p->dtype_b == INGOT_DT_F32 &&
+		       p->dtype_out == INGOT_DT_F32 ? X86_BINARY : X86_REF;
+	}
 	case OP_GELU: {
 		const ingot_math_unary_params *p = ref->params;
 		return ref->fn == ingot_math_unary && p->dtype == INGOT_DT_F32 ? X86_MUNARY : X86_REF;
@@ -303,6 +325,7 @@ static const struct {
 } same_struct[] = {
 	{ X86_UNARY, "ingot_x86_unary", "x86/eltwise", &unary_desc },
 	{ X86_MUNARY, "ingot_x86_math_unary", "x86/eltwise", &math_unary_desc },
+	{ X86_BINARY, "ingot_x86_binary", "x86/eltwise", &binary_desc },
 	{ X86_LAYERNORM, "ingot_x86_layernorm", "x86/eltwise", &layernorm_desc },
 	{ X86_SOFTMAX, "ingot_x86_softmax", "x86/eltwise", &softmax_desc },
 	{ X86_POOL, "ingot_x86_pool", "x86/pooling", &pool_desc },

@@ -19,7 +19,7 @@ int cg_x86_prepare(const Target *t, Graph *g);
 /* How node n runs on target t: 0 reference kernel, else X86_* below. For Conv,
  * MatMul and Gemm, *ref gets the reference lowering. */
 enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL, X86_UNARY, X86_SOFTMAX,
-       X86_LAYERNORM, X86_RNN, X86_GPOOL, X86_MUNARY };
+       X86_LAYERNORM, X86_RNN, X86_GPOOL, X86_MUNARY, X86_BINARY };
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
 
 /* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its

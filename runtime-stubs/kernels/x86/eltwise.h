@@ -1,5 +1,5 @@
-/* x86/eltwise.h — x86 (AVX2, AVX-512) kernel of f32 unary elementwise ops for the
- * x86 targets, with the reference kernel's parameters and slots (elementwise.h).
+/* x86/eltwise.h — x86 (AVX2, AVX-512) kernels of f32 unary and binary elementwise
+ * ops, Softmax and LayerNormalization for the x86 targets, with the reference kernel's parameters and slots (elementwise.h).
  * The field list and the op codes it takes are repeated here because a model
  * directory holds only this family's files; codegen/x86/lower.c checks at build
  * time that they equal the reference ones. */
@@ -38,6 +38,21 @@ INGOT_PARAMS(ingot_x86_math_unary_params, INGOT_X86_MATH_UNARY_FIELDS)
  * elements. */
 INGOT_KERNEL int ingot_x86_math_unary(const void *params, const void *const *in, void *const *out,
                                       void *scratch, int task, int n_tasks);
+
+/* = the binary op codes of elementwise.h this kernel runs */
+enum { INGOT_X86_EW_ADD = 0, INGOT_X86_EW_DIV = 2, INGOT_X86_EW_MUL = 8, INGOT_X86_EW_SUB = 11 };
+
+/* = INGOT_BINARY_FIELDS: c = op(a, b), all f32; sa/sb element strides per output dim */
+#define INGOT_X86_BINARY_FIELDS(F) F(I64, op) F(I64, dtype_a) F(I64, dtype_b) \
+	F(I64, dtype_out) F(I64, n) F(I64, rank) F(DIMS, dims) F(DIMS, sa) F(DIMS, sb)
+INGOT_PARAMS(ingot_x86_binary_params, INGOT_X86_BINARY_FIELDS)
+
+/* Add, Sub, Mul and Div with broadcasting: inner runs where each side is contiguous
+ * or one value (a per-channel scale, a bias) in vectors, the last one masked, other
+ * strides element by element. Exactly the reference's results (one IEEE operation
+ * per element); tasks split the output elements. */
+INGOT_KERNEL int ingot_x86_binary(const void *params, const void *const *in, void *const *out,
+                                  void *scratch, int task, int n_tasks);
 
 /* = INGOT_SOFTMAX_FIELDS: Softmax (log 0) or LogSoftmax (log 1) over n values
  * inner apart, for outer x inner rows */

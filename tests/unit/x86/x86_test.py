@@ -7,9 +7,9 @@ usage: x86_test.py INGOT WORKDIR
    k-blocks, groups, depthwise (dwconv.c: strides 1 and 2, unrolled and generic
    windows, and the cases left to sgemm.c), direct convolution (dconv.c: in place,
    padded, stride-2 phases, 1-D), strides, dilation, padding, 1-D, every fused
-   epilogue (bias, residual, Relu/Clip/LeakyRelu in the microkernel, Sigmoid/
-   HardSwish/Tanh after it); Gemm with transB, alpha/beta and a C row or matrix;
-   MatMul with a packed B, a shared batched B and two run-time operands; MaxPool and
+   epilogue (bias, residual, Relu/Clip/LeakyRelu/HardSigmoid/HardSwish in the
+   microkernel, Sigmoid/Tanh/Gelu after it); Add/Sub/Mul/Div with broadcasts;
+   Gemm with transB, alpha/beta and a C row or matrix; MatMul with a packed B, a shared batched B and two run-time operands; MaxPool and
    AveragePool with pads and both count_include_pad rules. Expected outputs come
    from numpy; `ingot check --target x86-avx512` and `--target x86-avx2` must pass
    them all (the AVX-512 ones only where this CPU has AVX-512).
@@ -140,11 +140,12 @@ class Model:
             return self.node("Gelu", [v], **ACTS[name][1])
         return self.node(name, [v], **ACTS[name][1])
 
-    def save(self, out, expected, atol=None):
+    def save(self, out, expected, atol=None, rtol=None):
         d = os.path.join(work, "data", self.name)
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-        if atol is not None:       # read by ingot check (rtol stays the default 1e-3)
-            open(os.path.join(d, "tolerance"), "w").write("atol=%g\n" % atol)
+        if atol is not None or rtol is not None:   # read by ingot check (default rtol 1e-3)
+            open(os.path.join(d, "tolerance"), "w").write(
+                "".join("%s=%g\n" % (k, v) for k, v in (("atol", atol), ("rtol", rtol)) if v is not None))
         y = helper.make_tensor_value_info(out, TensorProto.FLOAT, list(expected.shape))
         g = helper.make_graph(self.nodes, self.name, self.inputs, [y], self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
@@ -274,6 +275,22 @@ def gap_case(name, shape, op="GlobalAveragePool"):
     xd = x.astype(np.float64)
     return md.save(v, xd.mean(axis=ax, keepdims=True) if op == "GlobalAveragePool" else
                    xd.max(axis=ax, keepdims=True))
+
+
+def binary_case(name, op, a_shape, b_shape, const_b=False, specials=False):
+    """op(a, b) with numpy broadcasting; the expected values are float32 results of
+    the same single operation, which the kernel must give exactly (atol = rtol = 0)."""
+    md = Model(name)
+    a, b = f32(*a_shape), f32(*b_shape)
+    if op == "Div":
+        b = np.where(np.abs(b) < 0.1, np.float32(0.5), b).astype(np.float32)
+    if specials:
+        a.reshape(-1)[:4] = [np.nan, np.inf, -np.inf, 0.0]
+        b.reshape(-1)[:2] = [0.0, -0.0]
+    v = md.node(op, [md.input(a), md.const(b) if const_b else md.input(b)])
+    with np.errstate(all="ignore"):
+        y = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}[op](a, b)
+    return md.save(v, y.astype(np.float64), atol=0, rtol=0)
 
 
 def softmax_case(name, shape, axis=-1, log=False, neg_inf=False):
@@ -422,6 +439,13 @@ def make_cases():
         matmul_case("matmul_runtime_b", (2, 12, 30), (2, 30, 55), const_b=False),
         # rows shorter than a vector, whole vectors plus a tail, -inf entries, and an
         # axis that is not the last (the reference kernel)
+        # Add/Sub/Mul/Div: a per-channel scale (SE blocks), a bias row, a scalar, both
+        # sides broadcast, runs shorter than a vector, NaN/inf/0 and division by +-0
+        binary_case("bin_mul_channel", "Mul", (1, 24, 7, 9), (1, 24, 1, 1), const_b=False),
+        binary_case("bin_add_row", "Add", (5, 3, 37), (37,), const_b=True),
+        binary_case("bin_sub_scalar", "Sub", (), (4, 50)),
+        binary_case("bin_div_outer", "Div", (6, 1, 19), (1, 5, 1), specials=True),
+        binary_case("bin_mul_short", "Mul", (9, 3), (9, 3), specials=True),
         softmax_case("softmax_rows", (3, 5, 37)),
         softmax_case("softmax_short", (4, 3)),
         softmax_case("logsoftmax_rows", (2, 70), log=True),
@@ -497,6 +521,15 @@ def main():
             if not re.search(r"\bingot_x86_conv[(,]", code) or (".packed = %d" % kind) not in code:
                 fail("%s %s: m.c does not call the x86 conv kernel with packed = %d" % (target, case, kind))
             uk = open(os.path.join(out, "kernels", "x86", "ukernel.h")).read()
+            if case == "conv_dilated_leaky":
+                # the binary ops run the x86 kernel
+                bout = os.path.join(work, "bin-" + target)
+                shutil.rmtree(bout, ignore_errors=True)
+                r = subprocess.run([ingot, "compile", os.path.join(work, "data", "bin_mul_channel", "model.onnx"),
+                                    "-o", bout, "--name", "m", "--target", target], capture_output=True,
+                                   text=True)
+                if r.returncode or "ingot_x86_binary" not in open(os.path.join(bout, "m.c")).read():
+                    fail("%s: Mul does not call ingot_x86_binary: %s" % (target, r.stderr))
             mr = int(re.search(r"#define UK_MR (\d+)", uk).group(1))
             nr = int(re.search(r"#define UK_NR (\d+)", uk).group(1))
             want = (8, 48) if target == "x86-avx512" else (4, 24)
