@@ -418,6 +418,12 @@ def make_cases():
                   atol=1e-6),
         conv_case("dw_gelu", 1, 8, 10, 23, 8, (3, 3), group=8, pads=(1, 1, 1, 1), act="Gelu",
                   atol=1e-6),
+        # stride 2 in ingot_x86_conv (deinterleaved rows): Gelu keeps it from dwconv.c,
+        # so does dilation (odd taps, an odd left pad)
+        conv_case("dw_s2_gelu", 1, 8, 19, 37, 8, (3, 3), strides=(2, 2), group=8, pads=(1, 1, 1, 1),
+                  act="Gelu", atol=1e-6),
+        conv_case("dw_s2_dil2", 2, 4, 15, 40, 4, (3, 3), strides=(2, 2), dil=(2, 2), group=4,
+                  pads=(2, 1, 2, 2), residual=True),
         # blocked tensors between 1x1 and depthwise Convs (pwconv.c, dwconv.c): 7 x 7
         # planes (tiles of 7 pixels), a residual on an NCHW output, two images, stride 2
         # with odd sizes, 5x5 windows, expand widths that are whole vectors on AVX2 only
