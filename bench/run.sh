@@ -230,8 +230,9 @@ Measured by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); regenerate wit
   weights pre-packed at compile time, 3x3 stride-1 Conv as Winograd F(2x2, 3x3)
   (its transformed weights are 16/9 the size: ResNet-18's blob grows from 47 to 75 MB,
   which the RSS column shows), pooling, activations (exp, sigmoid, tanh, erf, Gelu),
-  Softmax, LayerNormalization and LSTM/GRU/RNN on x86 kernels; data movement runs the
-  portable reference kernels.
+  Add/Sub/Mul/Div, Softmax, LayerNormalization and LSTM/GRU/RNN on x86 kernels, chains
+  of elementwise ops as generated vector loops; data movement runs the portable
+  reference kernels.
 - ONNX Runtime: onnxruntime-node $ORT_VERSION (CPU execution provider, its bundled
   library), Node $(node --version), \`graphOptimizationLevel: 'all'\`, sequential execution,
   \`intraOpNumThreads\` 1 or 2.
