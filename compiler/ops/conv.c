@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "conv.h"
+#include "ewmath.h"
 
 #define CONV_MAX_SP 6
 
@@ -30,6 +31,12 @@ static const char *const act_names[] = { "none", "relu", "clip", "leaky_relu", "
 static const int act_n_params[] = { 0, 0, 2, 1, 0, 2, 0, 0, 0, 0 };
 _Static_assert(INGOT_CONV_ACT_GELU_TANH == 9 && COUNTOF(act_n_params) == 10,
                "activation table and kernel codes disagree");
+/* the kernel runs these codes through ewmath.h's ingot_ew*_act */
+#define ACT_EQ(x) ((int)INGOT_CONV_ACT_##x == (int)INGOT_EW_ACT_##x)
+_Static_assert(ACT_EQ(RELU) && ACT_EQ(CLIP) && ACT_EQ(LEAKY_RELU) && ACT_EQ(SIGMOID) &&
+               ACT_EQ(HARD_SIGMOID) && ACT_EQ(HARD_SWISH) && ACT_EQ(TANH) && ACT_EQ(GELU) &&
+               ACT_EQ(GELU_TANH), "activation codes differ from ewmath.h's");
+#undef ACT_EQ
 
 typedef struct ConvAttrs {
 	int auto_pad;                        /* PAD_* */

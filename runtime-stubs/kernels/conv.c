@@ -50,27 +50,6 @@ static INGOT_UNUSED float conv_ld_f16(uint16_t v) { return ingot_f16_to_f32(v); 
 static INGOT_UNUSED uint16_t conv_st_f16(float v) { return ingot_f32_to_f16(v); }
 #define CONV_ID(v) (v)
 
-/* The fused activations: the elementwise kernels' own functions (ewmath.h), so
- * the same results at -O0 and -O2. P: ewmath.h's prefix for T. */
-#define CONV_ACT_DEF(NAME, T, P) \
-static INGOT_UNUSED T NAME(int64_t act, T x, T al, T be) \
-{ \
-	switch (act) { \
-	case INGOT_CONV_ACT_RELU: return P##relu(x); \
-	case INGOT_CONV_ACT_CLIP: return P##clip(x, 1, al, 1, be); \
-	case INGOT_CONV_ACT_LEAKY_RELU: return P##leaky_relu(x, al); \
-	case INGOT_CONV_ACT_SIGMOID: return P##sigmoid(x); \
-	case INGOT_CONV_ACT_HARD_SIGMOID: return P##hard_sigmoid(x, al, be); \
-	case INGOT_CONV_ACT_HARD_SWISH: return P##hard_swish(x, al, be); \
-	case INGOT_CONV_ACT_TANH: return P##tanh(x); \
-	case INGOT_CONV_ACT_GELU: return P##gelu(x); \
-	case INGOT_CONV_ACT_GELU_TANH: return P##gelu_tanh(x); \
-	default: return x; \
-	} \
-}
-CONV_ACT_DEF(conv_act_f, float, ingot_ewf_)
-CONV_ACT_DEF(conv_act_d, double, ingot_ewd_)
-
 /* Stores len accumulated outputs through the epilogue: + residual, then the
  * activation, rounding to T after each step as the separate ops would. */
 #define CONV_EPI_DEF(NAME, T, ACC, LD, ST, ACT) \
@@ -88,9 +67,9 @@ static INGOT_UNUSED void NAME(const ingot_conv_params *p, const ACC *acc, const 
 		y[j] = ST(v); \
 	} \
 }
-CONV_EPI_DEF(conv_epi_f32, float, float, CONV_ID, CONV_ID, conv_act_f)
-CONV_EPI_DEF(conv_epi_f64, double, double, CONV_ID, CONV_ID, conv_act_d)
-CONV_EPI_DEF(conv_epi_f16, uint16_t, float, conv_ld_f16, conv_st_f16, conv_act_f)
+CONV_EPI_DEF(conv_epi_f32, float, float, CONV_ID, CONV_ID, ingot_ewf_act)
+CONV_EPI_DEF(conv_epi_f64, double, double, CONV_ID, CONV_ID, ingot_ewd_act)
+CONV_EPI_DEF(conv_epi_f16, uint16_t, float, conv_ld_f16, conv_st_f16, ingot_ewf_act)
 
 /* One dtype: output planes u0..u1 (u = n * M + oc). */
 #define CONV_DEF(NAME, T, ACC, LD, ST, EPI) \

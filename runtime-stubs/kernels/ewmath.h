@@ -1,7 +1,8 @@
 /* ewmath.h — the per-element math of the elementwise reference kernels: one
  * static inline function per op, the only copy of each formula. elementwise.c's
  * loops (ingot_unary, ingot_binary, ingot_clip) call them, so do the activations
- * fused into Conv, Gemm and MatMul (conv.c, linalg.c) and Gelu (arith.c), and so
+ * fused into Conv, Gemm and MatMul (ingot_ew*_act, called by conv.c and linalg.c)
+ * and Gelu (arith.c), and so
  * does the code ingot generates for a fused elementwise chain: a fused node
  * computes the very bits the separate nodes compute (-O0 and -O2 agree).
  *
@@ -73,6 +74,32 @@ INGOT_EW_INLINE T P##min(T x, T y) { return x != x ? x : y != y ? y : x < y ? x 
 INGOT_EW_INLINE T P##clip(T v, int has_lo, T lo, int has_hi, T hi) \
 { v = has_lo && v < lo ? lo : v; return has_hi && v > hi ? hi : v; }
 
+/* A fused epilogue activation (Conv, Gemm, MatMul) by its code, al and be its
+ * parameters (Clip's bounds, LeakyRelu's alpha, HardSigmoid's alpha and beta).
+ * ORDER ACT: the codes of conv.h's INGOT_CONV_ACT_* and linalg.h's
+ * INGOT_LINALG_ACT_* (compiler/ops/conv.c and linalg.c assert them equal). */
+enum {
+	INGOT_EW_ACT_NONE, INGOT_EW_ACT_RELU, INGOT_EW_ACT_CLIP, INGOT_EW_ACT_LEAKY_RELU,
+	INGOT_EW_ACT_SIGMOID, INGOT_EW_ACT_HARD_SIGMOID, INGOT_EW_ACT_HARD_SWISH, INGOT_EW_ACT_TANH,
+	INGOT_EW_ACT_GELU, INGOT_EW_ACT_GELU_TANH
+};
+#define INGOT_EW_ACT_MATH(T, P) \
+INGOT_EW_INLINE T P##act(int64_t act, T x, T al, T be) \
+{ \
+	switch (act) { \
+	case INGOT_EW_ACT_RELU: return P##relu(x); \
+	case INGOT_EW_ACT_CLIP: return P##clip(x, 1, al, 1, be); \
+	case INGOT_EW_ACT_LEAKY_RELU: return P##leaky_relu(x, al); \
+	case INGOT_EW_ACT_SIGMOID: return P##sigmoid(x); \
+	case INGOT_EW_ACT_HARD_SIGMOID: return P##hard_sigmoid(x, al, be); \
+	case INGOT_EW_ACT_HARD_SWISH: return P##hard_swish(x, al, be); \
+	case INGOT_EW_ACT_TANH: return P##tanh(x); \
+	case INGOT_EW_ACT_GELU: return P##gelu(x); \
+	case INGOT_EW_ACT_GELU_TANH: return P##gelu_tanh(x); \
+	default: return x; \
+	} \
+}
+
 INGOT_EW_UNARY_MATH(float, f, ingot_ewf_)
 INGOT_EW_UNARY_MATH(double, , ingot_ewd_)
 INGOT_EW_BINARY_MATH(float, f, ingot_ewf_)
@@ -81,9 +108,12 @@ INGOT_EW_CLIP_MATH(float, ingot_ewf_)
 INGOT_EW_CLIP_MATH(double, ingot_ewd_)
 INGOT_EW_CLIP_MATH(int64_t, ingot_ewi_)
 INGOT_EW_CLIP_MATH(uint64_t, ingot_ewu_)
+INGOT_EW_ACT_MATH(float, ingot_ewf_)
+INGOT_EW_ACT_MATH(double, ingot_ewd_)
 
 #undef INGOT_EW_UNARY_MATH
 #undef INGOT_EW_BINARY_MATH
 #undef INGOT_EW_CLIP_MATH
+#undef INGOT_EW_ACT_MATH
 
 #endif

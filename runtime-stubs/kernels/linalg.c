@@ -31,27 +31,6 @@ static INGOT_UNUSED uint16_t linalg_st_f16(float v) { return ingot_f32_to_f16(v)
 static INGOT_UNUSED uint16_t linalg_st_bf16(float v) { return ingot_f32_to_bf16(v); }
 #define LINALG_ID(v) (v)
 
-/* The fused activations: the elementwise kernels' own functions (ewmath.h), so
- * the same results at -O0 and -O2. P: ewmath.h's prefix for T. */
-#define LINALG_ACT_DEF(NAME, T, P) \
-static INGOT_UNUSED T NAME(int64_t act, T x, T al, T be) \
-{ \
-	switch (act) { \
-	case INGOT_LINALG_ACT_RELU: return P##relu(x); \
-	case INGOT_LINALG_ACT_CLIP: return P##clip(x, 1, al, 1, be); \
-	case INGOT_LINALG_ACT_LEAKY_RELU: return P##leaky_relu(x, al); \
-	case INGOT_LINALG_ACT_SIGMOID: return P##sigmoid(x); \
-	case INGOT_LINALG_ACT_HARD_SIGMOID: return P##hard_sigmoid(x, al, be); \
-	case INGOT_LINALG_ACT_HARD_SWISH: return P##hard_swish(x, al, be); \
-	case INGOT_LINALG_ACT_TANH: return P##tanh(x); \
-	case INGOT_LINALG_ACT_GELU: return P##gelu(x); \
-	case INGOT_LINALG_ACT_GELU_TANH: return P##gelu_tanh(x); \
-	default: return x; \
-	} \
-}
-LINALG_ACT_DEF(linalg_act_f, float, ingot_ewf_)
-LINALG_ACT_DEF(linalg_act_d, double, ingot_ewd_)
-
 /* One output through the epilogue: + residual, then the activation, rounding to T
  * after each step as the separate ops would. */
 #define LINALG_EPI_DEF(NAME, T, ACC, LD, ST, ACT) \
@@ -63,10 +42,10 @@ static INGOT_UNUSED T NAME(const linalg_job *jb, ACC v, int64_t idx) \
 		v = ACT(jb->act, (ACC)LD(ST(v)), (ACC)jb->act_alpha, (ACC)jb->act_beta); \
 	return ST(v); \
 }
-LINALG_EPI_DEF(linalg_epi_f32, float, float, LINALG_ID, LINALG_ID, linalg_act_f)
-LINALG_EPI_DEF(linalg_epi_f64, double, double, LINALG_ID, LINALG_ID, linalg_act_d)
-LINALG_EPI_DEF(linalg_epi_f16, uint16_t, float, linalg_ld_f16, linalg_st_f16, linalg_act_f)
-LINALG_EPI_DEF(linalg_epi_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16, linalg_act_f)
+LINALG_EPI_DEF(linalg_epi_f32, float, float, LINALG_ID, LINALG_ID, ingot_ewf_act)
+LINALG_EPI_DEF(linalg_epi_f64, double, double, LINALG_ID, LINALG_ID, ingot_ewd_act)
+LINALG_EPI_DEF(linalg_epi_f16, uint16_t, float, linalg_ld_f16, linalg_st_f16, ingot_ewf_act)
+LINALG_EPI_DEF(linalg_epi_bf16, uint16_t, float, linalg_ld_bf16, linalg_st_bf16, ingot_ewf_act)
 
 /* Floating point dtypes: T storage, ACC accumulator, LD/ST convert. */
 #define LINALG_MM_FLOAT(NAME, T, ACC, LD, ST, EPI) \
