@@ -41,8 +41,10 @@ static const struct {
 	const char *family, *header;
 } extra_headers[] = {
 	{ "neon/eltwise", "kernels/simd/vmath.h" },
+	{ "neon/eltwise", "kernels/simd/vbinary.h" },
 	{ "neon/gemm", "kernels/simd/vmath.h" },
 	{ "x86/eltwise", "kernels/simd/vmath.h" },
+	{ "x86/eltwise", "kernels/simd/vbinary.h" },
 	{ "x86/sgemm", "kernels/simd/vmath.h" },
 	{ "elementwise", "kernels/ewmath.h" },   /* also what fused chains call */
 	{ "arith", "kernels/ewmath.h" },

@@ -28,6 +28,7 @@
 #include "ukgen.h"
 #include "x86/dconv.h"
 #include "x86/dwconv.h"
+#include "simd/vbinary.h"
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
 #include "x86/pwconv.h"
@@ -132,9 +133,9 @@ _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_
                EQ(INGOT_X86_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) && EQ(INGOT_X86_EW_NEG, INGOT_EW_NEG) &&
                EQ(INGOT_X86_EW_RELU, INGOT_EW_RELU) && EQ(INGOT_X86_EW_SIGMOID, INGOT_EW_SIGMOID) &&
                EQ(INGOT_X86_EW_TANH, INGOT_EW_TANH), "x86 unary op codes differ from the reference");
-_Static_assert(EQ(INGOT_X86_EW_ADD, INGOT_EW_ADD) && EQ(INGOT_X86_EW_SUB, INGOT_EW_SUB) &&
-               EQ(INGOT_X86_EW_MUL, INGOT_EW_MUL) && EQ(INGOT_X86_EW_DIV, INGOT_EW_DIV),
-               "x86 binary op codes differ from the reference");
+_Static_assert(EQ(INGOT_VB_ADD, INGOT_EW_ADD) && EQ(INGOT_VB_SUB, INGOT_EW_SUB) &&
+               EQ(INGOT_VB_MUL, INGOT_EW_MUL) && EQ(INGOT_VB_DIV, INGOT_EW_DIV),
+               "simd/vbinary.h's op codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_ACT_RELU, INGOT_CONV_ACT_RELU) &&
                EQ(INGOT_X86_ACT_CLIP, INGOT_CONV_ACT_CLIP) &&
                EQ(INGOT_X86_ACT_LEAKY_RELU, INGOT_CONV_ACT_LEAKY_RELU) &&

@@ -1,5 +1,5 @@
-/* neon/eltwise.c — NEON f32 binary ops with broadcasting (the contiguous, scalar-
- * broadcast and row-broadcast inner runs vectorized), unary activations, and
+/* neon/eltwise.c — NEON f32 binary ops with broadcasting (simd/vbinary.h: the
+ * contiguous and one-value inner runs vectorized), unary activations, and
  * Softmax/LogSoftmax. exp, sigmoid, tanh and erf are the vector math of
  * simd/vmath.h over the generated NEON vocabulary (ukernel.h; errors stated there);
  * everything else (LogSoftmax included) computes exactly what the reference
@@ -7,6 +7,7 @@
 #include "eltwise.h"
 #include "ukernel.h"
 #include "../simd/vmath.h"
+#include "../simd/vbinary.h"
 
 #include <arm_neon.h>
 #include <math.h>
@@ -84,54 +85,7 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 	return INGOT_OK;
 }
 
-/* ---- binary ---- */
-
-static inline float32x4_t ne_op(int64_t op, float32x4_t a, float32x4_t b)
-{
-	switch (op) {
-	case INGOT_NEON_EW_ADD: return vaddq_f32(a, b);
-	case INGOT_NEON_EW_SUB: return vsubq_f32(a, b);
-	case INGOT_NEON_EW_MUL: return vmulq_f32(a, b);
-	default: {
-#if defined(__aarch64__)
-		return vdivq_f32(a, b);
-#else
-		/* exact division, one lane at a time (no vector divide on armv7) */
-		float ta[4], tb[4];
-		int q;
-		vst1q_f32(ta, a);
-		vst1q_f32(tb, b);
-		for (q = 0; q < 4; q++)
-			ta[q] /= tb[q];
-		return vld1q_f32(ta);
-#endif
-	}
-	}
-}
-
-static inline float ne_op1(int64_t op, float a, float b)
-{
-	switch (op) {
-	case INGOT_NEON_EW_ADD: return a + b;
-	case INGOT_NEON_EW_SUB: return a - b;
-	case INGOT_NEON_EW_MUL: return a * b;
-	default: return a / b;
-	}
-}
-
-/* One inner run of len outputs; sa/sb are 0 (broadcast) or 1 for the vector path. */
-static void ne_run(int64_t op, const float *a, int64_t sa, const float *b, int64_t sb, float *y,
-                   int64_t len)
-{
-	int64_t j = 0;
-	if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
-		const float32x4_t va = vdupq_n_f32(a[0]), vb = vdupq_n_f32(b[0]);
-		for (; j + 4 <= len; j += 4)
-			vst1q_f32(y + j, ne_op(op, sa ? vld1q_f32(a + j) : va, sb ? vld1q_f32(b + j) : vb));
-	}
-	for (; j < len; j++)
-		y[j] = ne_op1(op, a[j * sa], b[j * sb]);
-}
+/* ---- binary (simd/vbinary.h) ---- */
 
 INGOT_KERNEL int ingot_neon_binary(const void *params, const void *const *in,
                                    void *const *out, void *scratch, int task, int n_tasks)
@@ -140,37 +94,14 @@ INGOT_KERNEL int ingot_neon_binary(const void *params, const void *const *in,
 	const float *a = (const float *)in[0], *b = (const float *)in[1];
 	float *y = (float *)out[0];
 	const int rank = (int)p->rank;
-	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
-	int d;
+	int64_t lo, hi;
 	(void)scratch;
 	if (!a || !b || !y || rank < 1 || rank > INGOT_MAX_RANK || p->dtype_a != INGOT_DT_F32 ||
-	    p->dtype_b != INGOT_DT_F32 || p->dtype_out != INGOT_DT_F32 ||
-	    (p->op != INGOT_NEON_EW_ADD && p->op != INGOT_NEON_EW_SUB && p->op != INGOT_NEON_EW_MUL &&
-	     p->op != INGOT_NEON_EW_DIV))
+	    p->dtype_b != INGOT_DT_F32 || p->dtype_out != INGOT_DT_F32 || !vb_op_ok(p->op))
 		return INGOT_EINVAL;
 	ne_split(p->n, task, n_tasks, &lo, &hi);
-	if (lo >= hi)
-		return INGOT_OK;
-	for (d = rank - 1, i = lo; d >= 0; d--) {   /* the multi-index of element lo */
-		idx[d] = i % p->dims[d];
-		i /= p->dims[d];
-	}
-	for (i = lo; i < hi;) {
-		int64_t len = p->dims[rank - 1] - idx[rank - 1], oa = 0, ob = 0;
-		if (len > hi - i)
-			len = hi - i;
-		for (d = 0; d < rank; d++) {
-			oa += idx[d] * p->sa[d];
-			ob += idx[d] * p->sb[d];
-		}
-		ne_run(p->op, a + oa, p->sa[rank - 1], b + ob, p->sb[rank - 1], y + i, len);
-		idx[rank - 1] += len;
-		for (d = rank - 1; d > 0 && idx[d] >= p->dims[d]; d--) {
-			idx[d] = 0;
-			idx[d - 1]++;
-		}
-		i += len;
-	}
+	if (lo < hi)
+		vb_binary(p->op, a, b, y, rank, p->dims, p->sa, p->sb, lo, hi);
 	return INGOT_OK;
 }
 

@@ -1,11 +1,12 @@
-/* x86/eltwise.c — f32 unary and binary elementwise ops, Softmax and LayerNormalization
- * for the x86 targets, in the generated vector vocabulary (ukernel.h). exp, sigmoid, tanh,
+/* x86/eltwise.c — f32 unary and binary (simd/vbinary.h) elementwise ops, Softmax and
+ * LayerNormalization for the x86 targets, in the generated vector vocabulary (ukernel.h). exp, sigmoid, tanh,
  * erf and Gelu are the vector approximations of simd/vmath.h (maximum errors stated
  * there, asserted by tests/unit/x86/x86_math_test.py); everything else computes
  * exactly what the reference kernel computes, including NaN handling. */
 #include "eltwise.h"
 #include "ukernel.h"
 #include "../simd/vmath.h"
+#include "../simd/vbinary.h"
 
 #include <math.h>
 
@@ -105,46 +106,7 @@ static void xe_rows(int64_t outer, int task, int n_tasks, int64_t *r0, int64_t *
 	*r1 = outer * (task + 1) / n_tasks;
 }
 
-/* ---- binary ---- */
-
-static inline uk_vec xb_op(int64_t op, uk_vec a, uk_vec b)
-{
-	switch (op) {
-	case INGOT_X86_EW_ADD: return uk_add(a, b);
-	case INGOT_X86_EW_SUB: return uk_sub(a, b);
-	case INGOT_X86_EW_MUL: return uk_mul(a, b);
-	default: return uk_div(a, b);
-	}
-}
-
-static inline float xb_op1(int64_t op, float a, float b)
-{
-	switch (op) {
-	case INGOT_X86_EW_ADD: return a + b;
-	case INGOT_X86_EW_SUB: return a - b;
-	case INGOT_X86_EW_MUL: return a * b;
-	default: return a / b;
-	}
-}
-
-/* One inner run of len outputs, a and b advancing by sa and sb. */
-static void xb_run(int64_t op, const float *a, int64_t sa, const float *b, int64_t sb, float *y,
-                   int64_t len)
-{
-	int64_t j = 0;
-	if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
-		const uk_vec va = uk_bcast(a[0]), vb = uk_bcast(b[0]);
-		for (; j + UK_VF <= len; j += UK_VF)
-			uk_store(y + j, xb_op(op, sa ? uk_load(a + j) : va, sb ? uk_load(b + j) : vb));
-		if (j < len) {
-			const uk_mask m = uk_mask_n(len - j);
-			uk_storem(y + j, m, xb_op(op, sa ? uk_loadm(a + j, m) : va, sb ? uk_loadm(b + j, m) : vb));
-		}
-		return;
-	}
-	for (; j < len; j++)
-		y[j] = xb_op1(op, a[j * sa], b[j * sb]);
-}
+/* ---- binary (simd/vbinary.h) ---- */
 
 INGOT_KERNEL int ingot_x86_binary(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks)
@@ -153,37 +115,14 @@ INGOT_KERNEL int ingot_x86_binary(const void *params, const void *const *in, voi
 	const float *a = (const float *)in[0], *b = (const float *)in[1];
 	float *y = (float *)out[0];
 	const int rank = (int)p->rank;
-	int64_t lo, hi, i, idx[INGOT_MAX_RANK];
+	int64_t lo, hi;
 	(void)scratch;
 	if (!a || !b || !y || rank < 1 || rank > INGOT_MAX_RANK || p->dtype_a != INGOT_DT_F32 ||
-	    p->dtype_b != INGOT_DT_F32 || p->dtype_out != INGOT_DT_F32 ||
-	    (p->op != INGOT_X86_EW_ADD && p->op != INGOT_X86_EW_SUB && p->op != INGOT_X86_EW_MUL &&
-	     p->op != INGOT_X86_EW_DIV))
+	    p->dtype_b != INGOT_DT_F32 || p->dtype_out != INGOT_DT_F32 || !vb_op_ok(p->op))
 		return INGOT_EINVAL;
 	xe_rows(p->n, task, n_tasks, &lo, &hi);
-	if (lo >= hi)
-		return INGOT_OK;
-	i = lo;
-	for (int d = rank - 1; d >= 0; d--) {   /* the multi-index of element lo */
-		idx[d] = i % p->dims[d];
-		i /= p->dims[d];
-	}
-	for (i = lo; i < hi;) {
-		int64_t len = p->dims[rank - 1] - idx[rank - 1], oa = 0, ob = 0;
-		if (len > hi - i)
-			len = hi - i;
-		for (int d = 0; d < rank; d++) {
-			oa += idx[d] * p->sa[d];
-			ob += idx[d] * p->sb[d];
-		}
-		xb_run(p->op, a + oa, p->sa[rank - 1], b + ob, p->sb[rank - 1], y + i, len);
-		idx[rank - 1] += len;
-		for (int d = rank - 1; d > 0 && idx[d] >= p->dims[d]; d--) {
-			idx[d] = 0;
-			idx[d - 1]++;
-		}
-		i += len;
-	}
+	if (lo < hi)
+		vb_binary(p->op, a, b, y, rank, p->dims, p->sa, p->sb, lo, hi);
 	return INGOT_OK;
 }
 

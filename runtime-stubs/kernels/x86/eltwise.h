@@ -39,18 +39,13 @@ INGOT_PARAMS(ingot_x86_math_unary_params, INGOT_X86_MATH_UNARY_FIELDS)
 INGOT_KERNEL int ingot_x86_math_unary(const void *params, const void *const *in, void *const *out,
                                       void *scratch, int task, int n_tasks);
 
-/* = the binary op codes of elementwise.h this kernel runs */
-enum { INGOT_X86_EW_ADD = 0, INGOT_X86_EW_DIV = 2, INGOT_X86_EW_MUL = 8, INGOT_X86_EW_SUB = 11 };
-
 /* = INGOT_BINARY_FIELDS: c = op(a, b), all f32; sa/sb element strides per output dim */
 #define INGOT_X86_BINARY_FIELDS(F) F(I64, op) F(I64, dtype_a) F(I64, dtype_b) \
 	F(I64, dtype_out) F(I64, n) F(I64, rank) F(DIMS, dims) F(DIMS, sa) F(DIMS, sb)
 INGOT_PARAMS(ingot_x86_binary_params, INGOT_X86_BINARY_FIELDS)
 
-/* Add, Sub, Mul and Div with broadcasting: inner runs where each side is contiguous
- * or one value (a per-channel scale, a bias) in vectors, the last one masked, other
- * strides element by element. Exactly the reference's results (one IEEE operation
- * per element); tasks split the output elements. */
+/* Add, Sub, Mul and Div (simd/vbinary.h's codes) with broadcasting, as
+ * simd/vbinary.h: exactly the reference's results; tasks split the output elements. */
 INGOT_KERNEL int ingot_x86_binary(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks);
 
