@@ -11,7 +11,6 @@
 
 #include <arm_neon.h>
 #include <math.h>
-#include <string.h>
 
 #if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
 #define NE_FMA(acc, a, b) vfmaq_f32(acc, a, b)
@@ -69,18 +68,16 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 	default:
 		return INGOT_EINVAL;
 	}
-	/* tasks take whole vectors: only the last has the tail, which runs through a
-	 * padded copy, so every element gets the same formula whatever the split */
+	/* tasks take whole vectors: only the last has the tail, a masked vector, so
+	 * every element gets the same formula whatever the split */
 	ne_split((p->n + 3) / 4, task, n_tasks, &lo, &hi);
 	lo = 4 * lo < p->n ? 4 * lo : p->n;
 	hi = 4 * hi < p->n ? 4 * hi : p->n;
 	for (i = lo; i + 4 <= hi; i += 4)
 		vst1q_f32(y + i, ne_unary_v(p, vld1q_f32(x + i)));
 	if (i < hi) {
-		float t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-		memcpy(t, x + i, sizeof(float) * (size_t)(hi - i));
-		vst1q_f32(t, ne_unary_v(p, vld1q_f32(t)));
-		memcpy(y + i, t, sizeof(float) * (size_t)(hi - i));
+		const uk_mask m = uk_mask_n(hi - i);
+		uk_storem(y + i, m, ne_unary_v(p, uk_loadm(x + i, m)));
 	}
 	return INGOT_OK;
 }

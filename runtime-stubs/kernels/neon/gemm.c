@@ -105,18 +105,16 @@ static inline float32x4_t ng_math_v(int64_t act, float32x4_t v)
 }
 
 /* y[0..len) = act(y) in the vector math of simd/vmath.h (maximum errors stated
- * there); the last partial vector through a padded copy, so every element gets the
- * same formula wherever it lies. */
+ * there); the last partial vector masked, so every element gets the same formula
+ * wherever it lies. */
 static void ng_math(int64_t act, float *y, int64_t len)
 {
 	int64_t j = 0;
 	for (; j + 4 <= len; j += 4)
 		vst1q_f32(y + j, ng_math_v(act, vld1q_f32(y + j)));
 	if (j < len) {
-		float t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-		memcpy(t, y + j, sizeof(float) * (size_t)(len - j));
-		vst1q_f32(t, ng_math_v(act, vld1q_f32(t)));
-		memcpy(y + j, t, sizeof(float) * (size_t)(len - j));
+		const uk_mask m = uk_mask_n(len - j);
+		uk_storem(y + j, m, ng_math_v(act, uk_loadm(y + j, m)));
 	}
 }
 
