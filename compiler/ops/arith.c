@@ -10,6 +10,7 @@
  * channel (dim 1).
  */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -40,12 +41,7 @@ static void set_i(Arena *a, IntList *l, int64_t v)
 
 /* ---- unary_math ---- */
 
-typedef struct MathAttrs {
-	FloatList alpha;            /* Celu, ThresholdedRelu; n = -1 for other ops */
-	FloatList bias, lambd;      /* Shrink */
-	IntList detect_positive, detect_negative;   /* IsInf */
-	IntList approximate;        /* Gelu: 0 none, 1 tanh */
-} MathAttrs;
+/* MathAttrs is in op_attrs.h */
 
 static const AttrField math_fields[] = {
 	{ "alpha", AK_FLOATS, offsetof(MathAttrs, alpha), NULL },

@@ -11,6 +11,7 @@
  * activation with its parameters and a residual as a trailing input 3, which the
  * kernel adds after the bias and before the activation. */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -38,16 +39,7 @@ _Static_assert(ACT_EQ(RELU) && ACT_EQ(CLIP) && ACT_EQ(LEAKY_RELU) && ACT_EQ(SIGM
                ACT_EQ(GELU_TANH), "activation codes differ from ewmath.h's");
 #undef ACT_EQ
 
-typedef struct ConvAttrs {
-	int auto_pad;                        /* PAD_* */
-	int64_t group;
-	IntList dilations, kernel_shape, pads, strides;
-	/* fused epilogue: never imported from ONNX, set by passes */
-	int activation;                      /* index into act_names */
-	FloatList act_params;                /* n = -1 when the activation takes none */
-	int64_t residual;                    /* 1: input 3 is added before the activation */
-	IntList output_padding, output_shape;    /* ConvTranspose only */
-} ConvAttrs;
+/* ConvAttrs and its EpilogueAttrs are in op_attrs.h */
 
 static const AttrField conv_fields[] = {
 	{ "auto_pad", AK_ENUM, offsetof(ConvAttrs, auto_pad), auto_pad_names },
@@ -56,9 +48,9 @@ static const AttrField conv_fields[] = {
 	{ "kernel_shape", AK_INTS, offsetof(ConvAttrs, kernel_shape), NULL },
 	{ "pads", AK_INTS, offsetof(ConvAttrs, pads), NULL },
 	{ "strides", AK_INTS, offsetof(ConvAttrs, strides), NULL },
-	{ "activation", AK_ENUM, offsetof(ConvAttrs, activation), act_names, .has_default = true, .def = 0 },
-	{ "act_params", AK_FLOATS, offsetof(ConvAttrs, act_params), NULL },
-	{ "residual", AK_INT, offsetof(ConvAttrs, residual), NULL, .has_default = true, .def = 0 },
+	{ "activation", AK_ENUM, offsetof(ConvAttrs, ep.activation), act_names, .has_default = true, .def = 0 },
+	{ "act_params", AK_FLOATS, offsetof(ConvAttrs, ep.act_params), NULL },
+	{ "residual", AK_INT, offsetof(ConvAttrs, ep.residual), NULL, .has_default = true, .def = 0 },
 	/* ConvTranspose only: its table is this one with two more fields */
 	{ "output_padding", AK_INTS, offsetof(ConvAttrs, output_padding), NULL },
 	{ "output_shape", AK_INTS, offsetof(ConvAttrs, output_shape), NULL },
@@ -77,7 +69,7 @@ static int conv_import(ImportCtx *c)
 	    import_ints(c, "kernel_shape", &a->kernel_shape) || import_ints(c, "pads", &a->pads) ||
 	    import_ints(c, "strides", &a->strides))
 		return -1;
-	a->act_params.n = -1;
+	a->ep.act_params.n = -1;
 	if (ir_node(c->g, c->node)->op == OP_CONV_TRANSPOSE &&
 	    (import_ints(c, "output_padding", &a->output_padding) ||
 	     import_ints(c, "output_shape", &a->output_shape)))
@@ -208,7 +200,7 @@ static const DType conv_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_UNDEF };
  * residual (input 3) present exactly when the flag says so, typed like Y. */
 static int epilogue_infer(InferCtx *c, const Type *y)
 {
-	const ConvAttrs *a = infer_node(c)->attrs;
+	const EpilogueAttrs *a = &((const ConvAttrs *)infer_node(c)->attrs)->ep;
 	const Type *r = infer_in(c, 3);
 	int np = a->act_params.n < 0 ? 0 : a->act_params.n;
 	if (a->activation < 0 || a->activation >= COUNTOF(act_n_params))
@@ -290,14 +282,14 @@ static int conv_lower(LowerCtx *c)
 		p->dilations[i] = g.d[i];
 		p->pads[i] = g.pb[i];
 	}
-	p->act = a->activation;
-	p->act_alpha = a->act_params.n > 0 ? a->act_params.v[0] : 0.0f;
-	p->act_beta = a->act_params.n > 1 ? a->act_params.v[1] : 0.0f;
-	if (a->activation == INGOT_CONV_ACT_HARD_SWISH) {   /* as the unary kernel's HardSwish */
+	p->act = a->ep.activation;
+	p->act_alpha = a->ep.act_params.n > 0 ? a->ep.act_params.v[0] : 0.0f;
+	p->act_beta = a->ep.act_params.n > 1 ? a->ep.act_params.v[1] : 0.0f;
+	if (a->ep.activation == INGOT_CONV_ACT_HARD_SWISH) {   /* as the unary kernel's HardSwish */
 		p->act_alpha = 1.0f / 6.0f;
 		p->act_beta = 0.5f;
 	}
-	p->has_residual = a->residual != 0;
+	p->has_residual = a->ep.residual != 0;
 	lower_call(c, "ingot_conv", "conv", &ingot_conv, &conv_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;

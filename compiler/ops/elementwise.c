@@ -7,6 +7,7 @@
  * both reach ingot_clip, Dropout's ratio attribute (< 12) and inputs (12+) likewise.
  */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -142,9 +143,7 @@ static const Type *out_type(LowerCtx *c, int slot)
 
 /* ---- unary ---- */
 
-typedef struct UnaryAttrs {
-	FloatList alpha, beta, gamma;   /* n = -1 for ops without the attribute */
-} UnaryAttrs;
+/* UnaryAttrs is in op_attrs.h */
 
 static const AttrField unary_fields[] = {
 	{ "alpha", AK_FLOATS, offsetof(UnaryAttrs, alpha), NULL },
@@ -573,9 +572,7 @@ const OpImpl op_impl_cast = { sizeof(CastAttrs), cast_fields, COUNTOF(cast_field
 
 /* ---- clip ---- */
 
-typedef struct ClipAttrs {
-	FloatList min, max;     /* opset < 11 attributes; n = -1 when absent (unbounded) */
-} ClipAttrs;
+/* ClipAttrs is in op_attrs.h */
 
 static const AttrField clip_fields[] = {
 	{ "min", AK_FLOATS, offsetof(ClipAttrs, min), NULL },

@@ -6,16 +6,14 @@
  * 255 when unused), params three floats per step. Inference checks the program and
  * broadcasts the inputs; lowering sets up ingot_fused_elementwise. */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
 #include "elementwise.h"
 #include "fused.h"
 
-typedef struct FusedAttrs {
-	IntList prog;                /* 3 per step: code, a, b */
-	FloatList params;            /* 3 per step: alpha/lo, beta/hi, gamma/clip flags */
-} FusedAttrs;
+/* FusedAttrs is in op_attrs.h */
 
 static const AttrField fused_fields[] = {
 	{ "prog", AK_INTS, offsetof(FusedAttrs, prog), NULL },

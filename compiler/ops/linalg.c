@@ -8,6 +8,7 @@
  * activation with its parameters and a residual as a trailing input (MatMul 2,
  * Gemm 3), added after C and before the activation; float dtypes only. */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -53,13 +54,8 @@ _Static_assert(ACT_EQ(RELU) && ACT_EQ(CLIP) && ACT_EQ(LEAKY_RELU) && ACT_EQ(SIGM
                ACT_EQ(GELU_TANH), "activation codes differ from ewmath.h's");
 #undef ACT_EQ
 
-/* Never imported from ONNX; set by passes. The first member of both attr structs. */
-typedef struct Epilogue {
-	int activation;                      /* index into act_names */
-	FloatList act_params;                /* n = -1 when the activation takes none */
-	int64_t residual;                    /* 1: the trailing input is added first */
-} Epilogue;
-
+/* The fields of EpilogueAttrs (op_attrs.h), never imported from ONNX, set by passes;
+ * it is the first member of both attr structs. */
 #define EPILOGUE_FIELDS(T) \
 	{ "activation", AK_ENUM, offsetof(T, ep.activation), act_names, .has_default = true, .def = 0 }, \
 	{ "act_params", AK_FLOATS, offsetof(T, ep.act_params), NULL }, \
@@ -69,7 +65,7 @@ static const DType ep_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_UNDEF };
 
 /* Parameters that fit the activation, a float dtype, and the residual (input
  * `slot`) present exactly when the flag says so, typed like Y. */
-static int epilogue_infer(InferCtx *c, const Epilogue *e, int slot, const Type *y)
+static int epilogue_infer(InferCtx *c, const EpilogueAttrs *e, int slot, const Type *y)
 {
 	const Type *r = infer_in(c, slot);
 	int np = e->act_params.n < 0 ? 0 : e->act_params.n;
@@ -100,7 +96,7 @@ static int epilogue_infer(InferCtx *c, const Epilogue *e, int slot, const Type *
 
 /* The kernel's epilogue fields (HardSwish is HardSigmoid(1/6, 0.5) times x, as the
  * unary kernel computes it). */
-static void epilogue_lower(const Epilogue *e, int64_t *act, float *al, float *be, int64_t *res)
+static void epilogue_lower(const EpilogueAttrs *e, int64_t *act, float *al, float *be, int64_t *res)
 {
 	*act = e->activation;
 	*al = e->act_params.n > 0 ? e->act_params.v[0] : 0.0f;
@@ -114,9 +110,7 @@ static void epilogue_lower(const Epilogue *e, int64_t *act, float *al, float *be
 
 /* ---- MatMul ---- */
 
-typedef struct MatmulAttrs {
-	Epilogue ep;
-} MatmulAttrs;
+/* MatmulAttrs is in op_attrs.h */
 
 static const AttrField matmul_fields[] = { EPILOGUE_FIELDS(MatmulAttrs) };
 
@@ -258,11 +252,7 @@ const OpImpl op_impl_matmul = {
 
 /* ---- Gemm ---- */
 
-typedef struct GemmAttrs {
-	Epilogue ep;
-	float alpha, beta;
-	int64_t trans_a, trans_b;            /* 0 or 1 */
-} GemmAttrs;
+/* GemmAttrs is in op_attrs.h */
 
 static const AttrField gemm_fields[] = {
 	{ "alpha", AK_FLOAT, offsetof(GemmAttrs, alpha), NULL },

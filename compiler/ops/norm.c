@@ -5,6 +5,7 @@
  * opset 14, before that implied by the optional outputs unless is_test) and
  * Softmax's pre-13 "coerce to 2-D at axis" semantics (coerce_2d). */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -12,11 +13,7 @@
 
 /* ---- BatchNormalization ---- */
 
-typedef struct BatchNormAttrs {
-	float epsilon;
-	float momentum;
-	int64_t training_mode;   /* 1: normalize with batch statistics, update running ones */
-} BatchNormAttrs;
+/* BatchNormAttrs is in op_attrs.h */
 
 static const AttrField batchnorm_fields[] = {
 	{ "epsilon", AK_FLOAT, offsetof(BatchNormAttrs, epsilon), NULL },

@@ -155,13 +155,8 @@ void ops_bcast_strides(const Type *out, const Type *t, int64_t *s);
  * replaces each dynamic output's dims with the actual ones, making them static. */
 int infer_eval_dynamic(InferCtx *c);
 
-/* norm.c: the attributes LayerNormalization and RMSNormalization share (their
- * defaults: axis -1, epsilon 1e-5, stash_type float, which must be a float type) */
-typedef struct NormAttrs {
-	int64_t axis;            /* first normalized dim; may be negative */
-	float epsilon;
-	int64_t stash_type;      /* the statistics' dtype (LayerNorm's Mean / InvStdDev outputs) */
-} NormAttrs;
+/* norm.c: the import LayerNormalization and RMSNormalization share (their typed
+ * attributes, NormAttrs, are in op_attrs.h) */
 extern const AttrField norm_attr_fields[3];
 int norm_attrs_import(ImportCtx *c);
 

@@ -4,16 +4,13 @@
  * any opset and resolve, in one function, to a mask of reduced dims. An axes input
  * must be a compile-time constant, except an empty one, whose value its shape gives. */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
 #include "reduce.h"
 
-typedef struct ReduceAttrs {
-	IntList axes;                    /* n = -1: absent (input 1 or all dims) */
-	int64_t keepdims;                /* 0 or 1 */
-	int64_t noop_with_empty_axes;    /* 0 or 1: empty axes pass the input through */
-} ReduceAttrs;
+/* ReduceAttrs is in op_attrs.h */
 
 static const AttrField reduce_fields[] = {
 	{ "axes", AK_INTS, offsetof(ReduceAttrs, axes), NULL },

@@ -7,6 +7,7 @@
  * Scale broadcasts over the normalized dims. The new nodes keep the node's name for
  * diagnostics; the last one writes the node's output. */
 #include "control.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -69,6 +70,6 @@ static int rms_norm_infer(InferCtx *c)
 	return ctrl_place_after(g, c->node, first, c->diags);
 }
 
-/* the attributes are LayerNormalization's (NormAttrs, norm.c) */
+/* the attributes are LayerNormalization's (NormAttrs, op_attrs.h; imported by norm.c) */
 const OpImpl op_impl_rms_norm = { sizeof(NormAttrs), norm_attr_fields, COUNTOF(norm_attr_fields),
                                   norm_attrs_import, rms_norm_infer, ctrl_never_lowered };

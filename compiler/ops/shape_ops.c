@@ -9,6 +9,7 @@
  * reads; lower() then turns it into final dims, strides and offsets, so the kernels
  * are plain loops. */
 #include "opimpl.h"
+#include "op_attrs.h"
 #include "shape.h"
 
 #include <math.h>
@@ -146,12 +147,7 @@ int ops_lower_strided(LowerCtx *c, int64_t esize, int rank, const int64_t *dims,
 
 /* ---- reshape: Reshape, Flatten, Squeeze, Unsqueeze (pure copies) ---- */
 
-typedef struct ReshapeAttrs {
-	IntList shape;      /* Reshape before opset 5 (later: input 1) */
-	IntList allowzero;  /* Reshape (opset 14): [1] makes a 0 a literal zero dim */
-	IntList axis;       /* Flatten: [axis], default [1] */
-	IntList axes;       /* Squeeze/Unsqueeze before opset 13 (later: input 1) */
-} ReshapeAttrs;
+/* ReshapeAttrs is in op_attrs.h */
 
 static const AttrField reshape_fields[] = {
 	{ "shape", AK_INTS, offsetof(ReshapeAttrs, shape), NULL },
@@ -578,9 +574,7 @@ const OpImpl op_impl_expand = { 0, NULL, 0, NULL, expand_infer, expand_lower };
 
 /* ---- transpose ---- */
 
-typedef struct TransposeAttrs {
-	IntList perm;          /* filled with the reversed default by infer */
-} TransposeAttrs;
+/* TransposeAttrs is in op_attrs.h */
 
 static const AttrField transpose_fields[] = {
 	{ "perm", AK_INTS, offsetof(TransposeAttrs, perm), NULL },

@@ -1,0 +1,122 @@
+/* op_attrs.h — the typed attributes the ops layer exports to passes: the struct an
+ * op group imports a node's attributes into (strings already enums, opset defaults
+ * applied), and one accessor per struct that returns node id's attributes, or NULL
+ * when its op belongs to another group. A pass reads and writes these fields; it
+ * never looks an attribute up by name. The AttrField tables (names, order,
+ * defaults: the text IR) stay beside each import in the op files.
+ *
+ * A group whose struct is not here keeps it private to its op file. When a pass
+ * needs one, move the struct here unchanged and add its accessor to op_attrs.c.
+ *
+ * Sections: op_attrs.c (the accessors); each struct names the op file that fills it.
+ */
+#ifndef INGOT_OP_ATTRS_H
+#define INGOT_OP_ATTRS_H
+
+#include "ir.h"
+
+/* The fused epilogue of Conv, ConvTranspose, Gemm and MatMul (conv.c, linalg.c): never
+ * imported from ONNX, set by passes/fuse_epilogue.c. The kernels add the residual (a
+ * trailing input: Conv and Gemm 3, MatMul 2) after the bias, then apply the activation. */
+typedef struct EpilogueAttrs {
+	int activation;              /* an INGOT_EW_ACT_* code (ewmath.h); 0: none */
+	FloatList act_params;        /* n = -1 when the activation takes none */
+	int64_t residual;            /* 1: the trailing input is added first */
+} EpilogueAttrs;
+
+/* conv.c: groups conv (Conv) and conv_transpose (ConvTranspose) */
+typedef struct ConvAttrs {
+	int auto_pad;                        /* NOTSET, SAME_UPPER, SAME_LOWER, VALID */
+	int64_t group;
+	IntList dilations, kernel_shape, pads, strides;
+	EpilogueAttrs ep;
+	IntList output_padding, output_shape;    /* ConvTranspose only */
+} ConvAttrs;
+
+/* linalg.c: group gemm (Gemm) */
+typedef struct GemmAttrs {
+	EpilogueAttrs ep;
+	float alpha, beta;
+	int64_t trans_a, trans_b;            /* 0 or 1 */
+} GemmAttrs;
+
+/* linalg.c: group matmul (MatMul) */
+typedef struct MatmulAttrs {
+	EpilogueAttrs ep;
+} MatmulAttrs;
+
+/* norm.c: group batchnorm (BatchNormalization) */
+typedef struct BatchNormAttrs {
+	float epsilon;
+	float momentum;
+	int64_t training_mode;   /* 1: normalize with batch statistics, update running ones */
+} BatchNormAttrs;
+
+/* norm.c, rms_norm.c: groups layernorm (LayerNormalization) and rms_norm
+ * (RMSNormalization); defaults axis -1, epsilon 1e-5, stash_type float */
+typedef struct NormAttrs {
+	int64_t axis;            /* first normalized dim; may be negative */
+	float epsilon;
+	int64_t stash_type;      /* the statistics' dtype (LayerNorm's Mean / InvStdDev outputs) */
+} NormAttrs;
+
+/* reduce.c: group reduce (ReduceSum, ReduceMean, ...) */
+typedef struct ReduceAttrs {
+	IntList axes;                    /* n = -1: absent (input 1 or all dims) */
+	int64_t keepdims;                /* 0 or 1 */
+	int64_t noop_with_empty_axes;    /* 0 or 1: empty axes pass the input through */
+} ReduceAttrs;
+
+/* shape_ops.c: group reshape (Reshape, Flatten, Squeeze, Unsqueeze) */
+typedef struct ReshapeAttrs {
+	IntList shape;      /* Reshape before opset 5 (later: input 1) */
+	IntList allowzero;  /* Reshape (opset 14): [1] makes a 0 a literal zero dim */
+	IntList axis;       /* Flatten: [axis], default [1] */
+	IntList axes;       /* Squeeze/Unsqueeze before opset 13 (later: input 1) */
+} ReshapeAttrs;
+
+/* shape_ops.c: group transpose (Transpose) */
+typedef struct TransposeAttrs {
+	IntList perm;          /* filled with the reversed default by infer */
+} TransposeAttrs;
+
+/* elementwise.c: group unary (Relu, LeakyRelu, HardSigmoid, Elu, Selu, ...) */
+typedef struct UnaryAttrs {
+	FloatList alpha, beta, gamma;   /* n = -1 for ops without the attribute */
+} UnaryAttrs;
+
+/* elementwise.c: group clip (Clip) */
+typedef struct ClipAttrs {
+	FloatList min, max;     /* opset < 11 attributes; n = -1 when absent (unbounded) */
+} ClipAttrs;
+
+/* arith.c: group unary_math (Gelu, Celu, Shrink, IsInf, trigonometry, ...) */
+typedef struct MathAttrs {
+	FloatList alpha;            /* Celu, ThresholdedRelu; n = -1 for other ops */
+	FloatList bias, lambd;      /* Shrink */
+	IntList detect_positive, detect_negative;   /* IsInf */
+	IntList approximate;        /* Gelu: 0 none, 1 tanh */
+} MathAttrs;
+
+/* fused.c: group fused_elementwise (FusedElementwise, made by passes/fuse_elementwise.c) */
+typedef struct FusedAttrs {
+	IntList prog;                /* 3 per step: code, a, b */
+	FloatList params;            /* 3 per step: alpha/lo, beta/hi, gamma/clip flags */
+} FusedAttrs;
+
+/* op_attrs.c: node id's attributes, or NULL when its op is not of the group(s) named */
+EpilogueAttrs *ops_epilogue_attrs(Graph *g, NodeId id);    /* Conv, ConvTranspose, Gemm, MatMul */
+ConvAttrs *ops_conv_attrs(Graph *g, NodeId id);            /* Conv, ConvTranspose */
+GemmAttrs *ops_gemm_attrs(Graph *g, NodeId id);
+MatmulAttrs *ops_matmul_attrs(Graph *g, NodeId id);
+BatchNormAttrs *ops_batchnorm_attrs(Graph *g, NodeId id);
+NormAttrs *ops_norm_attrs(Graph *g, NodeId id);            /* LayerNorm, RMSNorm */
+ReduceAttrs *ops_reduce_attrs(Graph *g, NodeId id);
+ReshapeAttrs *ops_reshape_attrs(Graph *g, NodeId id);
+TransposeAttrs *ops_transpose_attrs(Graph *g, NodeId id);
+UnaryAttrs *ops_unary_attrs(Graph *g, NodeId id);
+ClipAttrs *ops_clip_attrs(Graph *g, NodeId id);
+MathAttrs *ops_math_attrs(Graph *g, NodeId id);
+FusedAttrs *ops_fused_attrs(Graph *g, NodeId id);
+
+#endif /* INGOT_OP_ATTRS_H */
