@@ -9,6 +9,7 @@
  * new weights once, which lower precisions would notice. */
 #include "passes.h"
 #include "rewrite.h"
+#include "op_attrs.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,17 +29,15 @@ static bool is_const(const Graph *g, const Node *n, int slot)
 /* Whether node id carries no fused epilogue (activation "none", no residual). */
 static bool plain_epilogue(Graph *g, NodeId id)
 {
-	const int *act = rw_attr(g, id, "activation", AK_ENUM);
-	const int64_t *res = rw_attr(g, id, "residual", AK_INT);
-	return (!act || *act == 0) && (!res || *res == 0);
+	const EpilogueAttrs *e = ops_epilogue_attrs(g, id);
+	return !e || (e->activation == 0 && e->residual == 0);
 }
 
 /* The linear node BN can fold into, or IR_NONE. */
 static NodeId foldable(Graph *g, const Uses *u, NodeId bn_id)
 {
 	const Node *bn = &g->nodes[bn_id];
-	const int64_t *training = rw_attr(g, bn_id, "training_mode", AK_INT);
-	if ((training && *training) || bn->n_in < 5)
+	if (ops_batchnorm_attrs(g, bn_id)->training_mode || bn->n_in < 5)
 		return IR_NONE;
 	for (int k = 1; k < bn->n_out; k++)
 		if (bn->out[k] != IR_NONE && u->count[bn->out[k]] > 0)
@@ -58,10 +57,8 @@ static NodeId foldable(Graph *g, const Uses *u, NodeId bn_id)
 	switch (n->op) {
 	case OP_CONV:
 		return id;
-	case OP_CONV_TRANSPOSE: {
-		const int64_t *group = rw_attr(g, id, "group", AK_INT);
-		return group && *group == 1 ? id : IR_NONE;
-	}
+	case OP_CONV_TRANSPOSE:
+		return ops_conv_attrs(g, id)->group == 1 ? id : IR_NONE;
 	case OP_GEMM:
 		return x->type.rank == 2 ? id : IR_NONE;
 	case OP_MATMUL:
@@ -123,7 +120,7 @@ static ValueId folded_bias(Graph *g, const Fold *f, ValueId b, double beta, int6
 static int fold(Graph *g, Fold *f, DiagSink *d)
 {
 	Node *bn = &g->nodes[f->bn];
-	const float *eps = rw_attr(g, f->bn, "epsilon", AK_FLOAT);
+	const float eps = ops_batchnorm_attrs(g, f->bn)->epsilon;
 	ValueId x = bn->in[0], y = bn->out[0];
 	DType dt = g->values[x].type.dtype;
 	f->ch = g->values[x].type.dims[1];
@@ -133,7 +130,7 @@ static int fold(Graph *g, Fold *f, DiagSink *d)
 		die("out of memory");
 	for (int64_t c = 0; c < f->ch; c++) {
 		double var = rw_const_f64(g, bn->in[4], c);
-		f->s[c] = rw_const_f64(g, bn->in[1], c) / sqrt(var + (double)(eps ? *eps : 1e-5f));
+		f->s[c] = rw_const_f64(g, bn->in[1], c) / sqrt(var + (double)eps);
 		f->t[c] = rw_const_f64(g, bn->in[2], c) - rw_const_f64(g, bn->in[3], c) * f->s[c];
 	}
 	Node *n = &g->nodes[f->lin];
@@ -152,10 +149,9 @@ static int fold(Graph *g, Fold *f, DiagSink *d)
 		rw_node_set_inputs(g, f->lin, in, 3);
 	} else {
 		/* Gemm / MatMul: Y = alpha * op(A) @ op(B) + beta * C, channels are columns */
-		const int64_t *tb = rw_attr(g, f->lin, "transB", AK_INT);
-		float *beta = rw_attr(g, f->lin, "beta", AK_FLOAT);
-		bool trans_b = n->op == OP_GEMM && tb && *tb;
-		double bscale = n->op == OP_GEMM && beta ? (double)*beta : 1.0;
+		const GemmAttrs *ga = ops_gemm_attrs(g, f->lin);    /* NULL for a MatMul */
+		bool trans_b = ga && ga->trans_b;
+		double bscale = ga ? (double)ga->beta : 1.0;
 		int64_t rows = 1;
 		if (b != IR_NONE && g->values[b].type.rank == 2 && g->values[b].type.dims[0] > 1)
 			rows = g->values[b].type.dims[0];
@@ -168,7 +164,7 @@ static int fold(Graph *g, Fold *f, DiagSink *d)
 			rc = rw_node_reset(g, f->lin, OP_GEMM, in, 3, NULL, 0, d);
 		} else {
 			rw_node_set_inputs(g, f->lin, in, 3);
-			*(float *)rw_attr(g, f->lin, "beta", AK_FLOAT) = 1.0f;
+			ops_gemm_attrs(g, f->lin)->beta = 1.0f;
 		}
 	}
 	free(f->s);

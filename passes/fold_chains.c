@@ -7,6 +7,7 @@
  * bypassed node must have no other use. */
 #include "passes.h"
 #include "rewrite.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -54,22 +55,20 @@ static int fold_reshape(Graph *g, NodeId id, NodeId parent, DiagSink *d)
 	ValueId shape = rw_const_new(g, n->region, base, &st, dims);
 	n = &g->nodes[id];
 	ValueId in[2] = { g->nodes[parent].in[0], shape };
-	RawAttr az;
-	memset(&az, 0, sizeof az);
-	az.name = "allowzero";
-	az.kind = RA_INT;
-	az.i = 1;
-	if (rw_node_reset(g, id, OP_RESHAPE, in, 2, &az, has_zero ? 1 : 0, d))
+	const int64_t allowzero = 1;
+	if (rw_node_reset(g, id, OP_RESHAPE, in, 2, NULL, 0, d))
 		return -1;
+	if (has_zero)
+		ops_set_list(g, &ops_reshape_attrs(g, id)->allowzero, &allowzero, 1);
 	return 0;
 }
 
 /* The permutation of a Transpose node (the reversed default when absent). */
 static void get_perm(Graph *g, NodeId id, int rank, int64_t *perm)
 {
-	const IntList *p = rw_attr(g, id, "perm", AK_INTS);
+	const IntList *p = &ops_transpose_attrs(g, id)->perm;
 	for (int k = 0; k < rank; k++)
-		perm[k] = p && p->n == rank ? p->v[k] : rank - 1 - k;
+		perm[k] = p->n == rank ? p->v[k] : rank - 1 - k;
 }
 
 static bool is_transpose(Op op)
@@ -103,8 +102,7 @@ static int fold_transpose(Graph *g, NodeId id, NodeId parent)
 		g->nodes[parent].dead = false;
 		return -1;
 	}
-	IntList *perm = rw_attr(g, id, "perm", AK_INTS);
-	IR_ASSERT(perm != NULL);
+	IntList *perm = &ops_transpose_attrs(g, id)->perm;
 	perm->v = arena_array(&g->arena, (size_t)rank, sizeof *perm->v);
 	memcpy(perm->v, c, (size_t)rank * sizeof *c);
 	perm->n = rank;

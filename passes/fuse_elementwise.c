@@ -12,6 +12,7 @@
  * ONNX names of all its members, in execution order. */
 #include "passes.h"
 #include "rewrite.h"
+#include "op_attrs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -217,8 +218,8 @@ static void rewrite(Fuser *F, NodeId id, const Prog *P)
 	Node *n = &g->nodes[id];
 	n->op = OP_FUSED_ELEMENTWISE;
 	n->attrs = arena_alloc(&g->arena, op_info(n->op)->impl->attr_size);
-	*(IntList *)rw_attr(g, id, "prog", AK_INTS) = prog;
-	*(FloatList *)rw_attr(g, id, "params", AK_FLOATS) = params;
+	ops_fused_attrs(g, id)->prog = prog;
+	ops_fused_attrs(g, id)->params = params;
 	n->origins = origins;
 	n->n_origins = n_origins;
 	rw_node_set_inputs(g, id, P->in, P->n_in);

@@ -11,6 +11,8 @@
  * HardSwish(x) anywhere (see hard_swish_from_mul). */
 #include "passes.h"
 #include "rewrite.h"
+#include "op_attrs.h"
+#include "ewmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,23 +21,6 @@
 static bool is_linear(Op op)
 {
 	return op == OP_CONV || op == OP_CONV_TRANSPOSE || op == OP_GEMM || op == OP_MATMUL;
-}
-
-/* The epilogue fields of a linear node (all three exist on each linear op). */
-typedef struct Epi {
-	int *activation;
-	FloatList *params;
-	int64_t *residual;
-	const AttrField *act_field;
-} Epi;
-
-static bool get_epi(Graph *g, NodeId id, Epi *e)
-{
-	e->activation = rw_attr(g, id, "activation", AK_ENUM);
-	e->params = rw_attr(g, id, "act_params", AK_FLOATS);
-	e->residual = rw_attr(g, id, "residual", AK_INT);
-	e->act_field = rw_attr_field(g->nodes[id].op, "activation", AK_ENUM);
-	return e->activation && e->params && e->residual && e->act_field;
 }
 
 /* The node after the linear node's output when it alone reads it in the same region. */
@@ -65,11 +50,11 @@ static void absorb(Graph *g, NodeId id, NodeId m)
 	rw_origins_append(g, id, m);
 }
 
-static bool fuse_residual(Graph *g, NodeId id, NodeId add, const Epi *e)
+static bool fuse_residual(Graph *g, NodeId id, NodeId add, EpilogueAttrs *e)
 {
 	Node *n = &g->nodes[id], *a = &g->nodes[add];
 	ValueId y = n->out[0], in[4];
-	if (a->op != OP_ADD || a->n_in != 2 || *e->activation || *e->residual)
+	if (a->op != OP_ADD || a->n_in != 2 || e->activation || e->residual)
 		return false;
 	ValueId r = a->in[0] == y ? a->in[1] : a->in[0];
 	if (r == y || r == IR_NONE || !type_equal(&g->values[r].type, &g->values[y].type))
@@ -80,30 +65,30 @@ static bool fuse_residual(Graph *g, NodeId id, NodeId add, const Epi *e)
 		in[k] = k < n->n_in ? n->in[k] : IR_NONE;
 	in[slot] = r;
 	rw_node_set_inputs(g, id, in, slot + 1);
-	*e->residual = 1;
+	e->residual = 1;
 	rw_node_move_to(g, id, add);
 	absorb(g, id, add);
 	return true;
 }
 
-static void set_params(Graph *g, const Epi *e, const float *v, int n)
+static void set_params(Graph *g, EpilogueAttrs *e, const float *v, int n)
 {
-	e->params->n = n ? n : -1;       /* absent, not an empty list */
-	e->params->v = n ? arena_array(&g->arena, (size_t)n, sizeof *v) : NULL;
+	e->act_params.n = n ? n : -1;       /* absent, not an empty list */
+	e->act_params.v = n ? arena_array(&g->arena, (size_t)n, sizeof *v) : NULL;
 	if (n)
-		memcpy(e->params->v, v, (size_t)n * sizeof *v);
+		memcpy(e->act_params.v, v, (size_t)n * sizeof *v);
 }
 
 /* A float attribute list's first value, or def when absent. */
-static float attr_f(Graph *g, NodeId id, const char *name, float def)
+static float first(const FloatList *l, float def)
 {
-	const FloatList *l = rw_attr(g, id, name, AK_FLOATS);
-	return l && l->n > 0 ? l->v[0] : def;
+	return l->n > 0 ? l->v[0] : def;
 }
 
 /* A Clip bound: a constant input (opset 11), else the attribute, else +-inf. False
  * when it is computed at run time or is not exactly a float. */
-static bool clip_bound(Graph *g, NodeId id, int slot, const char *attr, float def, float *out)
+static bool clip_bound(Graph *g, NodeId id, int slot, const FloatList *attr, float def,
+                       float *out)
 {
 	const Node *n = &g->nodes[id];
 	if (slot < n->n_in && n->in[slot] != IR_NONE) {
@@ -113,54 +98,56 @@ static bool clip_bound(Graph *g, NodeId id, int slot, const char *attr, float de
 		*out = (float)v;
 		return (double)*out == v || v != v;
 	}
-	*out = attr_f(g, id, attr, def);
+	*out = first(attr, def);
 	return true;
 }
 
-/* The activation name and parameters of node m, or NULL when it is not one. */
-static const char *activation_of(Graph *g, NodeId m, float *p, int *np)
+/* The epilogue activation code (INGOT_EW_ACT_*) and parameters of node m, or
+ * INGOT_EW_ACT_NONE when it is not one. */
+static int activation_of(Graph *g, NodeId m, float *p, int *np)
 {
 	const Node *n = &g->nodes[m];
 	*np = 0;
 	switch (n->op) {
-	case OP_RELU: return "relu";
-	case OP_SIGMOID: return "sigmoid";
-	case OP_TANH: return "tanh";
-	case OP_HARD_SWISH: return "hard_swish";
+	case OP_RELU: return INGOT_EW_ACT_RELU;
+	case OP_SIGMOID: return INGOT_EW_ACT_SIGMOID;
+	case OP_TANH: return INGOT_EW_ACT_TANH;
+	case OP_HARD_SWISH: return INGOT_EW_ACT_HARD_SWISH;
 	case OP_LEAKY_RELU:
-		p[0] = attr_f(g, m, "alpha", 0.01f);
+		p[0] = first(&ops_unary_attrs(g, m)->alpha, 0.01f);
 		*np = 1;
-		return "leaky_relu";
+		return INGOT_EW_ACT_LEAKY_RELU;
 	case OP_HARD_SIGMOID:
-		p[0] = attr_f(g, m, "alpha", 0.2f);
-		p[1] = attr_f(g, m, "beta", 0.5f);
+		p[0] = first(&ops_unary_attrs(g, m)->alpha, 0.2f);
+		p[1] = first(&ops_unary_attrs(g, m)->beta, 0.5f);
 		*np = 2;
-		return "hard_sigmoid";
-	case OP_CLIP:
-		if (!clip_bound(g, m, 1, "min", -INFINITY, &p[0]) ||
-		    !clip_bound(g, m, 2, "max", INFINITY, &p[1]))
-			return NULL;
+		return INGOT_EW_ACT_HARD_SIGMOID;
+	case OP_CLIP: {
+		const ClipAttrs *a = ops_clip_attrs(g, m);
+		if (!clip_bound(g, m, 1, &a->min, -INFINITY, &p[0]) ||
+		    !clip_bound(g, m, 2, &a->max, INFINITY, &p[1]))
+			return INGOT_EW_ACT_NONE;
 		*np = 2;
-		return "clip";
+		return INGOT_EW_ACT_CLIP;
+	}
 	case OP_GELU: {      /* approximate: 0 none, 1 tanh (an int list, see arith.c) */
-		const IntList *a = rw_attr(g, m, "approximate", AK_INTS);
-		const int64_t v = a && a->n > 0 ? a->v[0] : 0;
-		return v == 0 ? "gelu" : v == 1 ? "gelu_tanh" : NULL;
+		const IntList *a = &ops_math_attrs(g, m)->approximate;
+		const int64_t v = a->n > 0 ? a->v[0] : 0;
+		return v == 0 ? INGOT_EW_ACT_GELU : v == 1 ? INGOT_EW_ACT_GELU_TANH : INGOT_EW_ACT_NONE;
 	}
 	default:
-		return NULL;
+		return INGOT_EW_ACT_NONE;
 	}
 }
 
-static bool fuse_activation(Graph *g, NodeId id, NodeId m, const Epi *e)
+static bool fuse_activation(Graph *g, NodeId id, NodeId m, EpilogueAttrs *e)
 {
 	float p[2];
 	int np;
-	const char *name = activation_of(g, m, p, &np);
-	int code = name ? rw_enum_index(e->act_field, name) : -1;
-	if (code <= 0 || *e->activation || g->nodes[m].in[0] != g->nodes[id].out[0])
+	int code = activation_of(g, m, p, &np);
+	if (code == INGOT_EW_ACT_NONE || e->activation || g->nodes[m].in[0] != g->nodes[id].out[0])
 		return false;
-	*e->activation = code;
+	e->activation = code;
 	set_params(g, e, p, np);
 	absorb(g, id, m);
 	return true;
@@ -187,7 +174,8 @@ static bool hard_swish_from_mul(Graph *g, const Uses *u, NodeId mul, DiagSink *d
 		    g->nodes[hs].in[0] != x || rw_sole_user(g, u, h) != mul ||
 		    !float_dtype(g->values[x].type.dtype) ||
 		    !type_equal(&g->values[x].type, &g->values[m->out[0]].type) ||
-		    attr_f(g, hs, "alpha", 0.2f) != 1.0f / 6.0f || attr_f(g, hs, "beta", 0.5f) != 0.5f)
+		    first(&ops_unary_attrs(g, hs)->alpha, 0.2f) != 1.0f / 6.0f ||
+		    first(&ops_unary_attrs(g, hs)->beta, 0.5f) != 0.5f)
 			continue;
 		if (rw_node_reset(g, mul, OP_HARD_SWISH, &x, 1, NULL, 0, d))
 			return false;
@@ -221,19 +209,20 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx)
 			memcpy(order, g->regions[r].nodes, (size_t)n_nodes * sizeof *order);
 		for (int i = 0; i < n_nodes; i++) {
 			NodeId id = order[i], m;
-			Epi e;
+			EpilogueAttrs *e;
 			if (g->nodes[id].dead || !is_linear(g->nodes[id].op) || g->nodes[id].n_out != 1 ||
 			    g->nodes[id].out[0] == IR_NONE ||
-			    !float_dtype(g->values[g->nodes[id].out[0]].type.dtype) || !get_epi(g, id, &e))
+			    !float_dtype(g->values[g->nodes[id].out[0]].type.dtype) ||
+			    !(e = ops_epilogue_attrs(g, id)))
 				continue;
 			bool changed = false;
-			if ((m = next_member(g, &u, id)) != IR_NONE && fuse_residual(g, id, m, &e)) {
+			if ((m = next_member(g, &u, id)) != IR_NONE && fuse_residual(g, id, m, e)) {
 				changed = true;
 				residuals++;
 				fused++;
 				rw_uses_compute(g, &u);
 			}
-			if ((m = next_member(g, &u, id)) != IR_NONE && fuse_activation(g, id, m, &e)) {
+			if ((m = next_member(g, &u, id)) != IR_NONE && fuse_activation(g, id, m, e)) {
 				changed = true;
 				fused++;
 			}

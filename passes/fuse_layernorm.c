@@ -10,8 +10,7 @@
  * other reader. */
 #include "passes.h"
 #include "rewrite.h"
-
-#include <string.h>
+#include "op_attrs.h"
 
 /* A live node of op `op` producing v in region r, else IR_NONE. */
 static NodeId producer(const Graph *g, ValueId v, Op op, RegionId r)
@@ -36,18 +35,17 @@ static bool mean_last(Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
 	const int rank = g->values[n->in[0]].type.rank;
-	const int64_t *keep = rw_attr(g, id, "keepdims", AK_INT);
-	const IntList *axes = rw_attr(g, id, "axes", AK_INTS);
+	const ReduceAttrs *ra = ops_reduce_attrs(g, id);
 	int64_t axis;
-	if (rank < 1 || (keep && *keep != 1))
+	if (rank < 1 || ra->keepdims != 1)
 		return false;
 	if (n->n_in > 1 && n->in[1] != IR_NONE) {          /* opset 18: axes as an input */
 		double a;
 		if (!const_scalar(g, n->in[1], &a))
 			return false;
 		axis = (int64_t)a;
-	} else if (axes && axes->n == 1) {
-		axis = axes->v[0];
+	} else if (ra->axes.n == 1) {
+		axis = ra->axes.v[0];
 	} else {
 		return false;
 	}
@@ -143,16 +141,9 @@ static int fuse_at(Graph *g, const Uses *u, NodeId div, DiagSink *dg)
 	}
 
 	ValueId in[3] = { x, gamma, beta };
-	RawAttr at[2];
-	memset(at, 0, sizeof at);
-	at[0].name = "axis";
-	at[0].kind = RA_INT;
-	at[0].i = -1;
-	at[1].name = "epsilon";
-	at[1].kind = RA_FLOAT;
-	at[1].f = (float)eps;
-	if (rw_node_reset(g, last, OP_LAYER_NORMALIZATION, in, beta == IR_NONE ? 2 : 3, at, 2, dg))
+	if (rw_node_reset(g, last, OP_LAYER_NORMALIZATION, in, beta == IR_NONE ? 2 : 3, NULL, 0, dg))
 		return -1;
+	ops_norm_attrs(g, last)->epsilon = (float)eps;      /* axis: the default -1 */
 	/* the members before `last`, in the order they ran */
 	const NodeId members[] = { mean, sub, pw, var, add, sq, div, mul };
 	for (int k = (int)COUNTOF(members) - 1; k >= 0; k--)

@@ -6,6 +6,7 @@
  * The MatMul node becomes the Gemm and takes over the Add's output value. */
 #include "passes.h"
 #include "rewrite.h"
+#include "op_attrs.h"
 
 static bool exact_dtype(DType dt)
 {
@@ -17,9 +18,8 @@ static bool exact_dtype(DType dt)
 static NodeId match(Graph *g, const Uses *u, NodeId id, ValueId *bias)
 {
 	const Node *mm = &g->nodes[id];
-	const int *act = rw_attr(g, id, "activation", AK_ENUM);
-	const int64_t *res = rw_attr(g, id, "residual", AK_INT);
-	if ((act && *act) || (res && *res) || mm->n_in != 2 || mm->n_out != 1)
+	const EpilogueAttrs *e = ops_epilogue_attrs(g, id);
+	if (e->activation || e->residual || mm->n_in != 2 || mm->n_out != 1)
 		return IR_NONE;
 	const Type *a = &g->values[mm->in[0]].type, *b = &g->values[mm->in[1]].type;
 	const Type *y = &g->values[mm->out[0]].type;

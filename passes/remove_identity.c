@@ -5,6 +5,7 @@
  * re-routed to it, or the node stays when that cannot be done). */
 #include "passes.h"
 #include "rewrite.h"
+#include "op_attrs.h"
 
 /* Dropout is a copy unless it may train with a ratio > 0 (a training_mode computed
  * at run time leaves the decision to the kernel, so such a node stays). */
@@ -17,8 +18,8 @@ static bool dropout_is_copy(const Graph *g, const Node *n, const Uses *u)
 
 static bool identity_perm(Graph *g, NodeId id, int rank)
 {
-	const IntList *perm = rw_attr(g, id, "perm", AK_INTS);
-	if (!perm || perm->n < 0)                /* the default reverses the dims */
+	const IntList *perm = &ops_transpose_attrs(g, id)->perm;
+	if (perm->n < 0)                         /* the default reverses the dims */
 		return rank <= 1;
 	for (int k = 0; k < perm->n; k++)
 		if (perm->v[k] != k)

@@ -113,30 +113,6 @@ void rw_origins_prepend(Graph *g, NodeId dst, NodeId src)
 	join_origins(g, dst, src, true);
 }
 
-const AttrField *rw_attr_field(Op op, const char *name, AttrKind kind)
-{
-	const OpImpl *impl = op_info(op)->impl;
-	for (int i = 0; i < impl->n_fields; i++)
-		if (impl->fields[i].kind == kind && strcmp(impl->fields[i].name, name) == 0)
-			return &impl->fields[i];
-	return NULL;
-}
-
-void *rw_attr(Graph *g, NodeId id, const char *name, AttrKind kind)
-{
-	const Node *n = &g->nodes[id];
-	const AttrField *af = rw_attr_field(n->op, name, kind);
-	return af && n->attrs ? (char *)n->attrs + af->off : NULL;
-}
-
-int rw_enum_index(const AttrField *af, const char *value)
-{
-	for (int i = 0; af->enums && af->enums[i]; i++)
-		if (strcmp(af->enums[i], value) == 0)
-			return i;
-	return -1;
-}
-
 bool rw_attrs_equal(Op op, const void *a, const void *b)
 {
 	const OpImpl *impl = op_info(op)->impl;

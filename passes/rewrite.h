@@ -1,7 +1,8 @@
 /* rewrite.h — what the rewriting passes share: use counts, redirecting uses of a
- * value that disappears (keeping graph output names, which are the API), typed
- * attribute access through an op's AttrField table, new constants with unique
- * names, turning a node into another op in place, and moving nodes.
+ * value that disappears (keeping graph output names, which are the API), comparing
+ * attribute structs through an op's AttrField table, new constants with unique
+ * names, turning a node into another op in place, and moving nodes. A pass reads
+ * and writes attributes through the typed structs of op_attrs.h.
  *
  * Sections: rewrite.c.
  */
@@ -41,12 +42,6 @@ bool rw_redirect(Graph *g, ValueId from, ValueId to);
 void rw_origins_append(Graph *g, NodeId dst, NodeId src);
 void rw_origins_prepend(Graph *g, NodeId dst, NodeId src);
 
-/* The field `name` of an op's attribute table with the given kind, or NULL. */
-const AttrField *rw_attr_field(Op op, const char *name, AttrKind kind);
-/* The field's storage in node n's attributes, or NULL when the op lacks it. */
-void *rw_attr(Graph *g, NodeId n, const char *name, AttrKind kind);
-/* Index of `value` in an AK_ENUM field's names, or -1. */
-int rw_enum_index(const AttrField *af, const char *value);
 /* Field-by-field equality of two attribute structs of op (floats bitwise). */
 bool rw_attrs_equal(Op op, const void *a, const void *b);
 
