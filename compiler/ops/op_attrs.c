@@ -26,58 +26,19 @@ ConvAttrs *ops_conv_attrs(Graph *g, NodeId id)
 	return a ? a : of_group(g, id, &op_impl_conv_transpose);
 }
 
-GemmAttrs *ops_gemm_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_gemm);
-}
-
-MatmulAttrs *ops_matmul_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_matmul);
-}
-
-BatchNormAttrs *ops_batchnorm_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_batchnorm);
-}
+/* The accessors of the structs that one group imports: (struct, accessor, group). */
+#define ONE_GROUP(X) \
+	X(GemmAttrs, gemm, gemm) X(MatmulAttrs, matmul, matmul) X(BatchNormAttrs, batchnorm, batchnorm) \
+	X(ReduceAttrs, reduce, reduce) X(ReshapeAttrs, reshape, reshape) \
+	X(TransposeAttrs, transpose, transpose) X(UnaryAttrs, unary, unary) X(ClipAttrs, clip, clip) \
+	X(MathAttrs, math, unary_math) X(FusedAttrs, fused, fused_elementwise)
+#define X(T, name, group) \
+	T *ops_##name##_attrs(Graph *g, NodeId id) { return of_group(g, id, &op_impl_##group); }
+ONE_GROUP(X)
+#undef X
 
 NormAttrs *ops_norm_attrs(Graph *g, NodeId id)
 {
 	NormAttrs *a = of_group(g, id, &op_impl_layernorm);
 	return a ? a : of_group(g, id, &op_impl_rms_norm);
-}
-
-ReduceAttrs *ops_reduce_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_reduce);
-}
-
-ReshapeAttrs *ops_reshape_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_reshape);
-}
-
-TransposeAttrs *ops_transpose_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_transpose);
-}
-
-UnaryAttrs *ops_unary_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_unary);
-}
-
-ClipAttrs *ops_clip_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_clip);
-}
-
-MathAttrs *ops_math_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_unary_math);
-}
-
-FusedAttrs *ops_fused_attrs(Graph *g, NodeId id)
-{
-	return of_group(g, id, &op_impl_fused_elementwise);
 }

@@ -6,7 +6,8 @@
  * defaults: the text IR) stay beside each import in the op files.
  *
  * A group whose struct is not here keeps it private to its op file. When a pass
- * needs one, move the struct here unchanged and add its accessor to op_attrs.c.
+ * needs one, move the struct here unchanged, declare its accessor below and add a
+ * row to op_attrs.c's ONE_GROUP list (a function when several groups share it).
  *
  * Sections: op_attrs.c (the accessors); each struct names the op file that fills it.
  */
