@@ -1,7 +1,8 @@
 /* harness.h — the check harness the op unit tests built on numpy cases share
  * (arith, norm_reduce, image, indexing, loss_rnn: tests/unit/<group>/test_*.c, each
  * with its own TCase layout in front of its generated cases.h): the failure count,
- * CHECK, reading an element as a double, and the comparison rule of `ingot check`.
+ * CHECK, reading an element as a double, and the comparison rule of `ingot check`
+ * (text/test_regex.c uses its CHECK).
  * Include it once per test program, as "../harness.h"; a test exits 1 on failures.
  */
 #ifndef INGOT_TEST_HARNESS_H
