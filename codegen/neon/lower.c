@@ -132,7 +132,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 			int64_t k = p->w_dims[1];
 			for (int64_t d = 0; d < p->nsp; d++)
 				k *= p->w_dims[2 + d];
-			use(kc, "ingot_neon_conv", "neon/gemm", &conv_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_conv), &conv_desc);
 			kc->scratch_bytes = p->group > 0 && p->x_dims[1] / p->group == 1 && k > 0 ? 0 :
 			                    ingot_neon_gemm_scratch_bytes(k);
 		}
@@ -141,7 +141,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 	case OP_MATMUL: {
 		const ingot_matmul_params *p = kc->params;
 		if (kc->fn == ingot_matmul && p->dtype == INGOT_DT_F32) {
-			use(kc, "ingot_neon_matmul", "neon/gemm", &matmul_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_matmul), &matmul_desc);
 			kc->scratch_bytes = ingot_neon_gemm_scratch_bytes(p->k);
 		}
 		break;
@@ -149,7 +149,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 	case OP_GEMM: {
 		const ingot_gemm_params *p = kc->params;
 		if (kc->fn == ingot_gemm && p->dtype == INGOT_DT_F32) {
-			use(kc, "ingot_neon_gemm", "neon/gemm", &gemm_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_gemm), &gemm_desc);
 			kc->scratch_bytes = ingot_neon_gemm_scratch_bytes(p->k);
 		}
 		break;
@@ -159,7 +159,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 		const ingot_pool_params *p = kc->params;
 		if (kc->fn == ingot_pool && p->dtype == INGOT_DT_F32 && !p->has_indices &&
 		    (p->nsp == 1 || p->nsp == 2))
-			use(kc, "ingot_neon_pool", "neon/pooling", &pool_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_pool), &pool_desc);
 		break;
 	}
 	case OP_ADD:
@@ -169,7 +169,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 		const ingot_binary_params *p = kc->params;
 		if (kc->fn == ingot_binary && p->dtype_a == INGOT_DT_F32 && p->dtype_b == INGOT_DT_F32 &&
 		    p->dtype_out == INGOT_DT_F32)
-			use(kc, "ingot_neon_binary", "neon/eltwise", &binary_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_binary), &binary_desc);
 		break;
 	}
 	case OP_ABS:
@@ -184,13 +184,13 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 	case OP_TANH: {
 		const ingot_unary_params *p = kc->params;
 		if (kc->fn == ingot_unary && p->dtype == INGOT_DT_F32)
-			use(kc, "ingot_neon_unary", "neon/eltwise", &unary_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_unary), &unary_desc);
 		break;
 	}
 	case OP_SOFTMAX: {
 		const ingot_softmax_params *p = kc->params;
 		if (kc->fn == ingot_softmax && p->dtype == INGOT_DT_F32)
-			use(kc, "ingot_neon_softmax", "neon/eltwise", &softmax_desc);
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_softmax), &softmax_desc);
 		break;
 	}
 	default:

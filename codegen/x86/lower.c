@@ -324,13 +324,13 @@ static const struct {
 	const char *fn_name, *family;
 	const ParamDesc *pdesc;
 } same_struct[] = {
-	{ X86_UNARY, "ingot_x86_unary", "x86/eltwise", &unary_desc },
-	{ X86_MUNARY, "ingot_x86_math_unary", "x86/eltwise", &math_unary_desc },
-	{ X86_BINARY, "ingot_x86_binary", "x86/eltwise", &binary_desc },
-	{ X86_LAYERNORM, "ingot_x86_layernorm", "x86/eltwise", &layernorm_desc },
-	{ X86_SOFTMAX, "ingot_x86_softmax", "x86/eltwise", &softmax_desc },
-	{ X86_POOL, "ingot_x86_pool", "x86/pooling", &pool_desc },
-	{ X86_GPOOL, "ingot_x86_global_pool", "x86/pooling", &global_pool_desc },
+	{ X86_UNARY, KERNEL_NAME_FAMILY(ingot_x86_unary), &unary_desc },
+	{ X86_MUNARY, KERNEL_NAME_FAMILY(ingot_x86_math_unary), &math_unary_desc },
+	{ X86_BINARY, KERNEL_NAME_FAMILY(ingot_x86_binary), &binary_desc },
+	{ X86_LAYERNORM, KERNEL_NAME_FAMILY(ingot_x86_layernorm), &layernorm_desc },
+	{ X86_SOFTMAX, KERNEL_NAME_FAMILY(ingot_x86_softmax), &softmax_desc },
+	{ X86_POOL, KERNEL_NAME_FAMILY(ingot_x86_pool), &pool_desc },
+	{ X86_GPOOL, KERNEL_NAME_FAMILY(ingot_x86_global_pool), &global_pool_desc },
 };
 
 bool cg_x86_winograd(const void *conv_params, bool packable)
@@ -390,8 +390,7 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		r->packed = (packed ? 1 : 0) | (g->values[node->in[2]].packed ? 2 : 0);
 		r->r_nb = INGOT_X86_RNN_NV * isa->lanes;
 		kc->params = r;
-		kc->fn_name = "ingot_x86_rnn";
-		kc->family = "x86/rnn";
+		KERNEL_CALL_SET(kc, ingot_x86_rnn);
 		kc->pdesc = &rnn_desc;
 		kc->scratch_bytes = ingot_x86_rnn_scratch_bytes(r);
 		return 0;
@@ -408,8 +407,7 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 			kc->scratch_bytes = ingot_x86_w1_scratch(c);
 			kc->params = c;
 			kc->pdesc = &conv_desc;
-			kc->fn_name = "ingot_x86_wconv1";
-			kc->family = "x86/wino1d";
+			KERNEL_CALL_SET(kc, ingot_x86_wconv1);
 			return 0;
 		} else {
 			/* the direct kernel reads packed weights; the memory planner lowers before
@@ -426,17 +424,13 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		if (cg_x86_pwconv(t, g, n) && ingot_x86_pw_ok(c)) {   /* layout.c */
 			c->packed = packed ? 3 : 0;
 			kc->scratch_bytes = 0;
-			kc->fn_name = "ingot_x86_pwconv";
-			kc->family = "x86/pwconv";
+			KERNEL_CALL_SET(kc, ingot_x86_pwconv);
 		} else if (ingot_x86_dw_ok(c)) {     /* depthwise: its own kernel, same parameters */
-			kc->fn_name = "ingot_x86_dwconv";
-			kc->family = "x86/dwconv";
+			KERNEL_CALL_SET(kc, ingot_x86_dwconv);
 		} else if (ingot_x86_dc_ok(c)) {   /* small stride-1 Convs: no im2col packing */
-			kc->fn_name = "ingot_x86_dconv";
-			kc->family = "x86/dconv";
+			KERNEL_CALL_SET(kc, ingot_x86_dconv);
 		} else {
-			kc->fn_name = "ingot_x86_conv";
-			kc->family = "x86/sgemm";
+			KERNEL_CALL_SET(kc, ingot_x86_conv);
 		}
 		return 0;
 	}
@@ -444,18 +438,17 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		p = arena_alloc(&g->arena, sizeof(ingot_x86_matmul_params));
 		memcpy(p, kc->params, sizeof(ingot_matmul_params));
 		((ingot_x86_matmul_params *)p)->packed = packed;
-		kc->fn_name = "ingot_x86_matmul";
+		KERNEL_CALL_SET(kc, ingot_x86_matmul);
 		kc->pdesc = &matmul_desc;
 		break;
 	default:
 		p = arena_alloc(&g->arena, sizeof(ingot_x86_gemm_params));
 		memcpy(p, kc->params, sizeof(ingot_gemm_params));
 		((ingot_x86_gemm_params *)p)->packed = packed;
-		kc->fn_name = "ingot_x86_gemm";
+		KERNEL_CALL_SET(kc, ingot_x86_gemm);
 		kc->pdesc = &gemm_desc;
 		break;
 	}
 	kc->params = p;
-	kc->family = "x86/sgemm";
 	return 0;
 }

@@ -52,6 +52,7 @@ typedef struct Options {
 	const char *dot;
 	bool profile;
 	bool json;                       /* inspect --json */
+	bool no_offsets;                 /* opt --no-offsets */
 	/* check */
 	const char *runner;
 	double rtol, atol;

@@ -109,6 +109,8 @@ int cmd_opt(const Options *o)
 	ir_graph_init(&g, o->model);
 	if (ir_parse(&g, text, len, blob, &d) || driver_run_passes(o, &g, &d))
 		rc = driver_exit_code(&d);
+	else if (o->no_offsets)
+		ir_print_unplanned(&g, stdout);
 	else
 		ir_print(&g, stdout);
 	free(text);

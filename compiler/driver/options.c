@@ -19,7 +19,7 @@ void driver_usage(FILE *f)
 	      "       ingot check DIR... [compile options] [--runner \"CMD\"] [--rtol R] [--atol A]\n"
 	      "                     [-j N] [--timeout S]\n"
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
-	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all]\n"
+	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all] [--no-offsets]\n"
 	      "targets: c (portable C99), x86-avx2, x86-avx512, neon (aarch64), neon32 (armv7 + NEON), host;\n"
 	      "exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
 	      f);
@@ -292,6 +292,8 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			o->profile = true;
 		} else if (strcmp(a, "--json") == 0 && cmd == CMD_INSPECT) {
 			o->json = true;
+		} else if (strcmp(a, "--no-offsets") == 0 && cmd == CMD_OPT) {
+			o->no_offsets = true;
 		} else if (strcmp(a, "--runner") == 0 && cmd == CMD_CHECK) {
 			NEED_ARG();
 			o->runner = v;

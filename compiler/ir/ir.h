@@ -293,6 +293,9 @@ Scalar scalar_from_f64(DType dt, double v);
 /* ---- print.c / parse.c: the text IR (DESIGN.md, The IR) ---- */
 
 void ir_print(const Graph *g, FILE *f);
+/* The same text without the memory plan (no @arena+N, no workspace line): what the
+ * golden tests of passes other than plan_memory compare, so a planner change leaves them. */
+void ir_print_unplanned(const Graph *g, FILE *f);
 /* Writes the text IR to path and the constant blob to path + ".bin"; 0 or -1 (errno). */
 int ir_dump(const Graph *g, const char *path);
 /* Parses text IR; constants over 16 elements come from blob_file. Returns 0 or -1. */

@@ -213,7 +213,7 @@ static void print_const(FILE *f, const Graph *g, ValueId id)
 	}
 }
 
-static void print_region(FILE *f, const Graph *g, RegionId r, int depth);
+static void print_region(FILE *f, const Graph *g, RegionId r, int depth, bool plan);
 
 /* The constants live nodes of region r and of its bodies read, each once. */
 static void print_consts(FILE *f, const Graph *g, RegionId r, int depth, unsigned char *seen)
@@ -236,7 +236,7 @@ static void print_consts(FILE *f, const Graph *g, RegionId r, int depth, unsigne
 	}
 }
 
-static void print_node(FILE *f, const Graph *g, NodeId id, int depth)
+static void print_node(FILE *f, const Graph *g, NodeId id, int depth, bool plan)
 {
 	const Node *n = &g->nodes[id];
 	char prog[2048];
@@ -284,17 +284,17 @@ static void print_node(FILE *f, const Graph *g, NodeId id, int depth)
 		}
 		fputc(')', f);
 	}
-	for (int i = 0; i < n->n_out; i++)
+	for (int i = 0; plan && i < n->n_out; i++)
 		if (n->out[i] != IR_NONE && g->values[n->out[i]].arena_off >= 0) {
 			fprintf(f, " @arena+%" PRId64, g->values[n->out[i]].arena_off);
 			break;
 		}
 	fputc('\n', f);
 	for (int b = 0; b < n->n_bodies; b++)
-		print_region(f, g, n->bodies[b], depth + 1);
+		print_region(f, g, n->bodies[b], depth + 1, plan);
 }
 
-static void print_region(FILE *f, const Graph *g, RegionId r, int depth)
+static void print_region(FILE *f, const Graph *g, RegionId r, int depth, bool plan)
 {
 	const Region *reg = &g->regions[r];
 	if (r != 0)
@@ -326,7 +326,7 @@ static void print_region(FILE *f, const Graph *g, RegionId r, int depth)
 	}
 	for (int i = 0; i < reg->n_nodes; i++)
 		if (!g->nodes[reg->nodes[i]].dead)
-			print_node(f, g, reg->nodes[i], depth);
+			print_node(f, g, reg->nodes[i], depth, plan);
 	for (int i = 0; i < reg->n_outputs; i++) {
 		fprintf(f, "%*soutput ", depth * 2, "");
 		print_name(f, g->values[reg->outputs[i]].name);
@@ -336,13 +336,24 @@ static void print_region(FILE *f, const Graph *g, RegionId r, int depth)
 		fprintf(f, "%*s}\n", (depth - 1) * 2, "");
 }
 
-void ir_print(const Graph *g, FILE *f)
+/* The graph; with plan, its memory plan too (@arena+N offsets, the workspace line). */
+static void print_graph(const Graph *g, FILE *f, bool plan)
 {
 	fprintf(f, "// ingot IR, opset %d\n", g->opset);
-	print_region(f, g, 0, 0);
-	if (g->arena_bytes || g->scratch_bytes)
+	print_region(f, g, 0, 0, plan);
+	if (plan && (g->arena_bytes || g->scratch_bytes))
 		fprintf(f, "// workspace: arena %" PRId64 " bytes, scratch %" PRId64 " bytes\n",
 		        g->arena_bytes, g->scratch_bytes);
+}
+
+void ir_print(const Graph *g, FILE *f)
+{
+	print_graph(g, f, true);
+}
+
+void ir_print_unplanned(const Graph *g, FILE *f)
+{
+	print_graph(g, f, false);
 }
 
 int ir_dump(const Graph *g, const char *path)

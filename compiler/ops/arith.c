@@ -164,7 +164,7 @@ static int math_lower(LowerCtx *c)
 		p->flags |= 1;
 	if (a->detect_negative.n > 0 && a->detect_negative.v[0])
 		p->flags |= 2;
-	lower_call(c, "ingot_math_unary", "arith", &ingot_math_unary, &math_desc, p);
+	LOWER_CALL(c, ingot_math_unary, &math_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -205,7 +205,7 @@ static int lower_binary(LowerCtx *c, int64_t op, const Type *a, const Type *b)
 	memcpy(p->dims, y->dims, sizeof p->dims);
 	ops_bcast_strides(y, a, p->sa);
 	ops_bcast_strides(y, b, p->sb);
-	lower_call(c, "ingot_arith_binary", "arith", &ingot_arith_binary, &binary_desc, p);
+	LOWER_CALL(c, ingot_arith_binary, &binary_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -390,7 +390,7 @@ static int cast_like_lower(LowerCtx *c)
 	p->to = like->dtype;
 	p->n = type_numel(x);
 	p->saturate = ((const CastLikeAttrs *)c->g->nodes[c->node].attrs)->saturate != 0;
-	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
+	LOWER_CALL(c, ingot_cast, &cast_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

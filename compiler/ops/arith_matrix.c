@@ -122,7 +122,7 @@ static int hardmax_lower(LowerCtx *c)
 	p->outer = v[0];
 	p->len = v[1];
 	p->inner = v[2];
-	lower_call(c, "ingot_hardmax", "arith", &ingot_hardmax, &hardmax_desc, p);
+	LOWER_CALL(c, ingot_hardmax, &hardmax_desc, p);
 	return 0;
 }
 
@@ -188,7 +188,7 @@ static int cumsum_lower(LowerCtx *c)
 	p->inner = x->rank ? prod(x->dims, (int)axis + 1, x->rank) : 1;
 	p->exclusive = a->exclusive;
 	p->reverse = a->reverse;
-	lower_call(c, "ingot_cumsum", "arith", &ingot_cumsum, &cumsum_desc, p);
+	LOWER_CALL(c, ingot_cumsum, &cumsum_desc, p);
 	return 0;
 }
 
@@ -229,7 +229,7 @@ static int det_lower(LowerCtx *c)
 	p->dtype = x->dtype;
 	p->m = x->dims[x->rank - 1];
 	p->batch = prod(x->dims, 0, x->rank - 2);
-	lower_call(c, "ingot_det", "arith", &ingot_det, &det_desc, p);
+	LOWER_CALL(c, ingot_det, &det_desc, p);
 	c->kc.scratch_bytes = type_numel(x) * (int64_t)sizeof(double);
 	return 0;
 }
@@ -294,7 +294,7 @@ static int trilu_lower(LowerCtx *c)
 	p->upper = a->upper;
 	/* beyond the matrix every k selects all or nothing; keeps row + k from overflowing */
 	p->k = k < -p->rows - 1 ? -p->rows - 1 : k > p->cols + 1 ? p->cols + 1 : k;
-	lower_call(c, "ingot_trilu", "arith", &ingot_trilu, &trilu_desc, p);
+	LOWER_CALL(c, ingot_trilu, &trilu_desc, p);
 	return 0;
 }
 
@@ -370,7 +370,7 @@ static int eye_like_lower(LowerCtx *c)
 	p->rows = y->dims[0];
 	p->cols = y->dims[1];
 	p->k = a->k;
-	lower_call(c, "ingot_eye_like", "arith", &ingot_eye_like, &eye_like_desc, p);
+	LOWER_CALL(c, ingot_eye_like, &eye_like_desc, p);
 	return 0;
 }
 
@@ -457,7 +457,7 @@ static int one_hot_lower(LowerCtx *c)
 	p->depth = depth;
 	p->inner = prod(ind->dims, (int)axis, ind->rank);
 	p->wrap = n->opset >= 11;
-	lower_call(c, "ingot_one_hot", "arith", &ingot_one_hot, &one_hot_desc, p);
+	LOWER_CALL(c, ingot_one_hot, &one_hot_desc, p);
 	return 0;
 }
 

@@ -290,7 +290,7 @@ static int conv_lower(LowerCtx *c)
 		p->act_beta = 0.5f;
 	}
 	p->has_residual = a->ep.residual != 0;
-	lower_call(c, "ingot_conv", "conv", &ingot_conv, &conv_desc, p);
+	LOWER_CALL(c, ingot_conv, &conv_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

@@ -155,7 +155,7 @@ static int deform_conv_lower(LowerCtx *c)
 	p->pad_t = a->pads.n == 4 ? a->pads.v[0] : 0;
 	p->pad_l = a->pads.n == 4 ? a->pads.v[1] : 0;
 	p->n_in = n->n_in;
-	lower_call(c, "ingot_deform_conv", "deform_conv", &ingot_deform_conv, &deform_conv_desc, p);
+	LOWER_CALL(c, ingot_deform_conv, &deform_conv_desc, p);
 	c->kc.split = true;   /* tasks own whole output planes */
 	return 0;
 }

@@ -317,7 +317,7 @@ static int einsum_lower(LowerCtx *c)
 	memcpy(p->dims, pl.dims, sizeof pl.dims);
 	for (int k = 0; k < n->n_in; k++)
 		memcpy(st[k], pl.st[k], sizeof pl.st[k]);
-	lower_call(c, "ingot_einsum", "arith", &ingot_einsum, &einsum_desc, p);
+	LOWER_CALL(c, ingot_einsum, &einsum_desc, p);
 	return 0;
 }
 

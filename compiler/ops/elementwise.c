@@ -261,7 +261,7 @@ static int unary_lower(LowerCtx *c)
 		p->alpha = 1.0f / 6.0f;
 		p->beta = 0.5f;
 	}
-	lower_call(c, "ingot_unary", "elementwise", &ingot_unary, &unary_desc, p);
+	LOWER_CALL(c, ingot_unary, &unary_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -414,7 +414,7 @@ static int binary_lower(LowerCtx *c)
 	memcpy(p->dims, b.dims, sizeof b.dims);
 	bcast_strides(&b, 0, p->sa);
 	bcast_strides(&b, 1, p->sb);
-	lower_call(c, "ingot_binary", "elementwise", &ingot_binary, &binary_desc, p);
+	LOWER_CALL(c, ingot_binary, &binary_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -474,7 +474,7 @@ static int variadic_lower(LowerCtx *c)
 	p->bcast1 = (int64_t)words[1];
 	p->bcast2 = (int64_t)words[2];
 	p->bcast3 = (int64_t)words[3];
-	lower_call(c, "ingot_variadic", "elementwise", &ingot_variadic, &variadic_desc, p);
+	LOWER_CALL(c, ingot_variadic, &variadic_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -562,7 +562,7 @@ static int cast_lower(LowerCtx *c)
 	p->to = a->to;
 	p->n = type_numel(x);
 	p->saturate = a->saturate != 0;
-	lower_call(c, "ingot_cast", "elementwise", &ingot_cast, &cast_desc, p);
+	LOWER_CALL(c, ingot_cast, &cast_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -630,7 +630,7 @@ static int clip_lower(LowerCtx *c)
 	p->has_hi = a->max.n > 0;
 	p->lo = (double)list_f(&a->min, 0);
 	p->hi = (double)list_f(&a->max, 0);
-	lower_call(c, "ingot_clip", "elementwise", &ingot_clip, &clip_desc, p);
+	LOWER_CALL(c, ingot_clip, &clip_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -790,7 +790,7 @@ static int identity_lower(LowerCtx *c)
 	p->mask_dtype = mask ? mask->dtype : DT_BOOL;
 	p->ratio_dtype = ratio ? ratio->dtype : DT_F32;
 	p->ratio = n->op == OP_DROPOUT ? 0.5f : 0.0f;
-	lower_call(c, "ingot_identity", "elementwise", &ingot_identity, &identity_desc, p);
+	LOWER_CALL(c, ingot_identity, &identity_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -836,7 +836,7 @@ static int where_lower(LowerCtx *c)
 	bcast_strides(&b, 0, p->sc);
 	bcast_strides(&b, 1, p->sx);
 	bcast_strides(&b, 2, p->sy);
-	lower_call(c, "ingot_where", "elementwise", &ingot_where, &where_desc, p);
+	LOWER_CALL(c, ingot_where, &where_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

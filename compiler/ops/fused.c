@@ -212,7 +212,7 @@ static int fused_lower(LowerCtx *c)
 		*pb[k] = a->params.v[3 * k + 1];
 		*pg[k] = a->params.v[3 * k + 2];
 	}
-	lower_call(c, "ingot_fused_elementwise", "fused", &ingot_fused_elementwise, &fused_desc, p);
+	LOWER_CALL(c, ingot_fused_elementwise, &fused_desc, p);
 	return 0;
 }
 

@@ -362,7 +362,7 @@ static int resize_lower(LowerCtx *c)
 		*lo[d] = pl.roi_lo[d];
 		*hi[d] = pl.roi_hi[d];
 	}
-	lower_call(c, "ingot_resize", "image", &ingot_resize, &resize_desc, p);
+	LOWER_CALL(c, ingot_resize, &resize_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs; each fills its own scratch tables */
 	c->kc.scratch_bytes = pl.scratch;
 	return 0;
@@ -452,7 +452,7 @@ static int grid_sample_lower(LowerCtx *c)
 		p->x_dims[d] = x->dims[d];
 		p->y_dims[d] = y->dims[d];
 	}
-	lower_call(c, "ingot_grid_sample", "image", &ingot_grid_sample, &grid_sample_desc, p);
+	LOWER_CALL(c, ingot_grid_sample, &grid_sample_desc, p);
 	return 0;
 }
 
@@ -527,7 +527,7 @@ static int affine_grid_lower(LowerCtx *c)
 	for (int d = 0; d < p->nsp; d++)
 		p->sp[d] = y->dims[1 + d];
 	p->align_corners = a->align_corners;
-	lower_call(c, "ingot_affine_grid", "image", &ingot_affine_grid, &affine_grid_desc, p);
+	LOWER_CALL(c, ingot_affine_grid, &affine_grid_desc, p);
 	c->kc.split = true;   /* tasks own disjoint grid points */
 	return 0;
 }
@@ -627,7 +627,7 @@ static int roi_align_lower(LowerCtx *c)
 	p->out_w = a->output_width;
 	p->sampling_ratio = a->sampling_ratio;
 	p->spatial_scale = a->spatial_scale;
-	lower_call(c, "ingot_roi_align", "image", &ingot_roi_align, &roi_align_desc, p);
+	LOWER_CALL(c, ingot_roi_align, &roi_align_desc, p);
 	return 0;
 }
 
@@ -751,7 +751,7 @@ static int nms_lower(LowerCtx *c)
 	nms_fill(c->g, n, p);
 	p->max_rows = out->type.dims[0];
 	p->dynamic = out->dynamic;
-	lower_call(c, "ingot_nms", "image", &ingot_nms, &nms_desc, p);
+	LOWER_CALL(c, ingot_nms, &nms_desc, p);
 	c->kc.scratch_bytes = 16 * p->n_boxes;
 	return 0;
 }

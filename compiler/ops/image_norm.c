@@ -102,7 +102,7 @@ static int lrn_lower(LowerCtx *c)
 	p->alpha = a->alpha;
 	p->beta = a->beta;
 	p->bias = a->bias;
-	lower_call(c, "ingot_lrn", "image_norm", &ingot_lrn, &lrn_desc, p);
+	LOWER_CALL(c, ingot_lrn, &lrn_desc, p);
 	return 0;
 }
 
@@ -273,7 +273,7 @@ static int lp_pool_lower(LowerCtx *c)
 		p->pads[i] = g.pb[i];
 		p->pads[g.nsp + i] = g.pe[i];
 	}
-	lower_call(c, "ingot_lp_pool", "image_norm", &ingot_lp_pool, &lp_pool_desc, p);
+	LOWER_CALL(c, ingot_lp_pool, &lp_pool_desc, p);
 	return 0;
 }
 
@@ -348,7 +348,7 @@ static int lp_norm_lower(LowerCtx *c)
 			p->inner *= x->dims[d];
 	}
 	p->p = a->p;
-	lower_call(c, "ingot_lp_norm", "image_norm", &ingot_lp_norm, &lp_norm_desc, p);
+	LOWER_CALL(c, ingot_lp_norm, &lp_norm_desc, p);
 	return 0;
 }
 
@@ -425,7 +425,7 @@ static int mvn_lower(LowerCtx *c)
 	p->rmask = mask;
 	for (int d = 0; d < x->rank; d++)
 		p->dims[d] = x->dims[d];
-	lower_call(c, "ingot_mvn", "image_norm", &ingot_mvn, &mvn_desc, p);
+	LOWER_CALL(c, ingot_mvn, &mvn_desc, p);
 	return 0;
 }
 
@@ -513,7 +513,7 @@ static int group_norm_lower(LowerCtx *c)
 	p->groups = a->num_groups;
 	p->per_channel = in_type(c->g, n, 1)->dims[0] == x->dims[1];
 	p->epsilon = a->epsilon;
-	lower_call(c, "ingot_group_norm", "image_norm", &ingot_group_norm, &group_norm_desc, p);
+	LOWER_CALL(c, ingot_group_norm, &group_norm_desc, p);
 	return 0;
 }
 
@@ -624,7 +624,7 @@ static int max_unpool_lower(LowerCtx *c)
 		p->full[d] = full[d];
 		p->y_dims[d] = y[d];
 	}
-	lower_call(c, "ingot_max_unpool", "image_norm", &ingot_max_unpool, &max_unpool_desc, p);
+	LOWER_CALL(c, ingot_max_unpool, &max_unpool_desc, p);
 	return 0;
 }
 
@@ -732,7 +732,7 @@ static int col2im_lower(LowerCtx *c)
 	diag_sink_free(&quiet);
 	if (rc)
 		return -1;
-	lower_call(c, "ingot_col2im", "image_norm", &ingot_col2im, &col2im_desc, p);
+	LOWER_CALL(c, ingot_col2im, &col2im_desc, p);
 	return 0;
 }
 

@@ -117,7 +117,7 @@ static int imgdec_lower(LowerCtx *c)
 	p->max_w = y->dims[1];
 	p->format = a->format;
 	p->dims_slot = c->g->values[n->out[0]].dynamic ? 1 : -1;
-	lower_call(c, "ingot_image_decoder", "imgdec", ingot_image_decoder, &imgdec_desc, p);
+	LOWER_CALL(c, ingot_image_decoder, &imgdec_desc, p);
 	c->kc.scratch_bytes = ingot_imgdec_scratch_bytes(p->n, p->max_h, p->max_w);
 	return 0;
 }

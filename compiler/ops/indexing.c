@@ -191,7 +191,7 @@ static int gather_elements_lower(LowerCtx *c)
 	p->axis = a->axis < 0 ? a->axis + x->rank : a->axis;
 	memcpy(p->dims, x->dims, sizeof p->dims);
 	memcpy(p->idims, ti->dims, sizeof p->idims);
-	lower_call(c, "ingot_gather_elements", "indexing", ingot_gather_elements, &ge_desc, p);
+	LOWER_CALL(c, ingot_gather_elements, &ge_desc, p);
 	return 0;
 }
 
@@ -278,7 +278,7 @@ static int gather_nd_lower(LowerCtx *c)
 		p->dims[k] = x->dims[b + k];
 	p->slice = ix_prod(x->dims, b + m, x->rank);
 	p->batch_stride = ix_prod(x->dims, b, x->rank);
-	lower_call(c, "ingot_gather_nd", "indexing", ingot_gather_nd, &gnd_desc, p);
+	LOWER_CALL(c, ingot_gather_nd, &gnd_desc, p);
 	return 0;
 }
 
@@ -387,7 +387,7 @@ static int scatter_lower(LowerCtx *c)
 		p->slice = ix_prod(x->dims, m, x->rank);
 		p->n_data = type_numel(x);
 		p->reduction = a->reduction;
-		lower_call(c, "ingot_scatter_nd", "indexing", ingot_scatter_nd, &snd_desc, p);
+		LOWER_CALL(c, ingot_scatter_nd, &snd_desc, p);
 		return 0;
 	}
 	ingot_scatter_elements_params *p = lower_params(c, &se_desc);
@@ -399,7 +399,7 @@ static int scatter_lower(LowerCtx *c)
 	p->reduction = a->reduction;
 	memcpy(p->dims, x->dims, sizeof p->dims);
 	memcpy(p->idims, ti->dims, sizeof p->idims);
-	lower_call(c, "ingot_scatter_elements", "indexing", ingot_scatter_elements, &se_desc, p);
+	LOWER_CALL(c, ingot_scatter_elements, &se_desc, p);
 	return 0;
 }
 
@@ -489,7 +489,7 @@ static int compress_lower(LowerCtx *c)
 	}
 	dyn_slots(c->g, n, slots);
 	p->dims_slot = slots[0];
-	lower_call(c, "ingot_compress", "indexing", ingot_compress, &compress_desc, p);
+	LOWER_CALL(c, ingot_compress, &compress_desc, p);
 	return 0;
 }
 
@@ -525,7 +525,7 @@ static int nonzero_lower(LowerCtx *c)
 	memcpy(p->dims, x->dims, sizeof p->dims);
 	dyn_slots(c->g, ix_lnode(c), slots);
 	p->dims_slot = slots[0];
-	lower_call(c, "ingot_nonzero", "indexing", ingot_nonzero, &nonzero_desc, p);
+	LOWER_CALL(c, ingot_nonzero, &nonzero_desc, p);
 	return 0;
 }
 
@@ -625,7 +625,7 @@ static int unique_lower(LowerCtx *c)
 	for (int i = 0; i < IR_MAX_RANK; i++)
 		p->dims_slot[i] = i < n->n_out ? slots[i] : -1;
 	c->kc.scratch_bytes = 4 * 8 * (p->n > 0 ? p->n : 1);
-	lower_call(c, "ingot_unique", "indexing", ingot_unique, &unique_desc, p);
+	LOWER_CALL(c, ingot_unique, &unique_desc, p);
 	return 0;
 }
 

@@ -95,7 +95,7 @@ static int revseq_lower(LowerCtx *c)
 	p->n_time = x->dims[a->time_axis];
 	p->n_batch = x->dims[a->batch_axis];
 	p->inner = prod(x->dims, 2, x->rank);
-	lower_call(c, "ingot_reverse_sequence", "indexing", ingot_reverse_sequence, &revseq_desc, p);
+	LOWER_CALL(c, ingot_reverse_sequence, &revseq_desc, p);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static int arg_lower(LowerCtx *c)
 	p->inner = prod(x->dims, axis + 1, x->rank);
 	p->is_min = lnode(c)->op == OP_ARG_MIN;
 	p->last = a->select_last_index;
-	lower_call(c, "ingot_arg", "indexing", ingot_arg, &arg_desc, p);
+	LOWER_CALL(c, ingot_arg, &arg_desc, p);
 	return 0;
 }
 
@@ -258,7 +258,7 @@ static int topk_lower(LowerCtx *c)
 	p->inner = prod(x->dims, axis + 1, x->rank);
 	p->k = a->k;
 	p->largest = a->largest;
-	lower_call(c, "ingot_topk", "indexing", ingot_topk, &topk_desc, p);
+	LOWER_CALL(c, ingot_topk, &topk_desc, p);
 	return 0;
 }
 
@@ -354,7 +354,7 @@ static int depth_space_lower(LowerCtx *c)
 		memcpy(p->dims, d, sizeof d);
 		memcpy(p->strides, s, sizeof s);
 	}
-	lower_call(c, "ingot_strided_copy", "shape", ingot_strided_copy, &strided_desc, p);
+	LOWER_CALL(c, ingot_strided_copy, &strided_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -559,7 +559,7 @@ static int tfidf_lower(LowerCtx *c)
 	p->max_skip = a->max_skip_count;
 	p->mode = a->mode;
 	p->n_table = lin(c, 1)->dims[0];
-	lower_call(c, "ingot_tfidf", "indexing", ingot_tfidf, &tfidf_desc, p);
+	LOWER_CALL(c, ingot_tfidf, &tfidf_desc, p);
 	return 0;
 }
 

@@ -240,7 +240,7 @@ static int matmul_lower(LowerCtx *c)
 	}
 	epilogue_lower(&((const MatmulAttrs *)ir_node(c->g, c->node)->attrs)->ep, &p->act,
 	               &p->act_alpha, &p->act_beta, &p->has_residual);
-	lower_call(c, "ingot_matmul", "linalg", &ingot_matmul, &matmul_desc, p);
+	LOWER_CALL(c, ingot_matmul, &matmul_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -362,7 +362,7 @@ static int gemm_lower(LowerCtx *c)
 	p->c_rs = s.c_rs;
 	p->c_cs = s.c_cs;
 	epilogue_lower(&at->ep, &p->act, &p->act_alpha, &p->act_beta, &p->has_residual);
-	lower_call(c, "ingot_gemm", "linalg", &ingot_gemm, &gemm_desc, p);
+	LOWER_CALL(c, ingot_gemm, &gemm_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

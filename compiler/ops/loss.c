@@ -101,7 +101,7 @@ static int loss_lower(LowerCtx *c)
 	p->has_ii = a->ignore_index.n == 1;
 	p->ignore_index = p->has_ii ? a->ignore_index.v[0] : 0;
 	p->has_log_prob = n->n_out > 1 && n->out[1] != IR_NONE;
-	lower_call(c, "ingot_nll", "loss", &ingot_nll, &nll_desc, p);
+	LOWER_CALL(c, ingot_nll, &nll_desc, p);
 	return 0;
 }
 
@@ -252,7 +252,7 @@ static int optim_lower(LowerCtx *c)
 	p->norm_coefficient_post = a->norm_coefficient_post;
 	for (int i = 0; i < cnt; i++)
 		p->numel[i] = type_numel(&ir_value(c->g, n->in[2 + i])->type);
-	lower_call(c, "ingot_optim", "loss", &ingot_optim, &optim_desc, p);
+	LOWER_CALL(c, ingot_optim, &optim_desc, p);
 	return 0;
 }
 

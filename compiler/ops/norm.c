@@ -116,7 +116,7 @@ static int batchnorm_lower(LowerCtx *c)
 	p->has_rvar = has_out(n, 2);
 	p->epsilon = a->epsilon;
 	p->momentum = a->momentum;
-	lower_call(c, "ingot_batchnorm", "norm", &ingot_batchnorm, &batchnorm_desc, p);
+	LOWER_CALL(c, ingot_batchnorm, &batchnorm_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -177,7 +177,7 @@ static int instancenorm_lower(LowerCtx *c)
 	for (int d = 2; d < x->rank; d++)
 		p->inner *= x->dims[d];
 	p->epsilon = a->epsilon;
-	lower_call(c, "ingot_instancenorm", "norm", &ingot_instancenorm, &instancenorm_desc, p);
+	LOWER_CALL(c, ingot_instancenorm, &instancenorm_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -298,7 +298,7 @@ static int layernorm_lower(LowerCtx *c)
 	p->has_mean = has_out(n, 1);
 	p->has_inv = has_out(n, 2);
 	p->epsilon = a->epsilon;
-	lower_call(c, "ingot_layernorm", "norm", &ingot_layernorm, &layernorm_desc, p);
+	LOWER_CALL(c, ingot_layernorm, &layernorm_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -371,7 +371,7 @@ static int softmax_lower(LowerCtx *c)
 			p->inner *= x->dims[d];
 	}
 	p->log = n->op == OP_LOG_SOFTMAX;
-	lower_call(c, "ingot_softmax", "norm", &ingot_softmax, &softmax_desc, p);
+	LOWER_CALL(c, ingot_softmax, &softmax_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ir.h"
+#include "kernel_families.h"   /* generated: INGOT_FAMILY_<kernel> */
 
 /* ---- kernel parameter descriptors (mirror the INGOT_PARAMS field lists) ---- */
 
@@ -129,6 +130,14 @@ const Type *lower_out(LowerCtx *c, int slot);
 void *lower_params(LowerCtx *c, const ParamDesc *d);
 void lower_call(LowerCtx *c, const char *fn_name, const char *family, ingot_kernel_fn fn,
                 const ParamDesc *d, const void *params);
+/* The call of kernel `fn` (an identifier, e.g. ingot_conv): its name, its pointer and its
+ * stub family all come from `fn`, the family from the generated kernel_families.h (the
+ * runtime-stubs/kernels/FAMILY.c that defines it), so they cannot disagree. */
+#define LOWER_CALL(c, fn, d, params) lower_call((c), #fn, INGOT_FAMILY_##fn, &(fn), (d), (params))
+/* The same for the target backends' kernels (not linked into ingot, so no pointer): the
+ * name and family of kernel `fn` as two arguments / initialisers, or set on a KernelCall. */
+#define KERNEL_NAME_FAMILY(fn) #fn, INGOT_FAMILY_##fn
+#define KERNEL_CALL_SET(kc, fn) ((kc)->fn_name = #fn, (kc)->family = INGOT_FAMILY_##fn)
 
 /* Common dtype lists (DT_UNDEF-terminated). */
 extern const DType dtl_float[];        /* f16 f32 f64 bf16 */

@@ -177,7 +177,7 @@ static int pool_lower(LowerCtx *c)
 		p->pads[i] = g.pb[i];
 		p->pads[g.nsp + i] = g.pe[i];
 	}
-	lower_call(c, "ingot_pool", "pool", &ingot_pool, &pool_desc, p);
+	LOWER_CALL(c, ingot_pool, &pool_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -222,7 +222,7 @@ static int global_pool_lower(LowerCtx *c)
 	p->size = 1;
 	for (int i = 2; i < x->rank; i++)
 		p->size *= x->dims[i];
-	lower_call(c, "ingot_global_pool", "pool", &ingot_global_pool, &global_pool_desc, p);
+	LOWER_CALL(c, ingot_global_pool, &global_pool_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

@@ -203,7 +203,7 @@ static int qmm_lower(LowerCtx *c)
 		p->a_bstr[d] = g.a_bstr[d];
 		p->b_bstr[d] = g.b_bstr[d];
 	}
-	lower_call(c, "ingot_qmatmul", "quant", &ingot_qmatmul, &qmatmul_desc, p);
+	LOWER_CALL(c, ingot_qmatmul, &qmatmul_desc, p);
 	return 0;
 }
 
@@ -410,7 +410,7 @@ static int qconv_lower(LowerCtx *c)
 		p->dilations[i] = g.d[i];
 		p->pads[i] = g.pb[i];
 	}
-	lower_call(c, "ingot_qconv", "quant", &ingot_qconv, &qconv_desc, p);
+	LOWER_CALL(c, ingot_qconv, &qconv_desc, p);
 	return 0;
 }
 

@@ -266,7 +266,7 @@ static int quant_lower(LowerCtx *c)
 		p->inner = ly.inner;
 		p->block = ly.block;
 		p->s_axis_len = ly.s_axis_len;
-		lower_call(c, "ingot_quantize", "quant", &ingot_quantize, &quantize_desc, p);
+		LOWER_CALL(c, ingot_quantize, &quantize_desc, p);
 		return 0;
 	}
 	ingot_dequantize_params *p = lower_params(c, &dequantize_desc);
@@ -280,7 +280,7 @@ static int quant_lower(LowerCtx *c)
 	p->inner = ly.inner;
 	p->block = ly.block;
 	p->s_axis_len = ly.s_axis_len;
-	lower_call(c, "ingot_dequantize", "quant", &ingot_dequantize, &dequantize_desc, p);
+	LOWER_CALL(c, ingot_dequantize, &dequantize_desc, p);
 	return 0;
 }
 
@@ -308,7 +308,7 @@ static int dynquant_lower(LowerCtx *c)
 	Node *n = ir_node(c->g, c->node);
 	ingot_dynquant_params *p = lower_params(c, &dynquant_desc);
 	p->n = type_numel(&ir_value(c->g, n->in[0])->type);
-	lower_call(c, "ingot_dynquant", "quant", &ingot_dynquant, &dynquant_desc, p);
+	LOWER_CALL(c, ingot_dynquant, &dynquant_desc, p);
 	return 0;
 }
 

@@ -198,7 +198,7 @@ static int random_lower(LowerCtx *c)
 		break;
 	}
 	random_stream(c, &a->seed, &p->seeded, &p->seed_bits, &p->stream, &p->rng_slot);
-	lower_call(c, "ingot_random", "random", &ingot_random, &random_desc, p);
+	LOWER_CALL(c, ingot_random, &random_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs; values do not depend on the split */
 	return 0;
 }
@@ -226,7 +226,7 @@ int random_dropout_lower(LowerCtx *c, double ratio, bool training, const FloatLi
 	p->training = training;
 	p->ratio = ratio;
 	random_stream(c, seed, &p->seeded, &p->seed_bits, &p->stream, &p->rng_slot);
-	lower_call(c, "ingot_dropout", "random", &ingot_dropout, &dropout_desc, p);
+	LOWER_CALL(c, ingot_dropout, &dropout_desc, p);
 	c->kc.split = true;
 	return 0;
 }

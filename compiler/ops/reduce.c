@@ -138,7 +138,7 @@ static int reduce_lower(LowerCtx *c)
 			p->rank++;
 		}
 	}
-	lower_call(c, "ingot_reduce", "reduce", &ingot_reduce, &reduce_desc, p);
+	LOWER_CALL(c, ingot_reduce, &reduce_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

@@ -304,7 +304,7 @@ static int rnn_lower(LowerCtx *c)
 	p->a3 = alpha[3]; p->a4 = alpha[4]; p->a5 = alpha[5];
 	p->b0 = beta[0]; p->b1 = beta[1]; p->b2 = beta[2];
 	p->b3 = beta[3]; p->b4 = beta[4]; p->b5 = beta[5];
-	lower_call(c, "ingot_rnn", "rnn", &ingot_rnn, &rnn_desc, p);
+	LOWER_CALL(c, ingot_rnn, &rnn_desc, p);
 	c->kc.scratch_bytes = ingot_rnn_scratch_bytes(g.gates, g.input, g.hidden);
 	return 0;
 }

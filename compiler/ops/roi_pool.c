@@ -69,7 +69,7 @@ static int max_roi_pool_lower(LowerCtx *c)
 	p->ph = a->pooled_shape.v[0];
 	p->pw = a->pooled_shape.v[1];
 	p->spatial_scale = a->spatial_scale;
-	lower_call(c, "ingot_roi_pool", "roi_pool", &ingot_roi_pool, &roi_pool_desc, p);
+	LOWER_CALL(c, ingot_roi_pool, &roi_pool_desc, p);
 	c->kc.split = true;   /* tasks own whole regions */
 	return 0;
 }

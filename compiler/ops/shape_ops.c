@@ -140,7 +140,7 @@ int ops_lower_strided(LowerCtx *c, int64_t esize, int rank, const int64_t *dims,
 		r++;
 	}
 	p->rank = r;
-	lower_call(c, "ingot_strided_copy", "shape", ingot_strided_copy, &strided_desc, p);
+	LOWER_CALL(c, ingot_strided_copy, &strided_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -306,7 +306,7 @@ static int reshape_lower(LowerCtx *c)
 {
 	ingot_copy_params *p = lower_params(c, &copy_desc);
 	p->bytes = type_bytes(lower_out(c, 0));
-	lower_call(c, "ingot_copy", "shape", ingot_copy, &copy_desc, p);
+	LOWER_CALL(c, ingot_copy, &copy_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -387,7 +387,7 @@ static int shape_lower(LowerCtx *c)
 		for (int64_t i = s; i < e; i++)
 			p->v[i - s] = t->dims[i];
 	}
-	lower_call(c, "ingot_const_i64s", "shape", ingot_const_i64s, &const_i64s_desc, p);
+	LOWER_CALL(c, ingot_const_i64s, &const_i64s_desc, p);
 	return 0;
 }
 
@@ -435,7 +435,7 @@ static int constant_of_shape_lower(LowerCtx *c)
 	p->esize = (int64_t)dtype_size(a->value.dtype);
 	p->n = type_numel(lower_out(c, 0));
 	p->value = ops_scalar_bits(&a->value, (size_t)p->esize);
-	lower_call(c, "ingot_fill", "shape", ingot_fill, &fill_desc, p);
+	LOWER_CALL(c, ingot_fill, &fill_desc, p);
 	return 0;
 }
 
@@ -523,7 +523,7 @@ static int range_lower(LowerCtx *c)
 	p->idelta = r.i[2];
 	p->fstart = r.f[0];
 	p->fdelta = r.f[2];
-	lower_call(c, "ingot_range", "shape", ingot_range, &range_desc, p);
+	LOWER_CALL(c, ingot_range, &range_desc, p);
 	return 0;
 }
 

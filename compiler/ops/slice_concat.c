@@ -61,7 +61,7 @@ static int tile_lower(LowerCtx *c)
 		p->in_dims[k] = t->dims[k];
 		p->out_dims[k] = o->dims[k];
 	}
-	lower_call(c, "ingot_pad", "shape", ingot_pad, &pad_desc, p);
+	LOWER_CALL(c, ingot_pad, &pad_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -266,7 +266,7 @@ static int concat_lower(LowerCtx *c)
 		parts[i] = lower_in(c, i);
 	ingot_concat_params *p = rows_params(c, o, a->axis < 0 ? a->axis + o->rank : a->axis, n,
 	                                     parts);
-	lower_call(c, "ingot_concat", "shape", ingot_concat, &concat_desc, p);
+	LOWER_CALL(c, ingot_concat, &concat_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -376,7 +376,7 @@ static int split_lower(LowerCtx *c)
 		parts[i] = &sized[i];
 	}
 	ingot_concat_params *p = rows_params(c, t, axis, a->split.n, parts);
-	lower_call(c, "ingot_split", "shape", ingot_split, &split_desc, p);
+	LOWER_CALL(c, ingot_split, &split_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -428,7 +428,7 @@ static int gather_lower(LowerCtx *c)
 	p->inner = ops_prod(t->dims, axis + 1, t->rank);
 	p->n_idx = type_numel(ti);
 	p->idx_size = esize_of(ti);
-	lower_call(c, "ingot_gather", "shape", ingot_gather, &gather_desc, p);
+	LOWER_CALL(c, ingot_gather, &gather_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -545,7 +545,7 @@ static int pad_lower(LowerCtx *c)
 		p->out_dims[k] = o->dims[k];
 		p->begin[k] = a->pads.v[k];
 	}
-	lower_call(c, "ingot_pad", "shape", ingot_pad, &pad_desc, p);
+	LOWER_CALL(c, ingot_pad, &pad_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }

@@ -130,7 +130,7 @@ static int dft_lower(LowerCtx *c)
 	p->n_fft = a->dft_length ? a->dft_length : x->dims[ax];
 	p->n_out = y->dims[ax];
 	p->inverse = a->inverse;
-	lower_call(c, "ingot_dft", "spectral", &ingot_dft, &dft_desc, p);
+	LOWER_CALL(c, ingot_dft, &dft_desc, p);
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static int stft_lower(LowerCtx *c)
 	p->flen = a->frame_length;
 	p->n_out = y->dims[2];
 	p->has_window = n->n_in > 2 && n->in[2] != IR_NONE;
-	lower_call(c, "ingot_stft", "spectral", &ingot_stft, &stft_desc, p);
+	LOWER_CALL(c, ingot_stft, &stft_desc, p);
 	return 0;
 }
 
@@ -275,7 +275,7 @@ static int win_lower(LowerCtx *c)
 	          : n->op == OP_HAMMING_WINDOW ? INGOT_WIN_HAMMING : INGOT_WIN_BLACKMAN;
 	p->size = a->size;
 	p->periodic = a->periodic;
-	lower_call(c, "ingot_window", "spectral", &ingot_window, &window_desc, p);
+	LOWER_CALL(c, ingot_window, &window_desc, p);
 	return 0;
 }
 
@@ -360,7 +360,7 @@ static int mel_lower(LowerCtx *c)
 	p->sample_rate = a->sample_rate;
 	p->lower_hz = a->lo_hz;
 	p->upper_hz = a->hi_hz;
-	lower_call(c, "ingot_mel", "spectral", &ingot_mel, &mel_desc, p);
+	LOWER_CALL(c, ingot_mel, &mel_desc, p);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n)
 	p->from = from;
 	p->to = to;
 	p->n = n;
-	lower_call(c, "ingot_cast_str", "text", ingot_cast_str, &cast_str_desc, p);
+	LOWER_CALL(c, ingot_cast_str, &cast_str_desc, p);
 	return 0;
 }
 
@@ -132,7 +132,7 @@ static int strnorm_lower(LowerCtx *c)
 	p->action = a->action;
 	p->case_sensitive = a->case_sensitive;
 	p->two_dim = x->rank == 2;
-	lower_call(c, "ingot_strnorm", "text", ingot_strnorm, &strnorm_desc, p);
+	LOWER_CALL(c, ingot_strnorm, &strnorm_desc, p);
 	return 0;
 }
 
@@ -199,7 +199,7 @@ static int concat_lower(LowerCtx *c)
 	memcpy(p->dims, y->dims, sizeof p->dims);
 	ops_bcast_strides(y, lower_in(c, 0), p->sa);
 	ops_bcast_strides(y, lower_in(c, 1), p->sb);
-	lower_call(c, "ingot_str_concat", "text", ingot_str_concat, &concat_desc, p);
+	LOWER_CALL(c, ingot_str_concat, &concat_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
 }
@@ -294,7 +294,7 @@ static int split_lower(LowerCtx *c)
 	p->has_delim = n->n_in > 1 && n->in[1] != IR_NONE;
 	p->has_z = n->n_out > 1 && n->out[1] != IR_NONE;
 	p->dims_slot = y && c->g->values[n->out[0]].dynamic ? n->n_out : -1;
-	lower_call(c, "ingot_str_split", "text", ingot_str_split, &split_desc, p);
+	LOWER_CALL(c, ingot_str_split, &split_desc, p);
 	return 0;
 }
 
@@ -361,7 +361,7 @@ static int regex_lower(LowerCtx *c)
 		return -1;
 	p->n = type_numel(lower_in(c, 0));
 	p->prog_words = type_numel(lower_in(c, 1));
-	lower_call(c, "ingot_regex_full_match", "regex", ingot_regex_full_match, &regex_desc, p);
+	LOWER_CALL(c, ingot_regex_full_match, &regex_desc, p);
 	c->kc.scratch_bytes = 4 * (int64_t)sizeof(int32_t) * (p->prog_words > 1 ? prog[1] : 0);
 	c->kc.split = true;   /* tasks own disjoint outputs, each with its own scratch */
 	return 0;

@@ -9,6 +9,7 @@
 
 #include "ir.h"
 #include "opimpl.h"
+#include "../harness.h"
 
 typedef struct TTensor {
 	int dtype;
@@ -42,49 +43,11 @@ typedef struct TCase {
 
 #include "cases.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
-
-static double elem(int dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case DT_F32: { float v; memcpy(&v, (const char *)p + 4 * i, 4); return v; }
-	case DT_F64: { double v; memcpy(&v, (const char *)p + 8 * i, 8); return v; }
-	case DT_F16: case DT_BF16: {
-		uint16_t h;
-		memcpy(&h, (const char *)p + 2 * i, 2);
-		return dt == DT_F16 ? ingot_f16_to_f32(h) : ingot_bf16_to_f32(h);
-	}
-	default: return 0;
-	}
-}
-
 /* Compares a float result with the rule of `ingot check`; other types bytewise. */
 static void compare(const TCase *tc, const void *got)
 {
 	const TTensor *e = &tc->out[0];
-	if (!dtype_is_float((DType)e->dtype)) {
-		CHECK(memcmp(got, e->data, (size_t)e->bytes) == 0, "%s: output differs", tc->name);
-		return;
-	}
-	int64_t n = e->bytes / (int64_t)dtype_size((DType)e->dtype);
-	for (int64_t i = 0; i < n; i++) {
-		double a = elem(e->dtype, got, i), b = elem(e->dtype, e->data, i);
-		if ((isnan(a) && isnan(b)) || a == b)
-			continue;
-		if (!(fabs(a - b) <= tc->atol + tc->rtol * fabs(b))) {
-			CHECK(0, "%s: [%lld]: got %.9g, expected %.9g", tc->name, (long long)i, a, b);
-			return;
-		}
-	}
+	check_output(tc->name, -1, e->dtype, got, e->data, e->bytes, tc->rtol, tc->atol);
 }
 
 static void fill_raw(RawAttr *raw, const TAttr *a)

@@ -12,6 +12,7 @@
 #include "indexing.h"
 #include "ir.h"
 #include "opimpl.h"
+#include "../harness.h"
 
 typedef struct TTensor {
 	int dtype;
@@ -47,48 +48,10 @@ typedef struct TCase {
 
 #include "cases.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
-
-static double elem(int dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case DT_F32: { float v; memcpy(&v, (const char *)p + 4 * i, 4); return v; }
-	case DT_F64: { double v; memcpy(&v, (const char *)p + 8 * i, 8); return v; }
-	case DT_F16: case DT_BF16: {
-		uint16_t h;
-		memcpy(&h, (const char *)p + 2 * i, 2);
-		return dt == DT_F16 ? ingot_f16_to_f32(h) : ingot_bf16_to_f32(h);
-	}
-	default: return 0;
-	}
-}
-
 /* Floats with the rule of `ingot check` (NaN equals NaN), everything else bytewise. */
 static void compare(const char *name, int k, const TTensor *e, const void *got)
 {
-	if (!dtype_is_float((DType)e->dtype)) {
-		CHECK(memcmp(got, e->data, (size_t)e->bytes) == 0, "%s: output %d differs", name, k);
-		return;
-	}
-	int64_t n = e->bytes / (int64_t)dtype_size((DType)e->dtype);
-	for (int64_t i = 0; i < n; i++) {
-		double a = elem(e->dtype, got, i), b = elem(e->dtype, e->data, i);
-		if ((isnan(a) && isnan(b)) || a == b)
-			continue;
-		if (!(fabs(a - b) <= 1e-7 + 1e-3 * fabs(b))) {
-			CHECK(0, "%s: output %d [%lld]: got %.9g, expected %.9g", name, k, (long long)i, a, b);
-			return;
-		}
-	}
+	check_output(name, k, e->dtype, got, e->data, e->bytes, 1e-3, 1e-7);
 }
 
 static void make_raw(const TCase *tc, RawAttr *raw)

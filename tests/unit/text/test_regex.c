@@ -13,17 +13,7 @@
 #include "ir.h"
 #include "opimpl.h"
 #include "regex.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
+#include "../harness.h"
 
 /* Runs the kernel on n slots with program prog over n_tasks tasks; returns its code. */
 static int run(const int32_t *prog, int64_t words, const ingot_str *x, int64_t n, bool *y, int n_tasks)
