@@ -17,7 +17,7 @@ headers = []
 for top in ("compiler", "passes", "codegen", "runtime-stubs"):
     headers += glob.glob(os.path.join(src, top, "**", "*.h"), recursive=True)
 dirs = sorted({os.path.dirname(h) for h in headers})
-incs = ["-I" + d for d in dirs] + ["-I" + os.path.join(build, "compiler")]
+incs = ["-I" + d for d in dirs] + ["-I" + os.path.join(build, "compiler", "frontend")]
 bad = 0
 with tempfile.TemporaryDirectory() as tmp:
     tu = os.path.join(tmp, "tu.c")
