@@ -11,12 +11,7 @@
  * columns again. Sums are
  * reordered against the reference kernel, so results differ only by rounding. */
 #include "dconv.h"
-#if defined(__has_include)
-#if !__has_include("ukernel.h")
-#define INGOT_NO_UKERNEL   /* runtime-stubs built alone: only the interface compiles */
-#endif
-#endif
-#ifndef INGOT_NO_UKERNEL
+#if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
 
 #include <string.h>
@@ -303,4 +298,4 @@ INGOT_KERNEL int ingot_x86_dconv(const void *params, const void *const *in, void
 	}
 	return INGOT_OK;
 }
-#endif /* INGOT_NO_UKERNEL */
+#endif /* ukernel.h */

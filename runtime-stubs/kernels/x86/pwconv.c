@@ -9,12 +9,7 @@
  * tiles, so a panel's weights are reused from cache. Sums are reordered against
  * the reference kernel, so results differ only by rounding. */
 #include "pwconv.h"
-#if defined(__has_include)
-#if !__has_include("ukernel.h")
-#define INGOT_NO_UKERNEL   /* runtime-stubs built alone: only the interface compiles */
-#endif
-#endif
-#ifndef INGOT_NO_UKERNEL
+#if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
 
 #include <math.h>
@@ -252,4 +247,4 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 		}
 	return INGOT_OK;
 }
-#endif /* INGOT_NO_UKERNEL */
+#endif /* ukernel.h */

@@ -22,12 +22,7 @@
 #include "rnn.h"
 #include "eltwise.h"
 #include "sgemm.h"
-#if defined(__has_include)
-#if !__has_include("ukernel.h")
-#define INGOT_NO_UKERNEL   /* runtime-stubs built alone: only the interface compiles */
-#endif
-#endif
-#ifndef INGOT_NO_UKERNEL
+#if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
 
 #include <string.h>
@@ -416,4 +411,4 @@ INGOT_KERNEL int ingot_x86_rnn(const void *params, const void *const *in, void *
 	}
 	return INGOT_OK;
 }
-#endif /* INGOT_NO_UKERNEL */
+#endif /* ukernel.h */

@@ -16,12 +16,7 @@
  * checks them against numpy). */
 #include "wino1d.h"
 #include "dconv.h"
-#if defined(__has_include)
-#if !__has_include("ukernel.h")
-#define INGOT_NO_UKERNEL   /* runtime-stubs built alone: only the interface compiles */
-#endif
-#endif
-#ifndef INGOT_NO_UKERNEL
+#if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
 
 #include <string.h>
@@ -221,4 +216,4 @@ INGOT_KERNEL int ingot_x86_wconv1(const void *params, const void *const *in, voi
 	}
 	return INGOT_OK;
 }
-#endif /* INGOT_NO_UKERNEL */
+#endif /* ukernel.h */
