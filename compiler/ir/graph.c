@@ -160,7 +160,7 @@ void ir_region_add_output(Graph *g, RegionId r, ValueId v)
 
 /* The ONNX names of the ops, from the op table (ops.h) */
 static const char *const op_names[] = {
-#define X(e, name, group, min_in, max_in, min_out, max_out, k) #name,
+#define X(e, name, ...) #name,
 	IR_OPS(X)
 #undef X
 };
