@@ -3,7 +3,7 @@
  * keeps its bodies, whose nodes count as readers of the outer values they use; the
  * bodies of a dead one die with it. */
 #include "passes.h"
-#include "control.h"
+#include "control_export.h"
 
 #include <stdlib.h>
 

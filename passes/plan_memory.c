@@ -24,7 +24,7 @@
  * planned the same way from offset 0 and shifted into the block. Outer values a
  * body reads stay live until the node is done. */
 #include "passes.h"
-#include "control.h"
+#include "control_export.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,25 +5,27 @@
  * the default --runner). Cross toolchains: Debian's gcc-aarch64-linux-gnu,
  * gcc-arm-linux-gnueabihf; emulators: qemu-user.
  *
- * X(ID, name, isa, vector_bits, vector_regs, l1d_kib, l2_kib, cc, cflags, emulator, simd)
- * simd: the folder of runtime-stubs/kernels/ with the target's SIMD kernels ("" = none). */
+ * X(ID, name, isa, vector_bits, vector_regs, l1d_kib, l2_kib, cc, cflags, emulator, simd, backend)
+ * simd: the folder of runtime-stubs/kernels/ with the target's SIMD kernels ("" = none).
+ * backend: the code generator that lowers its nodes, codegen/<backend>/ (c, x86, neon;
+ * codegen/target.c maps it to the backend's functions). */
 #ifndef INGOT_TARGETS_H
 #define INGOT_TARGETS_H
 
 #define INGOT_TARGET_CFLAGS "-O2 -std=c99 -Wall -Wextra -I."
 
 #define INGOT_TARGETS(X) \
-	X(C, "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "") \
+	X(C, "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "", c) \
 	X(X86_AVX2, "x86-avx2", "x86-64 with AVX2 and FMA", 256, 16, 32, 1024, "cc", \
-	  INGOT_TARGET_CFLAGS " -mavx2 -mfma", "", "x86") \
+	  INGOT_TARGET_CFLAGS " -mavx2 -mfma", "", "x86", x86) \
 	X(X86_AVX512, "x86-avx512", "x86-64 with AVX-512 F/BW/DQ/VL and FMA", 512, 32, 32, 1024, "cc", \
-	  INGOT_TARGET_CFLAGS " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma", "", "x86") \
+	  INGOT_TARGET_CFLAGS " -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma", "", "x86", x86) \
 	X(NEON, "neon", "aarch64 (ARMv8-A, Advanced SIMD)", 128, 32, 32, 512, "aarch64-linux-gnu-gcc", \
-	  INGOT_TARGET_CFLAGS " -march=armv8-a", "qemu-aarch64 -L /usr/aarch64-linux-gnu", "neon") \
+	  INGOT_TARGET_CFLAGS " -march=armv8-a", "qemu-aarch64 -L /usr/aarch64-linux-gnu", "neon", neon) \
 	X(NEON32, "neon32", "armv7-a hard-float with NEON (vfpv4); NEON flushes denormals to zero", \
 	  128, 16, 32, 512, "arm-linux-gnueabihf-gcc", \
 	  INGOT_TARGET_CFLAGS " -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard", \
-	  "qemu-arm -L /usr/arm-linux-gnueabihf", "neon")
+	  "qemu-arm -L /usr/arm-linux-gnueabihf", "neon", neon)
 
 /* --cpu tunings: X(target name, cpu, extra cflags) */
 #define INGOT_CPUS(X) \

@@ -1,11 +1,8 @@
-/* c_target.h — the C target's internals (sections: lower.c, kernels.c, emit.c, emit_par.c). */
+/* c_target.h — the C target's internals (sections: kernels.c, emit.c, emit_par.c). */
 #ifndef INGOT_C_TARGET_H
 #define INGOT_C_TARGET_H
 
 #include "codegen.h"
-
-/* lower.c: a node to a reference-kernel call */
-int cg_c_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc);
 
 /* kernels.c: the runtime-stubs families a graph's calls need, sorted, unique */
 typedef struct KernelSet {

@@ -4,7 +4,7 @@
 #define INGOT_CODEGEN_C_EMIT_IMPL_H
 
 #include "c_target.h"
-#include "control.h"
+#include "control_export.h"
 
 typedef struct Ctx {
 	Graph *g;

@@ -127,6 +127,11 @@ typedef struct Target {
 	int (*emit)(const struct Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
 } Target;
 
+/* lower.c: a node to its reference-kernel call (the C target's lower; every other
+ * target's fallback) */
+int cg_ref_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc);
+
+/* target.c (codegen/, on top of the backends): the table of targets/targets.h */
 const Target *cg_target_lookup(const char *name);   /* NULL if unknown */
 /* The best target for the machine ingot runs on ("host"). */
 const Target *cg_target_host(void);

@@ -8,7 +8,6 @@
  * kernels, and ingot itself is not built for ARM. */
 #include "param_layout.h"
 #include "neon_target.h"
-#include "c_target.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -200,7 +199,7 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 
 int cg_neon_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 {
-	if (cg_c_lower(t, g, n, kc))
+	if (cg_ref_lower(t, g, n, kc))
 		return -1;
 	if (kc->params)
 		pick(g, n, kc);

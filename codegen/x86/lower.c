@@ -12,7 +12,6 @@
  * folding never runs target kernels. */
 #include "param_layout.h"
 #include "x86_target.h"
-#include "c_target.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -215,7 +214,7 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		if (saved[i] != IR_NONE && g->values[saved[i]].packed)
 			node->in[i] = g->values[saved[i]].packed_from;
 	}
-	rc = cg_c_lower(t, g, n, ref);
+	rc = cg_ref_lower(t, g, n, ref);
 	for (int i = 1; i < node->n_in && i <= 2; i++)
 		node->in[i] = saved[i];
 	if (rc)

@@ -1,6 +1,5 @@
 /* graph.c — building the IR: regions, values, nodes and the constant blob. */
 #include "ir.h"
-#include "opimpl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -137,9 +136,9 @@ NodeId ir_node_new(Graph *g, RegionId r, Op op, int opset, const ValueId *in, in
 		n->origins[0] = arena_strdup(&g->arena, origin);
 		n->n_origins = 1;
 	}
-	const OpImpl *impl = op_info(op)->impl;
-	if (impl->attr_size)
-		n->attrs = arena_alloc(&g->arena, impl->attr_size);
+	size_t attr_size = ir_op_attrs(op).attr_size;
+	if (attr_size)
+		n->attrs = arena_alloc(&g->arena, attr_size);
 	Region *reg = &g->regions[r];
 	*VEC_PUSH(reg->nodes, reg->n_nodes, reg->cap_nodes) = id;
 	return id;
@@ -157,6 +156,27 @@ void ir_region_add_output(Graph *g, RegionId r, ValueId v)
 	Region *reg = &g->regions[r];
 	*VEC_PUSH(reg->outputs, reg->n_outputs, reg->cap_outputs) = v;
 	g->values[v].is_output = true;
+}
+
+/* The ONNX names of the ops, from the op table (ops.h) */
+static const char *const op_names[] = {
+#define X(e, name, ...) #name,
+	IR_OPS(X)
+#undef X
+};
+_Static_assert(sizeof op_names / sizeof op_names[0] == OP_COUNT, "op names and Op enum disagree");
+
+const char *ir_op_name(Op op)
+{
+	return (unsigned)op < OP_COUNT ? op_names[op] : "?";
+}
+
+Op ir_op_lookup(const char *name)
+{
+	for (int i = 0; i < OP_COUNT; i++)
+		if (strcmp(op_names[i], name) == 0)
+			return (Op)i;
+	return OP_COUNT;
 }
 
 const char *ir_node_name(const Graph *g, NodeId n)

@@ -248,6 +248,20 @@ typedef struct AttrField {
 	int64_t def;                /* the default value (AK_ENUM: its index) */
 } AttrField;
 
+/* The layout of an op's attribute struct (size 0: none), which IR print, parse and
+ * ir_node_new go by. The ops layer defines ir_op_attrs (compiler/ops/opimpl.c, from
+ * each group's OpImpl), so the IR never sees an op's implementation: it declares what
+ * it needs and the layer above supplies it at link time. */
+typedef struct OpAttrLayout {
+	size_t attr_size;
+	const AttrField *fields;
+	int n_fields;
+} OpAttrLayout;
+OpAttrLayout ir_op_attrs(Op op);
+/* A comment the IR printer writes above node n (FusedElementwise: its program), or
+ * false when it has none; defined by the ops layer too. */
+bool ir_node_comment(const Graph *g, NodeId n, char *buf, size_t cap);
+
 /* An attribute as the frontend read it, before an op group types it. */
 typedef enum RawAttrKind {
 	RA_INT, RA_FLOAT, RA_STRING, RA_INTS, RA_FLOATS, RA_STRINGS, RA_TENSOR, RA_GRAPH

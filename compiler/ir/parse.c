@@ -6,7 +6,6 @@
  * next body (If branches, Loop/Scan bodies), closed by `}`; names resolve in the
  * region first, then in the enclosing ones. */
 #include "ir.h"
-#include "opimpl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -432,11 +431,11 @@ static int parse_node(Parser *P)
 	NodeId id = ir_node_new(P->g, P->cur, op, P->g->opset, ins, n_in, outs, n_out, NULL);
 	P->last = id;
 	Node *n = &P->g->nodes[id];
-	const OpImpl *impl = op_info(op)->impl;
+	const OpAttrLayout lay = ir_op_attrs(op);
 	/* list attributes not printed are absent; a field with a default not printed has
 	 * it (print.c) */
-	for (int i = 0; i < impl->n_fields; i++) {
-		const AttrField *af = &impl->fields[i];
+	for (int i = 0; i < lay.n_fields; i++) {
+		const AttrField *af = &lay.fields[i];
 		void *p = (char *)n->attrs + af->off;
 		if (af->kind == AK_INTS)
 			((IntList *)p)->n = -1;
@@ -452,9 +451,9 @@ static int parse_node(Parser *P)
 			const AttrField *af = NULL;
 			if (parse_word(P) || expect(P, "="))
 				return -1;
-			for (int i = 0; i < impl->n_fields; i++)
-				if (strcmp(impl->fields[i].name, P->buf) == 0)
-					af = &impl->fields[i];
+			for (int i = 0; i < lay.n_fields; i++)
+				if (strcmp(lay.fields[i].name, P->buf) == 0)
+					af = &lay.fields[i];
 			if (!af)
 				return fail(P, "%s has no attribute '%s'", ir_op_name(op), P->buf);
 			if (parse_attr_value(P, af, n->attrs))

@@ -8,7 +8,6 @@
  *   output %y
  */
 #include "ir.h"
-#include "opimpl.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -127,12 +126,12 @@ static bool elided_default(const AttrField *af, const char *p)
 
 static void print_attrs(FILE *f, const Node *n)
 {
-	const OpImpl *impl = op_info(n->op)->impl;
+	const OpAttrLayout lay = ir_op_attrs(n->op);
 	bool first = true;
-	if (!n->attrs || impl->n_fields == 0)
+	if (!n->attrs || lay.n_fields == 0)
 		return;
-	for (int i = 0; i < impl->n_fields; i++) {
-		const AttrField *af = &impl->fields[i];
+	for (int i = 0; i < lay.n_fields; i++) {
+		const AttrField *af = &lay.fields[i];
 		const char *p = (const char *)n->attrs + af->off;
 		if (af->kind == AK_INTS && ((const IntList *)(const void *)p)->n < 0)
 			continue;
@@ -240,7 +239,7 @@ static void print_node(FILE *f, const Graph *g, NodeId id, int depth, bool plan)
 {
 	const Node *n = &g->nodes[id];
 	char prog[2048];
-	if (n->op == OP_FUSED_ELEMENTWISE && ops_fused_describe(g, id, prog, sizeof prog))
+	if (ir_node_comment(g, id, prog, sizeof prog))
 		fprintf(f, "%*s// %s\n", depth * 2, "", prog);   /* what the loop computes */
 	fprintf(f, "%*s", depth * 2, "");
 	for (int i = 0; i < n->n_out; i++) {

@@ -1,7 +1,6 @@
 /* verify.c — structural invariants of the IR, checked after the frontend and after
  * every pass in debug and test builds. A violation is a compiler bug. */
 #include "ir.h"
-#include "opimpl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,17 +19,16 @@ const OpInfo *op_info(Op op)
 	return &op_table[op];
 }
 
-const char *ir_op_name(Op op)
+/* What the IR declares and the ops layer supplies (ir.h) */
+OpAttrLayout ir_op_attrs(Op op)
 {
-	return (unsigned)op < OP_COUNT ? op_table[op].name : "?";
+	const OpImpl *impl = op_info(op)->impl;
+	return (OpAttrLayout){ impl->attr_size, impl->fields, impl->n_fields };
 }
 
-Op ir_op_lookup(const char *name)
+bool ir_node_comment(const Graph *g, NodeId n, char *buf, size_t cap)
 {
-	for (int i = 0; i < OP_COUNT; i++)
-		if (strcmp(op_table[i].name, name) == 0)
-			return (Op)i;
-	return OP_COUNT;
+	return g->nodes[n].op == OP_FUSED_ELEMENTWISE && ops_fused_describe(g, n, buf, cap);
 }
 
 const DType dtl_float[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_UNDEF };

@@ -17,7 +17,7 @@ headers = []
 for top in ("compiler", "passes", "codegen", "runtime-stubs"):
     headers += glob.glob(os.path.join(src, top, "**", "*.h"), recursive=True)
 dirs = sorted({os.path.dirname(h) for h in headers})
-incs = ["-I" + d for d in dirs] + ["-I" + os.path.join(build, d) for d in ("compiler", "runtime-stubs")]
+incs = ["-I" + d for d in dirs] + ["-I" + os.path.join(build, d) for d in ("compiler/frontend", "runtime-stubs")]
 bad = 0
 with tempfile.TemporaryDirectory() as tmp:
     tu = os.path.join(tmp, "tu.c")

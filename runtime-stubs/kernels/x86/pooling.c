@@ -7,6 +7,7 @@
  * AveragePool multiplies inside windows by the reciprocal of their count (one
  * rounding more than the reference's division: at most 1 ulp apart). */
 #include "pooling.h"
+#if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
 
 /* Positions k = 0..n-1 of a window starting at `start` (step dil) inside [0, len):
@@ -218,3 +219,4 @@ INGOT_KERNEL int ingot_x86_global_pool(const void *params, const void *const *in
 	}
 	return INGOT_OK;
 }
+#endif /* ukernel.h */

@@ -1,6 +1,8 @@
 /* target.c — the target table (targets/targets.h). Every target emits the portable
  * C of the reference kernels, compiled with its own compiler and ISA flags; the
- * SIMD targets add generated microkernels on top (see the performance work). */
+ * SIMD targets add generated microkernels on top (see the performance work).
+ * The one file that sees every backend (codegen/{c,x86,neon}): the library on top
+ * of them, below the driver. */
 #include "c_target.h"
 #include "neon_target.h"
 #include "x86_target.h"
@@ -8,11 +10,19 @@
 
 #include <string.h>
 
+/* Each backend's lower and prepare, by the targets.h backend column; every target
+ * emits through the C target (cg_c_emit). */
+#define BACKEND_LOWER_c cg_ref_lower
+#define BACKEND_PREPARE_c NULL
+#define BACKEND_LOWER_x86 cg_x86_lower
+#define BACKEND_PREPARE_x86 cg_x86_prepare
+#define BACKEND_LOWER_neon cg_neon_lower
+#define BACKEND_PREPARE_neon NULL
+
 static const Target targets[] = {
-#define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd) \
+#define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, backend) \
 	{ name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, \
-	  simd[0] == 'n' ? cg_neon_lower : simd[0] == 'x' ? cg_x86_lower : cg_c_lower, \
-	  simd[0] == 'x' ? cg_x86_prepare : NULL, cg_c_emit },
+	  BACKEND_LOWER_##backend, BACKEND_PREPARE_##backend, cg_c_emit },
 	INGOT_TARGETS(X)
 #undef X
 };
@@ -24,7 +34,7 @@ static const struct { const char *target, *cpu, *flags; } cpus[] = {
 };
 
 const Target cg_target_c = { "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "",
-	                     cg_c_lower, NULL, cg_c_emit };
+	                     cg_ref_lower, NULL, cg_c_emit };
 
 const Target *cg_target_lookup(const char *name)
 {
