@@ -23,6 +23,7 @@
  * within tolerance rather than exact. */
 #include "emit_impl.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,18 +47,32 @@ typedef struct Step {
 	float pa, pb, pg;
 } Step;
 
-/* Per-element functions of the unary codes (ewmath.h) and the attributes they take
- * after x: 'a' alpha, 'b' beta, 'g' gamma. ORDER EW_UNARY */
-static const struct { const char *fn, *onnx, *args; } unary[] = {
-	{ "abs", "Abs", "" }, { "ceil", "Ceil", "" }, { "elu", "Elu", "a" }, { "erf", "Erf", "" },
-	{ "exp", "Exp", "" }, { "floor", "Floor", "" }, { "hard_sigmoid", "HardSigmoid", "ab" },
-	{ "hard_swish", "HardSwish", "ab" }, { "leaky_relu", "LeakyRelu", "a" }, { "log", "Log", "" },
-	{ "neg", "Neg", "" }, { NULL, "Not", "" }, { "reciprocal", "Reciprocal", "" },
-	{ "relu", "Relu", "" }, { "selu", "Selu", "ag" }, { "sigmoid", "Sigmoid", "" },
-	{ "softplus", "Softplus", "" }, { "softsign", "Softsign", "" }, { "sqrt", "Sqrt", "" },
-	{ "tanh", "Tanh", "" },
+/* The unary codes from ewtable.h's rows: the per-element function (ewmath.h; NULL:
+ * none for floats), the ONNX name, the attributes it takes after x ('a' alpha,
+ * 'b' beta, 'g' gamma) and the vector form (NULL: none), a uk_* expression in x,
+ * A and B (alpha and beta as vectors) and H (the vector al * x + be). */
+#define FN_U(fn) #fn
+#define FN_UA(fn) #fn
+#define FN_UX(fn) NULL
+#define VS_VEC(expr) #expr
+#define VS_NOVEC NULL
+#define X(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_UNARY_##R([U] = { FN_##R(fn), #On, INGOT_EW_ARGS_##PAR, VS_##V },)
+static const struct { const char *fn, *onnx, *args, *vec; } unary[INGOT_EW_N_UNARY] = {
+	INGOT_EW_TABLE(X)
 };
-_Static_assert(sizeof unary / sizeof unary[0] == INGOT_EW_TANH + 1, "ORDER EW_UNARY");
+#undef X
+#undef FN_U
+#undef FN_UA
+#undef FN_UX
+#undef VS_VEC
+#undef VS_NOVEC
+_Static_assert(INGOT_EW_N_UNARY <= INGOT_FE_BINARY, "unary codes overlap the binary steps");
+
+static bool is_unary(int code)
+{
+	return code >= 0 && code < INGOT_EW_N_UNARY;
+}
 
 static const char *binary_fn(int code)
 {
@@ -263,6 +278,55 @@ static bool pow_by_two(const Graph *g, const Node *n, const Step *t)
 	return t->code == INGOT_FE_BINARY + INGOT_EW_POW && t->b < n->n_in && const_two(g, n->in[t->b]);
 }
 
+/* vec (ewtable.h's vector form) with x, A, B and H replaced by the operand a, the
+ * vectors alpha and beta, and the temporary t<k>, into buf. */
+static void vec_subst(char *buf, size_t cap, const char *vec, int k, const char *a,
+                      const char *lit_a, const char *lit_b)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (const char *p = vec; *p;) {
+		const char *q = p;
+		char word[16];
+		if (isalpha((unsigned char)*p) || *p == '_' || isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*q) || *q == '_' || *q == '.')
+				q++;
+		} else {
+			q++;
+		}
+		const char *rep = NULL;
+		if (q - p == 1 && !isdigit((unsigned char)*p)) {
+			rep = *p == 'x' ? a : *p == 'A' ? lit_a : *p == 'B' ? lit_b : NULL;
+			if (*p == 'H') {
+				snprintf(word, sizeof word, "t%d", k);
+				rep = word;
+			}
+		}
+		if (rep)
+			len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s", rep);
+		else
+			len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%.*s", (int)(q - p), p);
+		p = q;
+	}
+	if (len >= cap)
+		die("vector form too long: %s", vec);
+}
+
+/* The vector statements of a unary step with vector form vec: where vec reads H,
+ * first `t<k> = al * x + be` (HardSigmoid's argument, as simd/vmath.h's vm_unit
+ * takes it), then `v<k> = vec`. */
+static void vector_unary(Emitter *e, const char *vec, int k, const char *a, const char *lit_a,
+                         const char *lit_b)
+{
+	char buf[512];
+	if (strchr(vec, 'H')) {
+		snprintf(buf, sizeof buf, "uk_add(uk_mul(%s, %s), %s)", lit_a, a, lit_b);
+		em_line(e, "const uk_vec t%d = %s;", k, buf);
+	}
+	vec_subst(buf, sizeof buf, vec, k, a, lit_a, lit_b);
+	em_line(e, "const uk_vec v%d = %s;", k, buf);
+}
+
 /* The vector statement of step k (`uk_vec v<k> = ...;`), or a lane-by-lane loop
  * through the per-element function where the op has no vector form here. */
 static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t, int k, int vf)
@@ -280,6 +344,10 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 	}
 	const char *expr = NULL;
 	int flags = (int)t->pg;
+	if (is_unary(t->code) && unary[t->code].vec) {
+		vector_unary(e, unary[t->code].vec, k, a, lit[0], lit[1]);
+		return;
+	}
 	switch (t->code) {
 	case INGOT_FE_BINARY + INGOT_EW_ADD: expr = "uk_add(%1$s, %2$s)"; break;
 	case INGOT_FE_BINARY + INGOT_EW_SUB: expr = "uk_sub(%1$s, %2$s)"; break;
@@ -289,29 +357,6 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 		if (pow_by_two(g, n, t))
 			expr = "uk_mul(%1$s, %1$s)";
 		break;
-	case INGOT_EW_ABS: expr = "uk_abs(%1$s)"; break;
-	case INGOT_EW_NEG: expr = "uk_mul(%1$s, uk_bcast(-1.0f))"; break;
-	case INGOT_EW_RELU: expr = "uk_sel_lt(%1$s, uk_zero(), %1$s, uk_zero())"; break;
-	case INGOT_EW_LEAKY_RELU: expr = "uk_sel_lt(%1$s, uk_zero(), %1$s, uk_mul(%3$s, %1$s))"; break;
-	case INGOT_EW_FLOOR: expr = "uk_floor(%1$s)"; break;
-	case INGOT_EW_CEIL:   /* -floor(-x): exact, -0 included */
-		expr = "uk_mul(uk_floor(uk_mul(%1$s, uk_bcast(-1.0f))), uk_bcast(-1.0f))";
-		break;
-	case INGOT_EW_RECIPROCAL: expr = "uk_div(uk_bcast(1.0f), %1$s)"; break;
-	case INGOT_EW_SOFTSIGN: expr = "uk_div(%1$s, uk_add(uk_bcast(1.0f), uk_abs(%1$s)))"; break;
-	case INGOT_EW_HARD_SIGMOID: case INGOT_EW_HARD_SWISH:
-		/* fmax(0, fmin(1, al * x + be)) as the reference (simd/vmath.h's vm_unit) */
-		snprintf(buf, sizeof buf, "uk_add(uk_mul(%s, %s), %s)", lit[0], a, lit[1]);
-		em_line(e, "const uk_vec t%d = %s;", k, buf);
-		if (t->code == INGOT_EW_HARD_SWISH)   /* x * that */
-			em_line(e, "const uk_vec v%d = uk_mul(%s, vm_unit(t%d));", k, a, k);
-		else
-			em_line(e, "const uk_vec v%d = vm_unit(t%d);", k, k);
-		return;
-	case INGOT_EW_EXP: expr = "vm_exp(%1$s)"; break;
-	case INGOT_EW_SIGMOID: expr = "vm_sigmoid(%1$s)"; break;
-	case INGOT_EW_TANH: expr = "vm_tanh(%1$s)"; break;
-	case INGOT_EW_ERF: expr = "vm_erf(%1$s)"; break;
 	case INGOT_FE_CLIP:   /* v < lo ? lo : v, then hi < v ? hi : v; NaN stays */
 		if (flags & 1) {
 			snprintf(buf, sizeof buf, "uk_sel_lt(%s, %s, %s, %s)", a, lit[0], a, lit[0]);
@@ -333,7 +378,7 @@ static void vector_step(Emitter *e, const Graph *g, const Node *n, const Step *t
 	}
 	/* no vector form: lane by lane through the per-element function */
 	em_line(e, "uk_vec v%d;", k);
-	em_line(e, "{   /* %s: no vector form here, lane by lane */", t->code <= INGOT_EW_TANH ?
+	em_line(e, "{   /* %s: no vector form here, lane by lane */", is_unary(t->code) ?
 	        unary[t->code].onnx : "Pow");
 	e->indent++;
 	if (is_binary(t->code))
@@ -530,8 +575,8 @@ int cg_c_emit_fused(Ctx *c, NodeId id, KernelCall *kc)
 		st[k].pa = pa[k];
 		st[k].pb = pb[k];
 		st[k].pg = pg[k];
-		if (st[k].code < 0 || (st[k].code <= INGOT_EW_TANH && !unary[st[k].code].fn) ||
-		    (st[k].code > INGOT_EW_TANH && st[k].code != INGOT_FE_CLIP && !binary_fn(st[k].code)))
+		if (st[k].code < 0 || (is_unary(st[k].code) && !unary[st[k].code].fn) ||
+		    (!is_unary(st[k].code) && st[k].code != INGOT_FE_CLIP && !binary_fn(st[k].code)))
 			return -1;
 	}
 	make_nest(p, &L);

@@ -56,7 +56,10 @@ int cg_c_copy_kernels(const KernelSet *s, const char *out_dir, DiagSink *d)
 {
 	char dir[4096], path[256];
 	snprintf(dir, sizeof dir, "%s/kernels", out_dir);
-	if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, "ingot_rt.h", d))
+	/* ewtable.h: the unary and activation codes, which the headers of several
+	 * families (elementwise, conv, linalg, their SIMD forms) take from it */
+	if (cg_mkdir_p(dir, d) || cg_copy_stub(out_dir, "ingot_rt.h", d) ||
+	    cg_copy_stub(out_dir, "kernels/ewtable.h", d))
 		return -1;
 	for (size_t i = 0; i < COUNTOF(extra_headers); i++) {
 		int k = 0;

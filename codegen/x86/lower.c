@@ -135,18 +135,6 @@ _Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_
 _Static_assert(EQ(INGOT_VB_ADD, INGOT_EW_ADD) && EQ(INGOT_VB_SUB, INGOT_EW_SUB) &&
                EQ(INGOT_VB_MUL, INGOT_EW_MUL) && EQ(INGOT_VB_DIV, INGOT_EW_DIV),
                "simd/vbinary.h's op codes differ from the reference");
-_Static_assert(EQ(INGOT_X86_ACT_RELU, INGOT_CONV_ACT_RELU) &&
-               EQ(INGOT_X86_ACT_CLIP, INGOT_CONV_ACT_CLIP) &&
-               EQ(INGOT_X86_ACT_LEAKY_RELU, INGOT_CONV_ACT_LEAKY_RELU) &&
-               EQ(INGOT_X86_ACT_SIGMOID, INGOT_CONV_ACT_SIGMOID) &&
-               EQ(INGOT_X86_ACT_HARD_SIGMOID, INGOT_CONV_ACT_HARD_SIGMOID) &&
-               EQ(INGOT_X86_ACT_HARD_SWISH, INGOT_CONV_ACT_HARD_SWISH) &&
-               EQ(INGOT_X86_ACT_TANH, INGOT_CONV_ACT_TANH) &&
-               EQ(INGOT_X86_ACT_GELU, INGOT_CONV_ACT_GELU) &&
-               EQ(INGOT_X86_ACT_GELU_TANH, INGOT_CONV_ACT_GELU_TANH) &&
-               EQ(INGOT_CONV_ACT_GELU_TANH, INGOT_LINALG_ACT_GELU_TANH) &&
-               EQ(INGOT_CONV_ACT_CLIP, INGOT_LINALG_ACT_CLIP),
-               "x86 activation codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_X86_POOL_AVG, INGOT_POOL_AVG),
                "x86 pooling kinds differ from the reference");
 

@@ -24,20 +24,15 @@ enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
 static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID",
                                               NULL };
 
-/* ORDER ACT: index = the kernel's INGOT_CONV_ACT_* code */
-static const char *const act_names[] = { "none", "relu", "clip", "leaky_relu", "sigmoid",
-                                         "hard_sigmoid", "hard_swish", "tanh", "gelu",
-                                         "gelu_tanh", NULL };
+/* index = the kernel's INGOT_CONV_ACT_* code = ewtable.h's epilogue code; the names are
+ * ewtable.h's fn column */
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = #fn,)
+static const char *const act_names[INGOT_EW_N_ACT + 1] = { "none", INGOT_EW_TABLE(X) };
+#undef X
 /* how many act_params each activation takes */
-static const int act_n_params[] = { 0, 0, 2, 1, 0, 2, 0, 0, 0, 0 };
-_Static_assert(INGOT_CONV_ACT_GELU_TANH == 9 && COUNTOF(act_n_params) == 10,
-               "activation table and kernel codes disagree");
-/* the kernel runs these codes through ewmath.h's ingot_ew*_act */
-#define ACT_EQ(x) ((int)INGOT_CONV_ACT_##x == (int)INGOT_EW_ACT_##x)
-_Static_assert(ACT_EQ(RELU) && ACT_EQ(CLIP) && ACT_EQ(LEAKY_RELU) && ACT_EQ(SIGMOID) &&
-               ACT_EQ(HARD_SIGMOID) && ACT_EQ(HARD_SWISH) && ACT_EQ(TANH) && ACT_EQ(GELU) &&
-               ACT_EQ(GELU_TANH), "activation codes differ from ewmath.h's");
-#undef ACT_EQ
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = INGOT_EW_NPAR_##PAR,)
+static const int act_n_params[INGOT_EW_N_ACT] = { 0, INGOT_EW_TABLE(X) };
+#undef X
 
 /* ConvAttrs and its EpilogueAttrs are in op_attrs.h */
 

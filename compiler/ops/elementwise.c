@@ -210,30 +210,13 @@ static int unary_infer(InferCtx *c)
 	return 0;
 }
 
-/* ORDER EW_UNARY: the kernel's op code of each unary op */
+/* The kernel's op code of each unary op (ewtable.h: OP_<NAME> runs INGOT_EW_<NAME>) */
 static int64_t unary_code(Op op)
 {
 	switch (op) {
-	case OP_ABS: return INGOT_EW_ABS;
-	case OP_CEIL: return INGOT_EW_CEIL;
-	case OP_ELU: return INGOT_EW_ELU;
-	case OP_ERF: return INGOT_EW_ERF;
-	case OP_EXP: return INGOT_EW_EXP;
-	case OP_FLOOR: return INGOT_EW_FLOOR;
-	case OP_HARD_SIGMOID: return INGOT_EW_HARD_SIGMOID;
-	case OP_HARD_SWISH: return INGOT_EW_HARD_SWISH;
-	case OP_LEAKY_RELU: return INGOT_EW_LEAKY_RELU;
-	case OP_LOG: return INGOT_EW_LOG;
-	case OP_NEG: return INGOT_EW_NEG;
-	case OP_NOT: return INGOT_EW_NOT;
-	case OP_RECIPROCAL: return INGOT_EW_RECIPROCAL;
-	case OP_RELU: return INGOT_EW_RELU;
-	case OP_SELU: return INGOT_EW_SELU;
-	case OP_SIGMOID: return INGOT_EW_SIGMOID;
-	case OP_SOFTPLUS: return INGOT_EW_SOFTPLUS;
-	case OP_SOFTSIGN: return INGOT_EW_SOFTSIGN;
-	case OP_SQRT: return INGOT_EW_SQRT;
-	case OP_TANH: return INGOT_EW_TANH;
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_UNARY_##R(case OP_##N: return INGOT_EW_##N;)
+	INGOT_EW_TABLE(X)
+#undef X
 	default: return -1;
 	}
 }

@@ -32,7 +32,7 @@ static int fused_import(ImportCtx *c)
 /* A step code the kernel knows: f32 unary ops, the f32 arithmetic binary ops, Clip. */
 static bool known_code(int64_t code)
 {
-	if (code >= INGOT_EW_ABS && code <= INGOT_EW_TANH)
+	if (code >= 0 && code < INGOT_EW_N_UNARY)
 		return code != INGOT_EW_NOT;
 	switch (code - INGOT_FE_BINARY) {
 	case INGOT_EW_ADD: case INGOT_EW_SUB: case INGOT_EW_MUL: case INGOT_EW_DIV: case INGOT_EW_POW:
@@ -95,14 +95,13 @@ static int fused_infer(InferCtx *c)
 	return 0;
 }
 
-/* ONNX names of the step codes. ORDER EW_UNARY, then the binary codes. */
+/* ONNX names of the step codes: ewtable.h's unary rows, then the binary codes. */
 static const char *step_name(int64_t code)
 {
-	static const char *const unary[] = { "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "HardSigmoid",
-		"HardSwish", "LeakyRelu", "Log", "Neg", "Not", "Reciprocal", "Relu", "Selu", "Sigmoid",
-		"Softplus", "Softsign", "Sqrt", "Tanh" };
-	_Static_assert(sizeof unary / sizeof unary[0] == INGOT_EW_TANH + 1, "ORDER EW_UNARY");
-	if (code >= 0 && code <= INGOT_EW_TANH)
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_UNARY_##R([U] = #On,)
+	static const char *const unary[INGOT_EW_N_UNARY] = { INGOT_EW_TABLE(X) };
+#undef X
+	if (code >= 0 && code < INGOT_EW_N_UNARY)
 		return unary[code];
 	switch (code - INGOT_FE_BINARY) {
 	case INGOT_EW_ADD: return "Add";

@@ -40,19 +40,15 @@ static int check_size(InferCtx *c, int slot)
 
 /* ---- the fused epilogue, shared by MatMul and Gemm ---- */
 
-/* ORDER ACT: index = the kernel's INGOT_LINALG_ACT_* code (as in conv.c) */
-static const char *const act_names[] = { "none", "relu", "clip", "leaky_relu", "sigmoid",
-                                         "hard_sigmoid", "hard_swish", "tanh", "gelu",
-                                         "gelu_tanh", NULL };
-static const int act_n_params[] = { 0, 0, 2, 1, 0, 2, 0, 0, 0, 0 };
-_Static_assert(INGOT_LINALG_ACT_GELU_TANH == 9 && COUNTOF(act_n_params) == 10,
-               "activation table and kernel codes disagree");
-/* the kernel runs these codes through ewmath.h's ingot_ew*_act */
-#define ACT_EQ(x) ((int)INGOT_LINALG_ACT_##x == (int)INGOT_EW_ACT_##x)
-_Static_assert(ACT_EQ(RELU) && ACT_EQ(CLIP) && ACT_EQ(LEAKY_RELU) && ACT_EQ(SIGMOID) &&
-               ACT_EQ(HARD_SIGMOID) && ACT_EQ(HARD_SWISH) && ACT_EQ(TANH) && ACT_EQ(GELU) &&
-               ACT_EQ(GELU_TANH), "activation codes differ from ewmath.h's");
-#undef ACT_EQ
+/* index = the kernel's INGOT_LINALG_ACT_* code = ewtable.h's epilogue code; the names are
+ * ewtable.h's fn column */
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = #fn,)
+static const char *const act_names[INGOT_EW_N_ACT + 1] = { "none", INGOT_EW_TABLE(X) };
+#undef X
+/* how many act_params each activation takes */
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = INGOT_EW_NPAR_##PAR,)
+static const int act_n_params[INGOT_EW_N_ACT] = { 0, INGOT_EW_TABLE(X) };
+#undef X
 
 /* The fields of EpilogueAttrs (op_attrs.h), never imported from ONNX, set by passes;
  * it is the first member of both attr structs. */

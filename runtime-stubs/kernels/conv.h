@@ -7,13 +7,13 @@
 #define INGOT_KERNELS_CONV_H
 
 #include "ingot_rt.h"
+#include "ewtable.h"
 
-/* Fused epilogue activations (field `act`), applied after bias and residual. ORDER ACT */
-enum {
-	INGOT_CONV_ACT_NONE, INGOT_CONV_ACT_RELU, INGOT_CONV_ACT_CLIP, INGOT_CONV_ACT_LEAKY_RELU,
-	INGOT_CONV_ACT_SIGMOID, INGOT_CONV_ACT_HARD_SIGMOID, INGOT_CONV_ACT_HARD_SWISH,
-	INGOT_CONV_ACT_TANH, INGOT_CONV_ACT_GELU, INGOT_CONV_ACT_GELU_TANH
-};
+/* Fused epilogue activations (field `act`), applied after bias and residual:
+ * ewtable.h's epilogue codes. */
+#define INGOT_EW_ACT_PFX(N) INGOT_CONV_ACT_##N
+enum { INGOT_CONV_ACT_NONE, INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };
+#undef INGOT_EW_ACT_PFX
 
 /* in[0] X (N, C, spatial...), in[1] W, in[2] bias (M) when has_bias (the in[] array
  * may end before slot 2 otherwise), in[3] the residual (shaped like Y) when

@@ -277,28 +277,13 @@ static INGOT_UNUSED int ew_bad_rank(int64_t rank)
 
 /* ---- unary ---- */
 
-/* Float-class unary ops (ewmath.h), for float (P = ingot_ewf_) and double (ingot_ewd_). */
-#define EW_UNARY_FLOAT(P) \
+/* Float-class unary ops (ewtable.h's rows, ewmath.h), for float (EW_P(fn) =
+ * ingot_ewf_<fn>) and double (ingot_ewd_<fn>). */
+#define EW_UNARY_CASE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_FLOAT_##R( \
+	case INGOT_EW_##N: EW_U(INGOT_EW_CALL_##PAR(EW_P, fn)))
+#define EW_UNARY_FLOAT \
 	switch (p->op) { \
-	case INGOT_EW_ABS: EW_U(P##abs(x)) \
-	case INGOT_EW_CEIL: EW_U(P##ceil(x)) \
-	case INGOT_EW_ELU: EW_U(P##elu(x, al)) \
-	case INGOT_EW_ERF: EW_U(P##erf(x)) \
-	case INGOT_EW_EXP: EW_U(P##exp(x)) \
-	case INGOT_EW_FLOOR: EW_U(P##floor(x)) \
-	case INGOT_EW_HARD_SIGMOID: EW_U(P##hard_sigmoid(x, al, be)) \
-	case INGOT_EW_HARD_SWISH: EW_U(P##hard_swish(x, al, be)) \
-	case INGOT_EW_LEAKY_RELU: EW_U(P##leaky_relu(x, al)) \
-	case INGOT_EW_LOG: EW_U(P##log(x)) \
-	case INGOT_EW_NEG: EW_U(P##neg(x)) \
-	case INGOT_EW_RECIPROCAL: EW_U(P##reciprocal(x)) \
-	case INGOT_EW_RELU: EW_U(P##relu(x)) \
-	case INGOT_EW_SELU: EW_U(P##selu(x, al, ga)) \
-	case INGOT_EW_SIGMOID: EW_U(P##sigmoid(x)) \
-	case INGOT_EW_SOFTPLUS: EW_U(P##softplus(x)) \
-	case INGOT_EW_SOFTSIGN: EW_U(P##softsign(x)) \
-	case INGOT_EW_SQRT: EW_U(P##sqrt(x)) \
-	case INGOT_EW_TANH: EW_U(P##tanh(x)) \
+	INGOT_EW_TABLE(EW_UNARY_CASE) \
 	default: return INGOT_EINVAL; \
 	}
 
@@ -315,8 +300,13 @@ static INGOT_UNUSED int NAME(const ingot_unary_params *p, const TT *restrict s, 
 	BODY \
 	return INGOT_OK; \
 }
-EW_UNARY_FN(ew_unary_f32, float, EW_UNARY_FLOAT(ingot_ewf_))
-EW_UNARY_FN(ew_unary_f64, double, EW_UNARY_FLOAT(ingot_ewd_))
+#define EW_P(fn) ingot_ewf_##fn
+EW_UNARY_FN(ew_unary_f32, float, EW_UNARY_FLOAT)
+#undef EW_P
+#define EW_P(fn) ingot_ewd_##fn
+EW_UNARY_FN(ew_unary_f64, double, EW_UNARY_FLOAT)
+#undef EW_P
+#undef EW_UNARY_CASE
 EW_UNARY_FN(ew_unary_i64, int64_t,
 	switch (p->op) {   /* negation in uint64: wraps instead of overflowing */
 	case INGOT_EW_ABS: EW_U(x < 0 ? (T)(0u - (uint64_t)x) : x)

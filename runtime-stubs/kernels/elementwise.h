@@ -11,15 +11,12 @@
 #define INGOT_KERNELS_ELEMENTWISE_H
 
 #include "ingot_rt.h"
+#include "ewtable.h"
 
-/* Op codes of ingot_unary (field `op`). ORDER EW_UNARY */
-enum {
-	INGOT_EW_ABS, INGOT_EW_CEIL, INGOT_EW_ELU, INGOT_EW_ERF, INGOT_EW_EXP,
-	INGOT_EW_FLOOR, INGOT_EW_HARD_SIGMOID, INGOT_EW_HARD_SWISH, INGOT_EW_LEAKY_RELU,
-	INGOT_EW_LOG, INGOT_EW_NEG, INGOT_EW_NOT, INGOT_EW_RECIPROCAL, INGOT_EW_RELU,
-	INGOT_EW_SELU, INGOT_EW_SIGMOID, INGOT_EW_SOFTPLUS, INGOT_EW_SOFTSIGN,
-	INGOT_EW_SQRT, INGOT_EW_TANH
-};
+/* Op codes of ingot_unary (field `op`): the U codes of ewtable.h's rows. */
+#define INGOT_EW_UNARY_CODE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_UNARY_##R(INGOT_EW_##N = U,)
+enum { INGOT_EW_TABLE(INGOT_EW_UNARY_CODE) };
+#undef INGOT_EW_UNARY_CODE
 
 /* Op codes of ingot_binary and ingot_variadic (MAX, MIN, ADD, MEAN there). */
 enum {

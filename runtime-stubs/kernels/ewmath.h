@@ -6,8 +6,8 @@
  * does the code ingot generates for a fused elementwise chain: a fused node
  * computes the very bits the separate nodes compute (-O0 and -O2 agree).
  *
- * Each float formula is written once for float (prefix ingot_ewf_, S = f: expf...)
- * and double (prefix ingot_ewd_, S empty: exp...):
+ * The unary and activation formulas are ewtable.h's rows; each is defined here for
+ * float (prefix ingot_ewf_: expf...) and double (prefix ingot_ewd_: exp...):
  *     float y = ingot_ewf_sigmoid(x);      double z = ingot_ewd_elu(x, 1.0);
  * al, be, ga are the op's ONNX attributes (alpha, beta, gamma; HardSwish uses
  * al = 1/6, be = 0.5). NaN propagates as numpy: through Max/Min and Clip too.
@@ -18,45 +18,13 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "ewtable.h"
+
 #if defined(__GNUC__)
 #define INGOT_EW_INLINE static inline __attribute__((unused))
 #else
 #define INGOT_EW_INLINE static inline
 #endif
-
-/* Unary ops. */
-#define INGOT_EW_UNARY_MATH(T, S, P) \
-INGOT_EW_INLINE T P##abs(T x) { return fabs##S(x); } \
-INGOT_EW_INLINE T P##ceil(T x) { return ceil##S(x); } \
-INGOT_EW_INLINE T P##elu(T x, T al) { return x < 0 ? al * expm1##S(x) : x; } \
-INGOT_EW_INLINE T P##erf(T x) { return erf##S(x); } \
-INGOT_EW_INLINE T P##exp(T x) { return exp##S(x); } \
-INGOT_EW_INLINE T P##floor(T x) { return floor##S(x); } \
-/* Gelu: 0.5 x (1 + erf(x / sqrt 2)) written as 0.5 x erfc(-x / sqrt 2), which keeps \
- * its relative accuracy below 0, where 1 + erf cancels */ \
-INGOT_EW_INLINE T P##gelu(T x) { return (T)0.5 * x * erfc##S(x * (T)-0.70710678118654752440); } \
-/* Gelu, tanh form: 0.5 x (1 + tanh z) = x / (1 + e^-2z), z = sqrt(2/pi) (x + 0.044715 x^3), \
- * no cancellation either */ \
-INGOT_EW_INLINE T P##gelu_tanh(T x) \
-{ return x / ((T)1 + exp##S((T)-1.59576912160573071176 * (x + (T)0.044715 * x * x * x))); } \
-INGOT_EW_INLINE T P##hard_sigmoid(T x, T al, T be) \
-{ return fmax##S((T)0, fmin##S((T)1, al * x + be)); } \
-INGOT_EW_INLINE T P##hard_swish(T x, T al, T be) \
-{ return x * fmax##S((T)0, fmin##S((T)1, al * x + be)); } \
-INGOT_EW_INLINE T P##leaky_relu(T x, T al) { return x < 0 ? al * x : x; } \
-INGOT_EW_INLINE T P##log(T x) { return log##S(x); } \
-INGOT_EW_INLINE T P##neg(T x) { return -x; } \
-INGOT_EW_INLINE T P##reciprocal(T x) { return (T)1 / x; } \
-INGOT_EW_INLINE T P##relu(T x) { return x < 0 ? (T)0 : x; } \
-INGOT_EW_INLINE T P##selu(T x, T al, T ga) { return x <= 0 ? ga * al * expm1##S(x) : ga * x; } \
-/* e^-|x| never overflows: 1 / (1 + e^-x) above 0, e^x / (1 + e^x) below */ \
-INGOT_EW_INLINE T P##sigmoid(T x) \
-{ return x >= 0 ? (T)1 / ((T)1 + exp##S(-x)) : exp##S(x) / ((T)1 + exp##S(x)); } \
-INGOT_EW_INLINE T P##softplus(T x) \
-{ return x > 0 ? x + log1p##S(exp##S(-x)) : log1p##S(exp##S(x)); } \
-INGOT_EW_INLINE T P##softsign(T x) { return x / ((T)1 + fabs##S(x)); } \
-INGOT_EW_INLINE T P##sqrt(T x) { return sqrt##S(x); } \
-INGOT_EW_INLINE T P##tanh(T x) { return tanh##S(x); }
 
 /* Binary arithmetic (Sum, Mean, Max and Min of ingot_variadic share them). */
 #define INGOT_EW_BINARY_MATH(T, S, P) \
@@ -76,44 +44,54 @@ INGOT_EW_INLINE T P##clip(T v, int has_lo, T lo, int has_hi, T hi) \
 
 /* A fused epilogue activation (Conv, Gemm, MatMul) by its code, al and be its
  * parameters (Clip's bounds, LeakyRelu's alpha, HardSigmoid's alpha and beta).
- * ORDER ACT: the codes of conv.h's INGOT_CONV_ACT_* and linalg.h's
- * INGOT_LINALG_ACT_* (compiler/ops/conv.c and linalg.c assert them equal). */
-enum {
-	INGOT_EW_ACT_NONE, INGOT_EW_ACT_RELU, INGOT_EW_ACT_CLIP, INGOT_EW_ACT_LEAKY_RELU,
-	INGOT_EW_ACT_SIGMOID, INGOT_EW_ACT_HARD_SIGMOID, INGOT_EW_ACT_HARD_SWISH, INGOT_EW_ACT_TANH,
-	INGOT_EW_ACT_GELU, INGOT_EW_ACT_GELU_TANH
-};
-#define INGOT_EW_ACT_MATH(T, P) \
-INGOT_EW_INLINE T P##act(int64_t act, T x, T al, T be) \
+ * The codes are ewtable.h's; conv.h and linalg.h alias them. */
+#define INGOT_EW_ACT_PFX(N) INGOT_EW_ACT_##N
+enum { INGOT_EW_ACT_NONE, INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };
+#undef INGOT_EW_ACT_PFX
+
+/* The functions of ewtable.h's rows and the activation switch, in the type
+ * INGOT_EW_T with the libm functions INGOT_EW_M(f) and the prefix INGOT_EW_FN(fn). */
+#define INGOT_EW_DEF(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_FN_##R( \
+	INGOT_EW_INLINE INGOT_EW_T INGOT_EW_FN(fn)(INGOT_EW_T x INGOT_EW_DECL_##PAR) { return S; })
+#define INGOT_EW_ACT_CASE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R( \
+	case INGOT_EW_ACT_##N: return INGOT_EW_CALL_##PAR(INGOT_EW_FN, fn);)
+#define INGOT_EW_ACT_DEF \
+INGOT_EW_INLINE INGOT_EW_T INGOT_EW_FN(act)(int64_t act, INGOT_EW_T x, INGOT_EW_T al, \
+                                         INGOT_EW_T be) \
 { \
 	switch (act) { \
-	case INGOT_EW_ACT_RELU: return P##relu(x); \
-	case INGOT_EW_ACT_CLIP: return P##clip(x, 1, al, 1, be); \
-	case INGOT_EW_ACT_LEAKY_RELU: return P##leaky_relu(x, al); \
-	case INGOT_EW_ACT_SIGMOID: return P##sigmoid(x); \
-	case INGOT_EW_ACT_HARD_SIGMOID: return P##hard_sigmoid(x, al, be); \
-	case INGOT_EW_ACT_HARD_SWISH: return P##hard_swish(x, al, be); \
-	case INGOT_EW_ACT_TANH: return P##tanh(x); \
-	case INGOT_EW_ACT_GELU: return P##gelu(x); \
-	case INGOT_EW_ACT_GELU_TANH: return P##gelu_tanh(x); \
+	INGOT_EW_TABLE(INGOT_EW_ACT_CASE) \
 	default: return x; \
 	} \
 }
 
-INGOT_EW_UNARY_MATH(float, f, ingot_ewf_)
-INGOT_EW_UNARY_MATH(double, , ingot_ewd_)
+#define INGOT_EW_T float
+#define INGOT_EW_M(fn) fn##f
+#define INGOT_EW_FN(fn) ingot_ewf_##fn
+INGOT_EW_TABLE(INGOT_EW_DEF)
 INGOT_EW_BINARY_MATH(float, f, ingot_ewf_)
-INGOT_EW_BINARY_MATH(double, , ingot_ewd_)
 INGOT_EW_CLIP_MATH(float, ingot_ewf_)
+INGOT_EW_ACT_DEF
+#undef INGOT_EW_T
+#undef INGOT_EW_M
+#undef INGOT_EW_FN
+#define INGOT_EW_T double
+#define INGOT_EW_M(fn) fn
+#define INGOT_EW_FN(fn) ingot_ewd_##fn
+INGOT_EW_TABLE(INGOT_EW_DEF)
+INGOT_EW_BINARY_MATH(double, , ingot_ewd_)
 INGOT_EW_CLIP_MATH(double, ingot_ewd_)
+INGOT_EW_ACT_DEF
+#undef INGOT_EW_T
+#undef INGOT_EW_M
+#undef INGOT_EW_FN
 INGOT_EW_CLIP_MATH(int64_t, ingot_ewi_)
 INGOT_EW_CLIP_MATH(uint64_t, ingot_ewu_)
-INGOT_EW_ACT_MATH(float, ingot_ewf_)
-INGOT_EW_ACT_MATH(double, ingot_ewd_)
 
-#undef INGOT_EW_UNARY_MATH
+#undef INGOT_EW_DEF
+#undef INGOT_EW_ACT_CASE
+#undef INGOT_EW_ACT_DEF
 #undef INGOT_EW_BINARY_MATH
 #undef INGOT_EW_CLIP_MATH
-#undef INGOT_EW_ACT_MATH
 
 #endif

@@ -7,15 +7,13 @@
 #define INGOT_KERNELS_LINALG_H
 
 #include "ingot_rt.h"
+#include "ewtable.h"
 
-/* Fused epilogue activations (field `act`), applied after C and the residual.
- * ORDER ACT: the same codes as conv.h's INGOT_CONV_ACT_*. */
-enum {
-	INGOT_LINALG_ACT_NONE, INGOT_LINALG_ACT_RELU, INGOT_LINALG_ACT_CLIP,
-	INGOT_LINALG_ACT_LEAKY_RELU, INGOT_LINALG_ACT_SIGMOID, INGOT_LINALG_ACT_HARD_SIGMOID,
-	INGOT_LINALG_ACT_HARD_SWISH, INGOT_LINALG_ACT_TANH, INGOT_LINALG_ACT_GELU,
-	INGOT_LINALG_ACT_GELU_TANH
-};
+/* Fused epilogue activations (field `act`), applied after C and the residual:
+ * ewtable.h's epilogue codes. */
+#define INGOT_EW_ACT_PFX(N) INGOT_LINALG_ACT_##N
+enum { INGOT_LINALG_ACT_NONE, INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };
+#undef INGOT_EW_ACT_PFX
 
 /* Both kernels take an optional epilogue (fusion, float dtypes only): Y = act(Y +
  * residual), the residual shaped like Y in the slot after the last regular input

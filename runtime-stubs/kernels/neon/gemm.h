@@ -9,14 +9,12 @@
 #define INGOT_KERNELS_NEON_GEMM_H
 
 #include "ingot_rt.h"
+#include "../ewtable.h"
 
-/* Fused epilogue activations: the codes of INGOT_CONV_ACT_* / INGOT_LINALG_ACT_*.
- * ORDER ACT */
-enum {
-	INGOT_NEON_ACT_NONE, INGOT_NEON_ACT_RELU, INGOT_NEON_ACT_CLIP, INGOT_NEON_ACT_LEAKY_RELU,
-	INGOT_NEON_ACT_SIGMOID, INGOT_NEON_ACT_HARD_SIGMOID, INGOT_NEON_ACT_HARD_SWISH,
-	INGOT_NEON_ACT_TANH, INGOT_NEON_ACT_GELU, INGOT_NEON_ACT_GELU_TANH
-};
+/* Fused epilogue activations (field `act`): ewtable.h's epilogue codes. */
+#define INGOT_EW_ACT_PFX(N) INGOT_NEON_ACT_##N
+enum { INGOT_NEON_ACT_NONE, INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };
+#undef INGOT_EW_ACT_PFX
 
 /* = INGOT_CONV_FIELDS (conv.h); the NEON kernel takes f32 Conv (not transposed)
  * with 1 or 2 spatial dims. */

@@ -18,14 +18,12 @@
 #define INGOT_KERNELS_X86_SGEMM_H
 
 #include "ingot_rt.h"
+#include "../ewtable.h"
 
-/* Fused epilogue activations: the codes of INGOT_CONV_ACT_* / INGOT_LINALG_ACT_*.
- * ORDER ACT */
-enum {
-	INGOT_X86_ACT_NONE, INGOT_X86_ACT_RELU, INGOT_X86_ACT_CLIP, INGOT_X86_ACT_LEAKY_RELU,
-	INGOT_X86_ACT_SIGMOID, INGOT_X86_ACT_HARD_SIGMOID, INGOT_X86_ACT_HARD_SWISH,
-	INGOT_X86_ACT_TANH, INGOT_X86_ACT_GELU, INGOT_X86_ACT_GELU_TANH
-};
+/* Fused epilogue activations (field `act`): ewtable.h's epilogue codes. */
+#define INGOT_EW_ACT_PFX(N) INGOT_X86_ACT_##N
+enum { INGOT_X86_ACT_NONE, INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };
+#undef INGOT_EW_ACT_PFX
 
 /* Whether the microkernels' epilogue (uk_epi_apply) runs activation act. */
 static inline int ingot_x86_act_in_epilogue(int64_t act)

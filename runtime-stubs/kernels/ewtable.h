@@ -1,0 +1,146 @@
+/* ewtable.h — the one table of the elementwise unary ops and of the activations
+ * fused into Conv, Gemm and MatMul epilogues. Everything that names these
+ * functions is generated from it: the op codes of ingot_unary (INGOT_EW_*,
+ * elementwise.h) and the epilogue codes (INGOT_EW_ACT_*, ewmath.h, with the
+ * INGOT_CONV_ACT_* / INGOT_LINALG_ACT_* / INGOT_X86_ACT_* / INGOT_NEON_ACT_*
+ * aliases of conv.h, linalg.h, x86/sgemm.h and neon/gemm.h), ewmath.h's
+ * per-element functions and its activation switch, ingot_unary's switch, the
+ * SIMD epilogues' vector math, and in the compiler the op -> code map, the
+ * names, and the fused-loop emitter's scalar calls and vector forms.
+ *
+ * One row per function:
+ *   X(NAME, Onnx, fn, ROLE, U, A, PAR, SCALAR, VEC)
+ * NAME   INGOT_EW_<NAME>, INGOT_EW_ACT_<NAME>, and the compiler's OP_<NAME>
+ * Onnx   the ONNX op name
+ * fn     ewmath.h's ingot_ewf_<fn> / ingot_ewd_<fn>; also the epilogue's name
+ * ROLE   U: a unary op of ingot_unary; A: an epilogue activation only; UA: both;
+ *        UX: a unary op with no float function (Not); AX: an activation whose
+ *        function is written elsewhere in ewmath.h (Clip)
+ * U, A   the ingot_unary code and the epilogue code (_ where the role lacks
+ *        one). These are baked into generated parameter structs: never renumber,
+ *        a new row takes the next free code of each.
+ * PAR    the float attributes after x: P0 none, PA alpha, PAB alpha and beta,
+ *        PAG alpha and gamma, PHS alpha and beta fixed by the compiler (HardSwish:
+ *        1/6 and 1/2, no ONNX attributes), PCLIP Clip's bounds (al lo, be hi)
+ * SCALAR the formula in x, al, be, ga; the type is INGOT_EW_T, a libm function
+ *        INGOT_EW_M(exp) (expf or exp), another row's function INGOT_EW_FN(fn)
+ * VEC    VEC(expr) in the uk_* vector vocabulary and simd/vmath.h, x the operand,
+ *        A and B alpha and beta as vectors, H the vector al * x + be; or NOVEC
+ * Rows of role U/UA/UX are in code order U, the others follow.
+ */
+#ifndef INGOT_KERNELS_EWTABLE_H
+#define INGOT_KERNELS_EWTABLE_H
+
+#define INGOT_EW_TABLE(X) \
+	X(ABS, Abs, abs, U, 0, _, P0, INGOT_EW_M(fabs)(x), VEC(uk_abs(x))) \
+	X(CEIL, Ceil, ceil, U, 1, _, P0, INGOT_EW_M(ceil)(x), /* -floor(-x): exact, -0 included */ \
+	  VEC(uk_mul(uk_floor(uk_mul(x, uk_bcast(-1.0f))), uk_bcast(-1.0f)))) \
+	X(ELU, Elu, elu, U, 2, _, PA, x < 0 ? al * INGOT_EW_M(expm1)(x) : x, NOVEC) \
+	X(ERF, Erf, erf, U, 3, _, P0, INGOT_EW_M(erf)(x), VEC(vm_erf(x))) \
+	X(EXP, Exp, exp, U, 4, _, P0, INGOT_EW_M(exp)(x), VEC(vm_exp(x))) \
+	X(FLOOR, Floor, floor, U, 5, _, P0, INGOT_EW_M(floor)(x), VEC(uk_floor(x))) \
+	X(HARD_SIGMOID, HardSigmoid, hard_sigmoid, UA, 6, 5, PAB, \
+	  INGOT_EW_M(fmax)((INGOT_EW_T)0, INGOT_EW_M(fmin)((INGOT_EW_T)1, al * x + be)), \
+	  VEC(vm_unit(H))) \
+	X(HARD_SWISH, HardSwish, hard_swish, UA, 7, 6, PHS, \
+	  x * INGOT_EW_M(fmax)((INGOT_EW_T)0, INGOT_EW_M(fmin)((INGOT_EW_T)1, al * x + be)), \
+	  VEC(uk_mul(x, vm_unit(H)))) \
+	X(LEAKY_RELU, LeakyRelu, leaky_relu, UA, 8, 3, PA, x < 0 ? al * x : x, \
+	  VEC(uk_sel_lt(x, uk_zero(), x, uk_mul(A, x)))) \
+	X(LOG, Log, log, U, 9, _, P0, INGOT_EW_M(log)(x), NOVEC) \
+	X(NEG, Neg, neg, U, 10, _, P0, -x, VEC(uk_mul(x, uk_bcast(-1.0f)))) \
+	X(NOT, Not, not, UX, 11, _, P0, !x, NOVEC) \
+	X(RECIPROCAL, Reciprocal, reciprocal, U, 12, _, P0, (INGOT_EW_T)1 / x, \
+	  VEC(uk_div(uk_bcast(1.0f), x))) \
+	X(RELU, Relu, relu, UA, 13, 1, P0, x < 0 ? (INGOT_EW_T)0 : x, \
+	  VEC(uk_sel_lt(x, uk_zero(), x, uk_zero()))) \
+	X(SELU, Selu, selu, U, 14, _, PAG, x <= 0 ? ga * al * INGOT_EW_M(expm1)(x) : ga * x, NOVEC) \
+	/* e^-|x| never overflows: 1 / (1 + e^-x) above 0, e^x / (1 + e^x) below */ \
+	X(SIGMOID, Sigmoid, sigmoid, UA, 15, 4, P0, x >= 0 ? (INGOT_EW_T)1 / ((INGOT_EW_T)1 + \
+	  INGOT_EW_M(exp)(-x)) : INGOT_EW_M(exp)(x) / ((INGOT_EW_T)1 + INGOT_EW_M(exp)(x)), \
+	  VEC(vm_sigmoid(x))) \
+	X(SOFTPLUS, Softplus, softplus, U, 16, _, P0, \
+	  x > 0 ? x + INGOT_EW_M(log1p)(INGOT_EW_M(exp)(-x)) : INGOT_EW_M(log1p)(INGOT_EW_M(exp)(x)), \
+	  NOVEC) \
+	X(SOFTSIGN, Softsign, softsign, U, 17, _, P0, x / ((INGOT_EW_T)1 + INGOT_EW_M(fabs)(x)), \
+	  VEC(uk_div(x, uk_add(uk_bcast(1.0f), uk_abs(x))))) \
+	X(SQRT, Sqrt, sqrt, U, 18, _, P0, INGOT_EW_M(sqrt)(x), NOVEC) \
+	X(TANH, Tanh, tanh, UA, 19, 7, P0, INGOT_EW_M(tanh)(x), VEC(vm_tanh(x))) \
+	X(CLIP, Clip, clip, AX, _, 2, PCLIP, x, NOVEC) \
+	/* Gelu: 0.5 x (1 + erf(x / sqrt 2)) written as 0.5 x erfc(-x / sqrt 2), which keeps \
+	 * its relative accuracy below 0, where 1 + erf cancels */ \
+	X(GELU, Gelu, gelu, A, _, 8, P0, \
+	  (INGOT_EW_T)0.5 * x * INGOT_EW_M(erfc)(x * (INGOT_EW_T)-0.70710678118654752440), \
+	  VEC(vm_gelu(x))) \
+	/* Gelu, tanh form: 0.5 x (1 + tanh z) = x / (1 + e^-2z), z = sqrt(2/pi) (x + 0.044715 x^3), \
+	 * no cancellation either */ \
+	X(GELU_TANH, Gelu, gelu_tanh, A, _, 9, P0, x / ((INGOT_EW_T)1 + INGOT_EW_M(exp)( \
+	  (INGOT_EW_T)-1.59576912160573071176 * (x + (INGOT_EW_T)0.044715 * x * x * x))), \
+	  VEC(vm_gelu_tanh(x)))
+
+/* Role selectors: INGOT_EW_IF_<what>_##ROLE(text) is text where the row has it. */
+#define INGOT_EW_IF_UNARY_U(...) __VA_ARGS__       /* an ingot_unary code */
+#define INGOT_EW_IF_UNARY_UA(...) __VA_ARGS__
+#define INGOT_EW_IF_UNARY_UX(...) __VA_ARGS__
+#define INGOT_EW_IF_UNARY_A(...)
+#define INGOT_EW_IF_UNARY_AX(...)
+#define INGOT_EW_IF_FLOAT_U(...) __VA_ARGS__       /* an ingot_unary code of floats */
+#define INGOT_EW_IF_FLOAT_UA(...) __VA_ARGS__
+#define INGOT_EW_IF_FLOAT_UX(...)
+#define INGOT_EW_IF_FLOAT_A(...)
+#define INGOT_EW_IF_FLOAT_AX(...)
+#define INGOT_EW_IF_ACT_U(...)                     /* an epilogue code */
+#define INGOT_EW_IF_ACT_UA(...) __VA_ARGS__
+#define INGOT_EW_IF_ACT_UX(...)
+#define INGOT_EW_IF_ACT_A(...) __VA_ARGS__
+#define INGOT_EW_IF_ACT_AX(...) __VA_ARGS__
+#define INGOT_EW_IF_FN_U(...) __VA_ARGS__          /* SCALAR defines ingot_ew*_<fn> */
+#define INGOT_EW_IF_FN_UA(...) __VA_ARGS__
+#define INGOT_EW_IF_FN_UX(...)
+#define INGOT_EW_IF_FN_A(...) __VA_ARGS__
+#define INGOT_EW_IF_FN_AX(...)
+
+/* Per PAR: the parameter declarations after x, the call of F(fn) on x, al, be, ga,
+ * the attribute letters ('a' alpha, 'b' beta, 'g' gamma) and the count of ONNX
+ * attributes (an epilogue's act_params). */
+#define INGOT_EW_DECL_P0
+#define INGOT_EW_DECL_PA , INGOT_EW_T al
+#define INGOT_EW_DECL_PAB , INGOT_EW_T al, INGOT_EW_T be
+#define INGOT_EW_DECL_PAG , INGOT_EW_T al, INGOT_EW_T ga
+#define INGOT_EW_DECL_PHS , INGOT_EW_T al, INGOT_EW_T be
+#define INGOT_EW_DECL_PCLIP
+#define INGOT_EW_CALL_P0(F, fn) F(fn)(x)
+#define INGOT_EW_CALL_PA(F, fn) F(fn)(x, al)
+#define INGOT_EW_CALL_PAB(F, fn) F(fn)(x, al, be)
+#define INGOT_EW_CALL_PAG(F, fn) F(fn)(x, al, ga)
+#define INGOT_EW_CALL_PHS(F, fn) F(fn)(x, al, be)
+#define INGOT_EW_CALL_PCLIP(F, fn) F(fn)(x, 1, al, 1, be)
+#define INGOT_EW_ARGS_P0 ""
+#define INGOT_EW_ARGS_PA "a"
+#define INGOT_EW_ARGS_PAB "ab"
+#define INGOT_EW_ARGS_PAG "ag"
+#define INGOT_EW_ARGS_PHS "ab"
+#define INGOT_EW_ARGS_PCLIP "ab"
+#define INGOT_EW_NPAR_P0 0
+#define INGOT_EW_NPAR_PA 1
+#define INGOT_EW_NPAR_PAB 2
+#define INGOT_EW_NPAR_PAG 2
+#define INGOT_EW_NPAR_PHS 0
+#define INGOT_EW_NPAR_PCLIP 2
+
+/* Enumerators of the epilogue codes under the prefix INGOT_EW_ACT_PFX(NAME),
+ * defined by the header that includes this (conv.h: INGOT_CONV_ACT_##NAME):
+ *   enum { INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };   (NONE = 0 is every such enum's first) */
+#define INGOT_EW_ACT_ALIAS(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_ACT_##R(INGOT_EW_ACT_PFX(N) = A,)
+
+/* The number of codes of each kind (the largest plus one), as sizeof a union of
+ * one char array per code. */
+#define INGOT_EW_U_SIZE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_UNARY_##R(char N[U + 1];)
+#define INGOT_EW_A_SIZE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R(char N[A + 1];)
+union ingot_ew_n_unary { INGOT_EW_TABLE(INGOT_EW_U_SIZE) };
+union ingot_ew_n_act { INGOT_EW_TABLE(INGOT_EW_A_SIZE) };
+#define INGOT_EW_N_UNARY ((int)sizeof(union ingot_ew_n_unary))
+#define INGOT_EW_N_ACT ((int)sizeof(union ingot_ew_n_act))
+
+#endif /* INGOT_KERNELS_EWTABLE_H */
