@@ -1,25 +1,21 @@
-/* fuse_epilogue.c — folds what follows a Conv / ConvTranspose / Gemm / MatMul into
- * its kernel's store: first a residual Add of a tensor shaped like the output
- * (ResNet's skip connection; it becomes a trailing input), then one activation
- * (Relu, Clip with constant bounds, LeakyRelu, Sigmoid, HardSigmoid, HardSwish,
- * Tanh, Gelu). The kernels apply bias, residual, activation in that order,
- * rounding between steps as the separate ops do, so -O0 and -O2 agree. The fused
- * node takes over the last member's output value (graph output names survive),
- * runs where the residual Add ran (the skip tensor may be computed after the conv),
- * and lists every member's ONNX name. Each fused member must be the only reader of
+/* fuse_epilogue.c — folds what follows an OPF_LINEAR node (Conv / ConvTranspose /
+ * Gemm / MatMul) into its kernel's store: first a residual Add of a tensor shaped
+ * like the output (ResNet's skip connection; it becomes a trailing input), then one
+ * OPF_ACTIVATION op (Relu, Clip with constant bounds, LeakyRelu, Sigmoid,
+ * HardSigmoid, HardSwish, Tanh, Gelu). The kernels apply bias, residual, activation
+ * in that order, rounding between steps as the separate ops do, so -O0 and -O2
+ * agree. The fused node takes over the last member's output value (graph output
+ * names survive), runs where the residual Add ran (the skip tensor may be computed
+ * after the conv), and lists every member's ONNX name. Each fused member must be the only reader of
  * the value before it. Float dtypes only. First, x * HardSigmoid(x) becomes
  * HardSwish(x) anywhere (see hard_swish_from_mul). */
 #include "passes.h"
 #include "rewrite.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool is_linear(Op op)
-{
-	return op == OP_CONV || op == OP_CONV_TRANSPOSE || op == OP_GEMM || op == OP_MATMUL;
-}
 
 /* The epilogue fields of a linear node (all three exist on each linear op). */
 typedef struct Epi {
@@ -74,8 +70,8 @@ static bool fuse_residual(Graph *g, NodeId id, NodeId add, const Epi *e)
 	ValueId r = a->in[0] == y ? a->in[1] : a->in[0];
 	if (r == y || r == IR_NONE || !type_equal(&g->values[r].type, &g->values[y].type))
 		return false;
-	/* the residual goes after the optional bias/C slot (MatMul has none) */
-	int slot = n->op == OP_MATMUL ? 2 : 3;
+	/* the residual goes in the last slot, after the optional bias/C (MatMul has none) */
+	int slot = op_info(n->op)->max_in - 1;
 	for (int k = 0; k < slot; k++)
 		in[k] = k < n->n_in ? n->in[k] : IR_NONE;
 	in[slot] = r;
@@ -117,46 +113,62 @@ static bool clip_bound(Graph *g, NodeId id, int slot, const char *attr, float de
 	return true;
 }
 
-/* The activation name and parameters of node m, or NULL when it is not one. */
-static const char *activation_of(Graph *g, NodeId m, float *p, int *np)
+/* An epilogue activation is named after its op: the ONNX name in snake case
+ * (LeakyRelu: "leaky_relu"), as the linear ops' act_names list it. */
+static const char *snake_name(Op op, char *buf, size_t cap)
+{
+	const char *s = ir_op_name(op);
+	size_t k = 0;
+	for (size_t i = 0; s[i] && k + 2 < cap; i++) {
+		if (i && isupper((unsigned char)s[i]))
+			buf[k++] = '_';
+		buf[k++] = (char)tolower((unsigned char)s[i]);
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* The activation name and parameters of node m, or NULL when it is not one
+ * (OPF_ACTIVATION); name is the buffer for the name. */
+static const char *activation_of(Graph *g, NodeId m, float *p, int *np, char name[32])
 {
 	const Node *n = &g->nodes[m];
 	*np = 0;
-	switch (n->op) {
-	case OP_RELU: return "relu";
-	case OP_SIGMOID: return "sigmoid";
-	case OP_TANH: return "tanh";
-	case OP_HARD_SWISH: return "hard_swish";
+	if (!op_has(n->op, OPF_ACTIVATION))
+		return NULL;
+	switch (n->op) {     /* the activations with parameters */
 	case OP_LEAKY_RELU:
 		p[0] = attr_f(g, m, "alpha", 0.01f);
 		*np = 1;
-		return "leaky_relu";
+		break;
 	case OP_HARD_SIGMOID:
 		p[0] = attr_f(g, m, "alpha", 0.2f);
 		p[1] = attr_f(g, m, "beta", 0.5f);
 		*np = 2;
-		return "hard_sigmoid";
+		break;
 	case OP_CLIP:
 		if (!clip_bound(g, m, 1, "min", -INFINITY, &p[0]) ||
 		    !clip_bound(g, m, 2, "max", INFINITY, &p[1]))
 			return NULL;
 		*np = 2;
-		return "clip";
+		break;
 	case OP_GELU: {      /* approximate: 0 none, 1 tanh (an int list, see arith.c) */
 		const IntList *a = rw_attr(g, m, "approximate", AK_INTS);
 		const int64_t v = a && a->n > 0 ? a->v[0] : 0;
 		return v == 0 ? "gelu" : v == 1 ? "gelu_tanh" : NULL;
 	}
 	default:
-		return NULL;
+		break;
 	}
+	return snake_name(n->op, name, 32);
 }
 
 static bool fuse_activation(Graph *g, NodeId id, NodeId m, const Epi *e)
 {
 	float p[2];
 	int np;
-	const char *name = activation_of(g, m, p, &np);
+	char buf[32];
+	const char *name = activation_of(g, m, p, &np, buf);
 	int code = name ? rw_enum_index(e->act_field, name) : -1;
 	if (code <= 0 || *e->activation || g->nodes[m].in[0] != g->nodes[id].out[0])
 		return false;
@@ -222,8 +234,8 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx)
 		for (int i = 0; i < n_nodes; i++) {
 			NodeId id = order[i], m;
 			Epi e;
-			if (g->nodes[id].dead || !is_linear(g->nodes[id].op) || g->nodes[id].n_out != 1 ||
-			    g->nodes[id].out[0] == IR_NONE ||
+			if (g->nodes[id].dead || !op_has(g->nodes[id].op, OPF_LINEAR) ||
+			    g->nodes[id].n_out != 1 || g->nodes[id].out[0] == IR_NONE ||
 			    !float_dtype(g->values[g->nodes[id].out[0]].type.dtype) || !get_epi(g, id, &e))
 				continue;
 			bool changed = false;
