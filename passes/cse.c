@@ -2,9 +2,9 @@
  * same bytes, same region) become one; then, in execution order, a node with the
  * same op, opset, inputs and attributes (compared field by field through the op's
  * attribute table) as an earlier node of its region is dropped and its outputs'
- * uses read the earlier node's outputs. Nodes with bodies and Dropout (random in
- * training) are never merged; a node whose output is a graph output stays, so the
- * output keeps its name. */
+ * uses read the earlier node's outputs. Nodes with bodies and random ops (OPF_RANDOM,
+ * and OPF_RANDOM_TRAINING's Dropout even when not training) are never merged; a
+ * node whose output is a graph output stays, so the output keeps its name. */
 #include "passes.h"
 #include "rewrite.h"
 
@@ -137,7 +137,7 @@ static bool same_node(Graph *g, int32_t a, int32_t b)
 static bool mergeable(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
-	if (n->dead || n->n_bodies || n->op == OP_DROPOUT || ops_node_random(g, id))
+	if (n->dead || n->n_bodies || op_has(n->op, OPF_RANDOM | OPF_RANDOM_TRAINING))
 		return false;   /* two random nodes draw different numbers */
 	for (int k = 0; k < n->n_out; k++)
 		if (n->out[k] != IR_NONE && g->values[n->out[k]].is_output)

@@ -52,9 +52,10 @@ static NodeId foldable(Graph *g, const Uses *u, NodeId bn_id)
 	NodeId id = x->producer;
 	const Node *n = &g->nodes[id];
 	if (n->dead || n->region != bn->region || n->n_out != 1 || !plain_epilogue(g, id) ||
-	    !is_const(g, n, 1) || (n->n_in > 2 && n->in[2] != IR_NONE && !is_const(g, n, 2)))
+	    !is_const(g, n, 1) || (n->n_in > 2 && n->in[2] != IR_NONE && !is_const(g, n, 2)) ||
+	    !op_has(n->op, OPF_LINEAR))
 		return IR_NONE;
-	switch (n->op) {
+	switch (n->op) {     /* each linear op's own weight layout */
 	case OP_CONV:
 		return id;
 	case OP_CONV_TRANSPOSE:

@@ -1,24 +1,19 @@
-/* fold_chains.c — collapses chains of pure data-layout nodes. A chain of
- * Reshape/Flatten/Squeeze/Unsqueeze becomes one Reshape to the final shape (a new
- * i64 shape constant, so 0 and -1 entries never refer to a dim of a bypassed
- * input); Transpose after Transpose becomes one Transpose with the composed
- * permutation, or nothing when that is the identity. The last node of a chain is
- * rewritten in place and keeps its output value (graph output names survive); the
- * bypassed node must have no other use. */
+/* fold_chains.c — collapses chains of pure data-layout nodes. A chain of OPF_RESHAPE
+ * nodes (Reshape/Flatten/Squeeze/Unsqueeze) becomes one Reshape to the final shape
+ * (a new i64 shape constant, so 0 and -1 entries never refer to a dim of a bypassed
+ * input); Transpose after Transpose (OPF_PERMUTE) becomes one Transpose with the
+ * composed permutation, or nothing when that is the identity. The last node of a
+ * chain is rewritten in place and keeps its output value (graph output names
+ * survive); the bypassed node must have no other use. */
 #include "passes.h"
 #include "rewrite.h"
 #include "op_attrs.h"
 
 #include <string.h>
 
-static bool is_reshape_like(Op op)
-{
-	return op == OP_RESHAPE || op == OP_FLATTEN || op == OP_SQUEEZE || op == OP_UNSQUEEZE;
-}
-
-/* The node producing n's input 0 when it is live, of op class `pred`, and n is the
- * only reader of that value; else IR_NONE. */
-static NodeId chain_parent(Graph *g, const Uses *u, NodeId id, bool (*pred)(Op))
+/* The node producing n's input 0 when it is live, of an op with OPF_* `flag`, and n
+ * is the only reader of that value; else IR_NONE. */
+static NodeId chain_parent(Graph *g, const Uses *u, NodeId id, unsigned flag)
 {
 	const Node *n = &g->nodes[id];
 	if (n->n_in < 1 || n->in[0] == IR_NONE)
@@ -27,7 +22,7 @@ static NodeId chain_parent(Graph *g, const Uses *u, NodeId id, bool (*pred)(Op))
 	if (x->producer == IR_NONE || x->dynamic || rw_sole_user(g, u, n->in[0]) != id)
 		return IR_NONE;
 	const Node *p = &g->nodes[x->producer];
-	if (p->dead || p->region != n->region || !pred(p->op) || p->n_in < 1 ||
+	if (p->dead || p->region != n->region || !op_has(p->op, flag) || p->n_in < 1 ||
 	    p->in[0] == IR_NONE || p->n_out != 1)
 		return IR_NONE;
 	return x->producer;
@@ -69,11 +64,6 @@ static void get_perm(Graph *g, NodeId id, int rank, int64_t *perm)
 	const IntList *p = &ops_transpose_attrs(g, id)->perm;
 	for (int k = 0; k < rank; k++)
 		perm[k] = p->n == rank ? p->v[k] : rank - 1 - k;
-}
-
-static bool is_transpose(Op op)
-{
-	return op == OP_TRANSPOSE;
 }
 
 /* Composes the parent's perm into n's; returns 1 when the result is the identity
@@ -122,8 +112,8 @@ int pass_fold_chains(Graph *g, PassCtx *ctx)
 			if (n->dead || n->n_out != 1 || n->out[0] == IR_NONE ||
 			    g->values[n->out[0]].dynamic)
 				continue;
-			if (is_reshape_like(n->op) &&
-			    (parent = chain_parent(g, &u, id, is_reshape_like)) != IR_NONE) {
+			if (op_has(n->op, OPF_RESHAPE) &&
+			    (parent = chain_parent(g, &u, id, OPF_RESHAPE)) != IR_NONE) {
 				int rc = fold_reshape(g, id, parent, ctx->diags);
 				if (rc < 0)
 					return -1;
@@ -133,8 +123,8 @@ int pass_fold_chains(Graph *g, PassCtx *ctx)
 				rw_origins_prepend(g, id, parent);
 				rw_reinfer(g, id);
 				reshapes++;
-			} else if (n->op == OP_TRANSPOSE &&
-			           (parent = chain_parent(g, &u, id, is_transpose)) != IR_NONE) {
+			} else if (op_has(n->op, OPF_PERMUTE) &&
+			           (parent = chain_parent(g, &u, id, OPF_PERMUTE)) != IR_NONE) {
 				int rc = fold_transpose(g, id, parent);
 				if (rc < 0)
 					continue;

@@ -1,9 +1,10 @@
 /* fuse_elementwise.c — chains of f32 elementwise ops become one FusedElementwise
  * node (compiler/ops/fused.c): one loop over the output instead of one per op, and
- * no intermediate tensors. Walking each region in order, every fusable node (unary
- * activations and math, Add/Sub/Mul/Div/Pow, Clip with constant bounds) gets a
- * program: its own step, after the programs of the producers it absorbs — a fusable
- * producer whose output only this node reads and has this node's output shape.
+ * no intermediate tensors. Walking each region in order, every fusable node
+ * (OPF_FUSE_STEP: unary activations and math, Add/Sub/Mul/Div/Pow, Clip with
+ * constant bounds) gets a program: its own step, after the programs of the
+ * producers it absorbs — a fusable producer whose output only this node reads and
+ * has this node's output shape.
  * Other inputs (graph inputs, constants, broadcast operands) become the fused node's
  * inputs, at most INGOT_FE_MAX_IN of them, and a program holds at most
  * INGOT_FE_MAX_OPS steps. A node whose program has two or more steps turns into the
@@ -59,8 +60,14 @@ static bool clip_bound(const Graph *g, const Node *n, int slot, float *v, bool *
 	return true;
 }
 
-/* Node id as one program step: its code, its parameters, and which inputs it reads
- * (n_args: 1 or 2). False when it is not fusable. */
+/* Whether the kernel call takes the parameter struct `type` (ingot_unary_params...). */
+static bool takes(const KernelCall *kc, const char *type)
+{
+	return kc->pdesc && strcmp(kc->pdesc->type, type) == 0;
+}
+
+/* Node id as one program step (OPF_FUSE_STEP): its code, its parameters, and which
+ * inputs it reads (n_args: 1 or 2). False when it is not fusable. */
 static bool node_step(Graph *g, NodeId id, int64_t *code, float par[3], int *n_args)
 {
 	const Node *n = &g->nodes[id];
@@ -68,7 +75,7 @@ static bool node_step(Graph *g, NodeId id, int64_t *code, float par[3], int *n_a
 	LowerCtx lc;
 	if (n->dead || n->n_out != 1 || !is_f32(g, n->out[0]) || !is_f32(g, n->in[0]))
 		return false;
-	if (impl != &op_impl_unary && impl != &op_impl_binary && impl != &op_impl_clip)
+	if (!op_has(n->op, OPF_FUSE_STEP))
 		return false;
 	memset(&lc, 0, sizeof lc);
 	lc.g = g;
@@ -76,7 +83,7 @@ static bool node_step(Graph *g, NodeId id, int64_t *code, float par[3], int *n_a
 	if (impl->lower(&lc))   /* exactly the parameters the op's own kernel gets */
 		return false;
 	memset(par, 0, 3 * sizeof *par);
-	if (impl == &op_impl_unary) {
+	if (takes(&lc.kc, "ingot_unary_params")) {
 		const ingot_unary_params *p = lc.kc.params;
 		*code = p->op;
 		par[0] = p->alpha;
@@ -85,13 +92,15 @@ static bool node_step(Graph *g, NodeId id, int64_t *code, float par[3], int *n_a
 		*n_args = 1;
 		return p->op != INGOT_EW_NOT;
 	}
-	if (impl == &op_impl_binary) {
+	if (takes(&lc.kc, "ingot_binary_params")) {
 		const ingot_binary_params *p = lc.kc.params;
 		*code = INGOT_FE_BINARY + p->op;
 		*n_args = 2;
 		return is_f32(g, n->in[1]) && (p->op == INGOT_EW_ADD || p->op == INGOT_EW_SUB ||
 		       p->op == INGOT_EW_MUL || p->op == INGOT_EW_DIV || p->op == INGOT_EW_POW);
 	}
+	if (!takes(&lc.kc, "ingot_clip_params"))
+		return false;
 	const ingot_clip_params *p = lc.kc.params;
 	bool has_lo = p->has_lo, has_hi = p->has_hi;
 	float lo = (float)p->lo, hi = (float)p->hi;

@@ -1,12 +1,12 @@
-/* fuse_epilogue.c — folds what follows a Conv / ConvTranspose / Gemm / MatMul into
- * its kernel's store: first a residual Add of a tensor shaped like the output
- * (ResNet's skip connection; it becomes a trailing input), then one activation
- * (Relu, Clip with constant bounds, LeakyRelu, Sigmoid, HardSigmoid, HardSwish,
- * Tanh, Gelu). The kernels apply bias, residual, activation in that order,
- * rounding between steps as the separate ops do, so -O0 and -O2 agree. The fused
- * node takes over the last member's output value (graph output names survive),
- * runs where the residual Add ran (the skip tensor may be computed after the conv),
- * and lists every member's ONNX name. Each fused member must be the only reader of
+/* fuse_epilogue.c — folds what follows an OPF_LINEAR node (Conv / ConvTranspose /
+ * Gemm / MatMul) into its kernel's store: first a residual Add of a tensor shaped
+ * like the output (ResNet's skip connection; it becomes a trailing input), then one
+ * OPF_ACTIVATION op (Relu, Clip with constant bounds, LeakyRelu, Sigmoid,
+ * HardSigmoid, HardSwish, Tanh, Gelu). The kernels apply bias, residual, activation
+ * in that order, rounding between steps as the separate ops do, so -O0 and -O2
+ * agree. The fused node takes over the last member's output value (graph output
+ * names survive), runs where the residual Add ran (the skip tensor may be computed
+ * after the conv), and lists every member's ONNX name. Each fused member must be the only reader of
  * the value before it. Float dtypes only. First, x * HardSigmoid(x) becomes
  * HardSwish(x) anywhere (see hard_swish_from_mul). */
 #include "passes.h"
@@ -17,11 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool is_linear(Op op)
-{
-	return op == OP_CONV || op == OP_CONV_TRANSPOSE || op == OP_GEMM || op == OP_MATMUL;
-}
 
 /* The node after the linear node's output when it alone reads it in the same region. */
 static NodeId next_member(Graph *g, const Uses *u, NodeId id)
@@ -59,8 +54,8 @@ static bool fuse_residual(Graph *g, NodeId id, NodeId add, EpilogueAttrs *e)
 	ValueId r = a->in[0] == y ? a->in[1] : a->in[0];
 	if (r == y || r == IR_NONE || !type_equal(&g->values[r].type, &g->values[y].type))
 		return false;
-	/* the residual goes after the optional bias/C slot (MatMul has none) */
-	int slot = n->op == OP_MATMUL ? 2 : 3;
+	/* the residual goes in the last slot, after the optional bias/C (MatMul has none) */
+	int slot = op_info(n->op)->max_in - 1;
 	for (int k = 0; k < slot; k++)
 		in[k] = k < n->n_in ? n->in[k] : IR_NONE;
 	in[slot] = r;
@@ -210,7 +205,7 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx)
 		for (int i = 0; i < n_nodes; i++) {
 			NodeId id = order[i], m;
 			EpilogueAttrs *e;
-			if (g->nodes[id].dead || !is_linear(g->nodes[id].op) || g->nodes[id].n_out != 1 ||
+			if (g->nodes[id].dead || !op_has(g->nodes[id].op, OPF_LINEAR) || g->nodes[id].n_out != 1 ||
 			    g->nodes[id].out[0] == IR_NONE ||
 			    !float_dtype(g->values[g->nodes[id].out[0]].type.dtype) ||
 			    !(e = ops_epilogue_attrs(g, id)))

@@ -60,8 +60,6 @@ int pass_fuse_layernorm(Graph *g, PassCtx *ctx);
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */
 int64_t plan_node_scratch(const PassCtx *ctx, Graph *g, NodeId n);
-/* Reshape, Flatten, Squeeze, Unsqueeze, Identity: ops that only relabel the bytes. */
-bool plan_is_view_op(Op op);
 /* After planning: node n is a view whose output is its input's storage, so no code
  * runs for it. */
 bool plan_node_is_alias(const Graph *g, NodeId n);

@@ -8,10 +8,10 @@
  * than the reference kernel).
  * NAME_WORKSPACE_SIZE = arena_bytes + scratch_bytes.
  *
- * Shared storage: a Reshape/Flatten/Squeeze/Unsqueeze/Identity of an intermediate is
- * a view (alias) of its input, no copy is emitted; an elementwise op whose input has
- * its output's dtype and element count and dies at this node writes in place (unary,
- * binary, Clip and FusedElementwise, whose kernels allow it). Both
+ * Shared storage: an OPF_VIEW op (Reshape/Flatten/Squeeze/Unsqueeze/Identity) of an
+ * intermediate is a view (alias) of its input, no copy is emitted; an OPF_INPLACE op
+ * (unary, binary, Clip and FusedElementwise, whose kernels allow it) whose input has
+ * its output's dtype and element count and dies at this node writes in place. Both
  * join the input's storage group, one allocation that lives until its last member
  * dies; Value.alias_of records the input it shares. A graph input, output or
  * constant never joins a group (inputs are read-only, outputs live in the caller's
@@ -177,26 +177,10 @@ static int64_t assign(Interval **order, int n)
 	return arena;
 }
 
-bool plan_is_view_op(Op op)
-{
-	return op == OP_RESHAPE || op == OP_FLATTEN || op == OP_SQUEEZE || op == OP_UNSQUEEZE ||
-	       op == OP_IDENTITY;
-}
-
-/* Ops whose kernels may write their output over an input of the same dtype and
- * element count: the element at index i is read before index i is written, and
- * nothing else (the kernels compute through a buffer when the pointers are equal). */
-static bool inplace_op(Op op)
-{
-	const OpImpl *impl = op_info(op)->impl;
-	return impl == &op_impl_unary || impl == &op_impl_binary || impl == &op_impl_clip ||
-	       impl == &op_impl_fused_elementwise;
-}
-
 bool plan_node_is_alias(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
-	return plan_is_view_op(n->op) && n->n_out == 1 && n->out[0] != IR_NONE &&
+	return op_has(n->op, OPF_VIEW) && n->n_out == 1 && n->out[0] != IR_NONE &&
 	       g->values[n->out[0]].alias_of == n->in[0];
 }
 
@@ -213,9 +197,9 @@ static ValueId share_with(Plan *P, RegionId r, const Interval *iv, const Node *n
 		if (x == IR_NONE || !needs_arena(g, x, r) || g->values[x].dynamic ||
 		    P->group[x] < 0 || type_bytes(&g->values[x].type) != type_bytes(&out->type))
 			continue;
-		if (plan_is_view_op(n->op))
+		if (op_has(n->op, OPF_VIEW))
 			return k == 0 ? x : IR_NONE;
-		if (inplace_op(n->op) && g->values[x].type.dtype == out->type.dtype &&
+		if (op_has(n->op, OPF_INPLACE) && g->values[x].type.dtype == out->type.dtype &&
 		    type_numel(&g->values[x].type) == type_numel(&out->type) &&
 		    iv[P->group[x]].end <= i)
 			return x;
@@ -318,7 +302,7 @@ static int check_region(Check *C, RegionId r)
 				return check_fail(C, "live tensors overlap", ta, tb);
 			/* one storage: the later one is a view, or written after the earlier died */
 			const Interval *lo = ta->start <= tb->start ? ta : tb, *hi = lo == ta ? tb : ta;
-			if (!plan_is_view_op(g->nodes[g->values[hi->v].producer].op) && lo->end > hi->start)
+			if (!op_has(g->nodes[g->values[hi->v].producer].op, OPF_VIEW) && lo->end > hi->start)
 				return check_fail(C, "written in place while still read", hi, lo);
 		}
 	for (int i = 0; i < reg->n_nodes; i++) {

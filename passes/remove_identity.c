@@ -1,14 +1,16 @@
-/* remove_identity.c — removes nodes that copy their input unchanged: Identity,
- * inference Dropout (mask unused), Reshape/Flatten/Squeeze/Unsqueeze that keep the
- * shape, Transpose with the identity permutation and Cast to the same type. Uses of
+/* remove_identity.c — removes nodes that copy their input unchanged: an
+ * OPF_NOOP_SAME_TYPE op (Identity, Cast, Reshape/Flatten/Squeeze/Unsqueeze) whose
+ * output has its input's type, inference Dropout (OPF_RANDOM_TRAINING, mask unused)
+ * and Transpose (OPF_PERMUTE) with the identity permutation. Uses of
  * the output read the input instead; a graph output keeps its name (its data is
  * re-routed to it, or the node stays when that cannot be done). */
 #include "passes.h"
 #include "rewrite.h"
 #include "op_attrs.h"
 
-/* Dropout is a copy unless it may train with a ratio > 0 (a training_mode computed
- * at run time leaves the decision to the kernel, so such a node stays). */
+/* Dropout (OPF_RANDOM_TRAINING) is a copy unless it may train with a ratio > 0 (a
+ * training_mode computed at run time leaves the decision to the kernel, so such a
+ * node stays). */
 static bool dropout_is_copy(const Graph *g, const Node *n, const Uses *u)
 {
 	if (n->n_out > 1 && n->out[1] != IR_NONE && u->count[n->out[1]] > 0)
@@ -37,21 +39,13 @@ static bool is_copy(Graph *g, NodeId id, const Uses *u)
 	const Type *x = &g->values[n->in[0]].type, *y = &g->values[n->out[0]].type;
 	if (g->values[n->in[0]].dynamic || g->values[n->out[0]].dynamic || !type_equal(x, y))
 		return false;
-	switch (n->op) {
-	case OP_IDENTITY:
-	case OP_CAST:
-	case OP_RESHAPE:
-	case OP_FLATTEN:
-	case OP_SQUEEZE:
-	case OP_UNSQUEEZE:
+	if (op_has(n->op, OPF_NOOP_SAME_TYPE))
 		return n->n_out == 1;
-	case OP_DROPOUT:
+	if (op_has(n->op, OPF_RANDOM_TRAINING))
 		return dropout_is_copy(g, n, u);
-	case OP_TRANSPOSE:
+	if (op_has(n->op, OPF_PERMUTE))
 		return identity_perm(g, id, x->rank);
-	default:
-		return false;
-	}
+	return false;
 }
 
 int pass_remove_identity(Graph *g, PassCtx *ctx)

@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const OpInfo op_table[] = {
-#define X(e, name, group, min_in, max_in, min_out, max_out, k) \
-	{ #name, &op_impl_##group, min_in, max_in, min_out, max_out, k },
+#define X(e, name, group, min_in, max_in, min_out, max_out, k, f) \
+	{ #name, &op_impl_##group, min_in, max_in, min_out, max_out, k, f },
 	IR_OPS(X)
 #undef X
 };
@@ -17,6 +17,11 @@ const OpInfo *op_info(Op op)
 {
 	IR_ASSERT((unsigned)op < OP_COUNT);
 	return &op_table[op];
+}
+
+bool op_has(Op op, unsigned flags)
+{
+	return (op_info(op)->flags & flags) != 0;
 }
 
 /* What the IR declares and the ops layer supplies (ir.h) */

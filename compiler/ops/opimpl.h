@@ -81,10 +81,13 @@ typedef struct OpInfo {
 	const OpImpl *impl;
 	int min_in, max_in, min_out, max_out;    /* -1: variadic */
 	unsigned const_inputs;                   /* slots that must be compile-time constants */
+	unsigned flags;                          /* OPF_* properties (ops.h) */
 } OpInfo;
 
 /* opimpl.c */
 const OpInfo *op_info(Op op);
+/* Whether op carries any of the OPF_* flags in `flags` (the table's flags column). */
+bool op_has(Op op, unsigned flags);
 /* Types a node's attributes from the raw list (the frontend and tests call this
  * right after ir_node_new). 0 or -1 with diagnostics. */
 int ops_import_attrs(Graph *g, NodeId node, const RawAttr *raw, int n_raw, DiagSink *d);

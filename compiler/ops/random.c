@@ -233,17 +233,7 @@ int random_dropout_lower(LowerCtx *c, double ratio, bool training, const FloatLi
 
 bool ops_node_random(const Graph *g, NodeId id)
 {
-	switch (g->nodes[id].op) {
-	case OP_RANDOM_NORMAL:
-	case OP_RANDOM_NORMAL_LIKE:
-	case OP_RANDOM_UNIFORM:
-	case OP_RANDOM_UNIFORM_LIKE:
-	case OP_BERNOULLI:
-	case OP_MULTINOMIAL:
-		return true;
-	case OP_DROPOUT:
-		return ops_dropout_training(g, id);
-	default:
-		return false;
-	}
+	const Op op = g->nodes[id].op;
+	return op_has(op, OPF_RANDOM) ||
+	       (op_has(op, OPF_RANDOM_TRAINING) && ops_dropout_training(g, id));
 }
