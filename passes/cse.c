@@ -102,7 +102,7 @@ static int merge_constants(Graph *g)
 					h = mix(h, (uint64_t)cv->type.dims[d]);
 				ValueId keep = table_find_or_add(&t, g, h, v, same_const);
 				if (keep != v) {
-					ir_replace_uses(g, v, keep);
+					rw_replace_uses(g, v, keep);
 					merged++;
 				}
 			}
@@ -165,7 +165,7 @@ static int merge_nodes(Graph *g)
 			n->dead = true;
 			for (int k = 0; k < n->n_out; k++)
 				if (n->out[k] != IR_NONE)
-					ir_replace_uses(g, n->out[k], g->nodes[keep].out[k]);
+					rw_replace_uses(g, n->out[k], g->nodes[keep].out[k]);
 			rw_origins_append(g, keep, id);
 			merged++;
 		}

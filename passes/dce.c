@@ -4,6 +4,7 @@
  * bodies of a dead one die with it. */
 #include "passes.h"
 #include "control_export.h"
+#include "graph_rewrite.h"
 
 #include <stdlib.h>
 
@@ -24,7 +25,7 @@ static int dce_region(Graph *g, RegionId r, unsigned char *live)
 		if (!used) {
 			n->dead = true;
 			for (int b = 0; b < n->n_bodies; b++)
-				ctrl_region_kill(g, n->bodies[b]);
+				rw_region_kill(g, n->bodies[b]);
 			removed++;
 			continue;
 		}

@@ -26,8 +26,9 @@
  * is_causal masks key j for query i when j > i + past_sequence_length, as the spec's
  * reference does with a past, and ORT does.
  */
-#include "control.h"
+#include "graph_rewrite.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,13 +203,13 @@ static int check_mask(InferCtx *c, const Type *q, const Geom *e)
 static ValueId node2(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const char *what)
 {
 	ValueId in[2] = { a, b };
-	return ctrl_step(c, op, in, b == IR_NONE ? 1 : 2, out, NULL, 0, what);
+	return rw_step(c, op, in, b == IR_NONE ? 1 : 2, out, NULL, 0, what);
 }
 
 static ValueId transpose(InferCtx *c, ValueId v, const int64_t *perm, ValueId out, const char *what)
 {
-	RawAttr r = ctrl_attr_ints("perm", perm, 4);
-	return ctrl_step(c, OP_TRANSPOSE, &v, 1, out, &r, 1, what);
+	RawAttr r = rw_raw_ints("perm", perm, 4);
+	return rw_step(c, OP_TRANSPOSE, &v, 1, out, &r, 1, what);
 }
 
 static const int64_t swap12[4] = { 0, 2, 1, 3 };
@@ -221,7 +222,7 @@ static ValueId to_4d(InferCtx *c, const Geom *e, int s, int64_t heads, int64_t s
 	if (e->rank == 4)
 		return v;
 	const int64_t split[4] = { e->batch, seq, heads, size };
-	v = ctrl_reshape(c, v, 4, split, IR_NONE, arena_printf(&c->g->arena, "%s_split", what));
+	v = rw_reshape(c, v, 4, split, IR_NONE, arena_printf(&c->g->arena, "%s_split", what));
 	return transpose(c, v, swap12, IR_NONE, what);
 }
 
@@ -232,12 +233,23 @@ static ValueId with_past(InferCtx *c, ValueId cur, int in_slot, int out_slot, co
 	ValueId out = n->n_out > out_slot ? n->out[out_slot] : IR_NONE;
 	if (infer_has(c, in_slot)) {
 		ValueId in[2] = { n->in[in_slot], cur };
-		RawAttr r = ctrl_attr_int("axis", 2);
-		return ctrl_step(c, OP_CONCAT, in, 2, out, &r, 1, what);
+		RawAttr r = rw_raw_int("axis", 2);
+		return rw_step(c, OP_CONCAT, in, 2, out, &r, 1, what);
 	}
 	if (out != IR_NONE)
 		node2(c, OP_IDENTITY, cur, IR_NONE, out, what);
 	return cur;
+}
+
+/* The most negative finite value of float type t: masked scores, as ONNX Runtime uses. */
+static double lowest(DType t)
+{
+	switch (t) {
+	case DT_F16: return -65504.0;
+	case DT_BF16: return -3.3895313892515355e38;       /* 0xff7f: the largest finite bf16 */
+	case DT_F64: return -DBL_MAX;
+	default: return -FLT_MAX;
+	}
 }
 
 /* The additive bias (broadcast to the scores), or IR_NONE when nothing is masked. */
@@ -246,12 +258,12 @@ static ValueId mask_bias(InferCtx *c, const AttentionAttrs *a, DType t, DType ct
 	ValueId m = infer_has(c, 3) ? infer_node(c)->in[3] : IR_NONE;
 	bool is_bool = m != IR_NONE && c->g->values[m].type.dtype == DT_BOOL;
 	if (m != IR_NONE && !is_bool && ct != t)
-		m = ctrl_cast(c, m, ct, "mask_float");
+		m = rw_cast(c, m, ct, "mask_float");
 	if (!a->is_causal && !is_bool)
 		return m;
-	double zero = 0, low = ctrl_lowest(t);   /* t's: qk_matmul_output shows it in t */
-	ValueId vz = ctrl_float_const(c, ct, 0, NULL, &zero, "zero");
-	ValueId vl = ctrl_float_const(c, ct, 0, NULL, &low, "lowest");
+	double zero = 0, low = lowest(t);   /* t's: qk_matmul_output shows it in t */
+	ValueId vz = rw_float_const(c, ct, 0, NULL, &zero, "zero");
+	ValueId vl = rw_float_const(c, ct, 0, NULL, &low, "lowest");
 	ValueId keep = m;                           /* bool: where the scores stay */
 	if (a->is_causal) {
 		const int64_t dims[2] = { e->q_seq, e->total };
@@ -270,12 +282,12 @@ static ValueId mask_bias(InferCtx *c, const AttentionAttrs *a, DType t, DType ct
 		free(allow);
 		if (m != IR_NONE && !is_bool) {         /* a float mask, overlaid as ORT does */
 			ValueId in[3] = { causal, m, vl };
-			return ctrl_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
+			return rw_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
 		}
 		keep = m == IR_NONE ? causal : node2(c, OP_AND, m, causal, IR_NONE, "keep");
 	}
 	ValueId in[3] = { keep, vz, vl };
-	return ctrl_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
+	return rw_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
 }
 
 static int attention_infer(InferCtx *c)
@@ -315,26 +327,26 @@ static int attention_infer(InferCtx *c)
 	k4 = with_past(c, k4, 4, 1, "present_key");
 	v4 = with_past(c, v4, 5, 2, "present_value");
 	if (ct != t) {
-		q4 = ctrl_cast(c, q4, ct, "q_float");
-		k4 = ctrl_cast(c, k4, ct, "k_float");
-		v4 = ctrl_cast(c, v4, ct, "v_float");
+		q4 = rw_cast(c, q4, ct, "q_float");
+		k4 = rw_cast(c, k4, ct, "k_float");
+		v4 = rw_cast(c, v4, ct, "v_float");
 	}
 	double scale = a.scale != 0.0f ? a.scale : 1.0 / sqrt((double)e.head);
-	ValueId qs = node2(c, OP_MUL, q4, ctrl_float_const(c, ct, 0, NULL, &scale, "scale"), IR_NONE,
+	ValueId qs = node2(c, OP_MUL, q4, rw_float_const(c, ct, 0, NULL, &scale, "scale"), IR_NONE,
 	                   "q_scaled");
 	if (rep > 1)
-		qs = ctrl_reshape(c, qs, 4, q_grouped, IR_NONE, "q_grouped");
+		qs = rw_reshape(c, qs, 4, q_grouped, IR_NONE, "q_grouped");
 	static const int64_t swap23[4] = { 0, 1, 3, 2 };
 	ValueId kt = transpose(c, k4, swap23, IR_NONE, "k_transposed");
 
 	/* the scores, their softcap and bias, the probabilities */
 	ValueId sc = node2(c, OP_MATMUL, qs, kt, IR_NONE, "qk");
 	if (rep > 1)
-		sc = ctrl_reshape(c, sc, 4, s4, IR_NONE, "qk_heads");
+		sc = rw_reshape(c, sc, 4, s4, IR_NONE, "qk_heads");
 	ValueId stage[4] = { sc, IR_NONE, IR_NONE, IR_NONE };
 	if (a.softcap > 0) {
 		double cap = a.softcap;
-		ValueId vc = ctrl_float_const(c, ct, 0, NULL, &cap, "softcap");
+		ValueId vc = rw_float_const(c, ct, 0, NULL, &cap, "softcap");
 		sc = node2(c, OP_DIV, sc, vc, IR_NONE, "qk_div_cap");
 		sc = node2(c, OP_TANH, sc, IR_NONE, IR_NONE, "qk_tanh");
 		sc = node2(c, OP_MUL, sc, vc, IR_NONE, "qk_capped");
@@ -346,17 +358,17 @@ static int attention_infer(InferCtx *c)
 	stage[2] = sc;
 	DType sp = a.softmax_precision ? (DType)a.softmax_precision : ct;
 	if (sp != ct)
-		sc = ctrl_cast(c, sc, sp, "qk_precise");
-	RawAttr ax = ctrl_attr_int("axis", -1);
-	ValueId p = ctrl_step(c, OP_SOFTMAX, &sc, 1, IR_NONE, &ax, 1, "probs");
+		sc = rw_cast(c, sc, sp, "qk_precise");
+	RawAttr ax = rw_raw_int("axis", -1);
+	ValueId p = rw_step(c, OP_SOFTMAX, &sc, 1, IR_NONE, &ax, 1, "probs");
 	if (sp != ct)
-		p = ctrl_cast(c, p, ct, "probs_cast");
+		p = rw_cast(c, p, ct, "probs_cast");
 	stage[3] = p;
 	if (qk_out != IR_NONE) {
 		ValueId st = stage[a.qk_matmul_output_mode];
 		if (ct != t) {
-			RawAttr to = ctrl_attr_int("to", t);
-			ctrl_step(c, OP_CAST, &st, 1, qk_out, &to, 1, "qk_output");
+			RawAttr to = rw_raw_int("to", t);
+			rw_step(c, OP_CAST, &st, 1, qk_out, &to, 1, "qk_output");
 		} else {
 			node2(c, OP_IDENTITY, st, IR_NONE, qk_out, "qk_output");
 		}
@@ -366,23 +378,23 @@ static int attention_infer(InferCtx *c)
 	const bool cast = ct != t;
 	const int last = e.rank == 3 ? 3 : cast ? 2 : rep > 1 ? 1 : 0;
 	if (rep > 1)
-		p = ctrl_reshape(c, p, 4, grouped, IR_NONE, "probs_grouped");
+		p = rw_reshape(c, p, 4, grouped, IR_NONE, "probs_grouped");
 	ValueId o = node2(c, OP_MATMUL, p, v4, last == 0 ? y : IR_NONE, "pv");
 	if (rep > 1)
-		o = ctrl_reshape(c, o, 4, y4, last == 1 ? y : IR_NONE, "pv_heads");
+		o = rw_reshape(c, o, 4, y4, last == 1 ? y : IR_NONE, "pv_heads");
 	if (cast) {
-		RawAttr to = ctrl_attr_int("to", t);
-		o = ctrl_step(c, OP_CAST, &o, 1, last == 2 ? y : IR_NONE, &to, 1, "pv_rounded");
+		RawAttr to = rw_raw_int("to", t);
+		o = rw_step(c, OP_CAST, &o, 1, last == 2 ? y : IR_NONE, &to, 1, "pv_rounded");
 	}
 	if (e.rank == 3) {
 		o = transpose(c, o, swap12, IR_NONE, "y_heads_last");
 		const int64_t y3[3] = { e.batch, e.q_seq, e.q_heads * e.v_head };
-		ctrl_reshape(c, o, 3, y3, y, "y");
+		rw_reshape(c, o, 3, y3, y, "y");
 	}
 	infer_node(c)->dead = true;
-	return ctrl_place_after(g, c->node, first, c->diags);
+	return rw_place_after(g, c->node, first, c->diags);
 }
 
 const OpImpl op_impl_attention = { sizeof(AttentionAttrs), attention_fields,
                                    COUNTOF(attention_fields), attention_import, attention_infer,
-                                   ctrl_never_lowered };
+                                   rw_never_lowered };

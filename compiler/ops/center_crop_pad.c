@@ -9,7 +9,7 @@
  * ends constant) followed by a Pad of the padded axes (constant 0), or an Identity
  * when no axis changes; the new nodes keep the node's name for diagnostics.
  */
-#include "control.h"
+#include "graph_rewrite.h"
 
 #include <string.h>
 
@@ -35,7 +35,7 @@ static ValueId add_step(InferCtx *c, Op op, ValueId *in, int n_in, bool last)
 	if (!last)
 		out = ir_value_new(g, infer_node(c)->region,
 		                   arena_printf(&g->arena, "%s.cropped", g->values[out].name), NULL);
-	ctrl_add_node(c, op, in, n_in, &out, 1, NULL, 0);
+	rw_add_node(c, op, in, n_in, &out, 1, NULL, 0);
 	return out;
 }
 
@@ -83,21 +83,21 @@ static int crop_pad_infer(InferCtx *c)
 
 	ValueId cur = infer_node(c)->in[0];
 	if (n_crop) {
-		ValueId in[4] = { cur, ctrl_i64_const(c, "starts", n_crop, starts),
-		                  ctrl_i64_const(c, "ends", n_crop, ends),
-		                  ctrl_i64_const(c, "axes", n_crop, crop_axes) };
+		ValueId in[4] = { cur, rw_i64_const(c, "starts", n_crop, starts),
+		                  rw_i64_const(c, "ends", n_crop, ends),
+		                  rw_i64_const(c, "axes", n_crop, crop_axes) };
 		cur = add_step(c, OP_SLICE, in, 4, n_pad == 0);
 	}
 	if (n_pad) {
-		ValueId in[2] = { cur, ctrl_i64_const(c, "pads", 2 * x.rank, pads) };
+		ValueId in[2] = { cur, rw_i64_const(c, "pads", 2 * x.rank, pads) };
 		add_step(c, OP_PAD, in, 2, true);
 	}
 	if (!n_crop && !n_pad)
 		add_step(c, OP_IDENTITY, &cur, 1, true);
 	infer_node(c)->dead = true;
-	return ctrl_place_after(g, c->node, first, c->diags);
+	return rw_place_after(g, c->node, first, c->diags);
 }
 
 const OpImpl op_impl_center_crop_pad = { sizeof(CropPadAttrs), crop_pad_fields,
                                          COUNTOF(crop_pad_fields), crop_pad_import,
-                                         crop_pad_infer, ctrl_never_lowered };
+                                         crop_pad_infer, rw_never_lowered };

@@ -10,6 +10,7 @@
  * can stop the loop earlier, they are dynamic with M as the bound. Loop-carried
  * values and Scan states must keep their shape across iterations. */
 #include "control.h"
+#include "graph_rewrite.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -30,20 +31,6 @@ bool ctrl_region_within(const Graph *g, RegionId r, RegionId root)
 		if (r == root)
 			return true;
 	return false;
-}
-
-void ctrl_region_kill(Graph *g, RegionId r)
-{
-	Region *reg = &g->regions[r];
-	for (int i = 0; i < reg->n_nodes; i++) {
-		Node *n = &g->nodes[reg->nodes[i]];
-		n->dead = true;
-		for (int b = 0; b < n->n_bodies; b++)
-			ctrl_region_kill(g, n->bodies[b]);
-	}
-	for (int i = 0; i < reg->n_outputs; i++)
-		g->values[reg->outputs[i]].is_output = false;
-	reg->n_outputs = 0;
 }
 
 /* ---- import ---- */
@@ -255,7 +242,7 @@ static int if_inline(InferCtx *c, int pick)
 			g->regions[n->bodies[q]].parent = r;
 	}
 	br->n_nodes = 0;
-	ctrl_region_kill(g, g->nodes[id].bodies[1 - pick]);
+	rw_region_kill(g, g->nodes[id].bodies[1 - pick]);
 	g->nodes[id].dead = true;
 	return 0;
 }

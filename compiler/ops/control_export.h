@@ -1,7 +1,8 @@
 /* control_export.h — control flow (If, Loop, Scan; compiler/ops/control.c) as the
  * layers above the ops see it: the typed attributes, the layout of a control node's
  * own workspace block, which memory planning places and the C code generator
- * addresses, and the region helpers dead-code elimination uses.
+ * addresses, and whether a region lies inside another. Killing a region is the
+ * rewrite toolkit's rw_region_kill (graph_rewrite.h).
  *
  * A control node runs its bodies as functions. While it runs, one workspace block
  * is live: first the node's own buffers (the two copies of each loop-carried value,
@@ -44,9 +45,5 @@ void ctrl_temp_layout(Graph *g, NodeId n, CtrlTemp *t);
 
 /* Whether region r is `root` or nested inside it. */
 bool ctrl_region_within(const Graph *g, RegionId r, RegionId root);
-
-/* Marks every node of region r and of its nested regions dead and drops the
- * region's outputs (a branch not taken, the body of a removed node). */
-void ctrl_region_kill(Graph *g, RegionId r);
 
 #endif /* INGOT_CONTROL_EXPORT_H */

@@ -4,10 +4,9 @@
  * starts, a Reshape's shape) depends on the iteration number or on loop-carried
  * values: in the copies these are constants and fold away. The scan outputs become
  * a Concat of the iterations' elements; the Loop's output values keep their names.
- * It also holds the helpers that add nodes for ops that inference rewrites into others
- * (ctrl_add_node, ctrl_i64_const).
- */
+ * SequenceMap copies its body the same way (ctrl_body_copy). */
 #include "control.h"
+#include "graph_rewrite.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,15 +114,6 @@ bool ctrl_can_unroll(const Graph *g, NodeId id)
 	return a->trip * (live_nodes(g, n->bodies[0]) + 2) <= UNROLL_MAX_NODES;
 }
 
-static NodeId new_node(Graph *g, RegionId r, Op op, const ValueId *in, int n_in, ValueId out,
-                       const char *origin, const RawAttr *raw, int n_raw, DiagSink *d)
-{
-	NodeId id = ir_node_new(g, r, op, 13, in, n_in, &out, 1, origin);
-	if (ops_import_attrs(g, id, raw, n_raw, d))
-		die("%s rejected its attributes", ir_op_name(op));
-	return id;
-}
-
 /* Appends one copy of body b's live nodes to region r, its inputs standing for
  * `inputs` (one per body input); the copies of its outputs go to `outputs`. */
 static void copy_body(Unroll *u, RegionId b, RegionId r, const ValueId *inputs, ValueId *outputs)
@@ -155,55 +145,6 @@ void ctrl_body_copy(Graph *g, RegionId b, RegionId r, const ValueId *inputs, Val
 		die("out of memory");
 	copy_body(&u, b, r, inputs, outputs);
 	free(u.map);
-}
-
-/* Appends a node of op to the node's region (opset 13 semantics), attributes typed. */
-NodeId ctrl_add_node(InferCtx *c, Op op, const ValueId *in, int n_in, const ValueId *out,
-                     int n_out, const RawAttr *raw, int n_raw)
-{
-	Graph *g = c->g;
-	NodeId id = ir_node_new(g, g->nodes[c->node].region, op, 13, in, n_in, out, n_out,
-	                        ir_node_name(g, c->node));
-	if (ops_import_attrs(g, id, raw, n_raw, c->diags))
-		die("%s rejected its attributes", ir_op_name(op));
-	return id;
-}
-
-ValueId ctrl_i64_const(InferCtx *c, const char *what, int n, const int64_t *v)
-{
-	Graph *g = c->g;
-	int64_t len = n;
-	Type t = type_make(DT_I64, 1, &len);
-	return ir_value_new_const(g, g->nodes[c->node].region,
-	                          arena_printf(&g->arena, "%s.%s", ir_node_name(g, c->node), what),
-	                          &t, v);
-}
-
-int ctrl_place_after(Graph *g, NodeId id, int first, DiagSink *d)
-{
-	RegionId r = g->nodes[id].region;
-	Region *rr = &g->regions[r];
-	int m = rr->n_nodes - first, pos = 0, rc = 0;
-	NodeId *moved = malloc((size_t)(m ? m : 1) * sizeof *moved);
-	if (!moved)
-		die("out of memory");
-	memcpy(moved, &rr->nodes[first], (size_t)m * sizeof *moved);
-	while (rr->nodes[pos] != id)
-		pos++;
-	memmove(&rr->nodes[pos + 1 + m], &rr->nodes[pos + 1], (size_t)(first - pos - 1) * sizeof *moved);
-	memcpy(&rr->nodes[pos + 1], moved, (size_t)m * sizeof *moved);
-
-	/* infer the copies in order (the caller skips what was inserted after the node) */
-	for (int i = 0; i < m && !rc; i++) {
-		NodeId x = moved[i];
-		if (g->nodes[x].dead)
-			continue;
-		rc = ops_infer_node(g, x, d);
-		if (!rc && !g->nodes[x].dead && ops_node_foldable(g, x))
-			rc = ops_fold_node(g, x, d);
-	}
-	free(moved);
-	return rc;
 }
 
 int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
@@ -251,9 +192,11 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 			elems[k * trip + t] = outs[1 + n_carried + k];
 	}
 	/* g->nodes moves as nodes are added: index it afresh each time */
-	for (int j = 0; j < n_carried; j++)
-		if (g->nodes[id].out[j] != IR_NONE)
-			new_node(g, r, OP_IDENTITY, &cur[j], 1, g->nodes[id].out[j], origin, NULL, 0, d);
+	for (int j = 0; j < n_carried; j++) {
+		ValueId out = g->nodes[id].out[j];
+		if (out != IR_NONE)
+			rw_node_new(g, r, OP_IDENTITY, &cur[j], 1, &out, 1, origin, NULL, 0, d);
+	}
 	for (int k = 0; k < n_scan; k++) {
 		ValueId out = g->nodes[id].out[n_carried + k];
 		if (out == IR_NONE)
@@ -272,15 +215,15 @@ int ctrl_loop_unroll(Graph *g, NodeId id, DiagSink *d)
 			ValueId in[2] = { elems[k * trip + t], axes };
 			parts[t] = ir_value_new(g, r, arena_printf(&g->arena, "%s.unsq%lld",
 			                        g->values[in[0]].name, (long long)t), NULL);
-			new_node(g, r, OP_UNSQUEEZE, in, 2, parts[t], origin, NULL, 0, d);
+			rw_node_new(g, r, OP_UNSQUEEZE, in, 2, &parts[t], 1, origin, NULL, 0, d);
 		}
 		RawAttr ax = raw_attr_int("axis", 0);
-		new_node(g, r, OP_CONCAT, parts, (int)trip, out, origin, &ax, 1, d);
+		rw_node_new(g, r, OP_CONCAT, parts, (int)trip, &out, 1, origin, &ax, 1, d);
 	}
 
 	g->nodes[id].dead = true;
-	ctrl_region_kill(g, b);
-	rc = ctrl_place_after(g, id, first, d);
+	rw_region_kill(g, b);
+	rc = rw_place_after(g, id, first, d);
 	free(u.map);
 	free(cur);
 	free(ins);

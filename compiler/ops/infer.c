@@ -3,7 +3,7 @@
  * shape computations (Shape → Gather → Concat → Reshape) resolve to constants
  * before the nodes that consume them are inferred. Control-flow nodes infer their
  * bodies themselves (control.c) through ops_infer_region. */
-#include "control.h"
+#include "opimpl.h"
 
 #include <string.h>
 

@@ -193,20 +193,30 @@ int ops_norm_axes(InferCtx *c, const int64_t *axes, int n, int rank, int64_t *ou
 int ops_lower_strided(LowerCtx *c, int64_t esize, int rank, const int64_t *dims,
                       const int64_t *strides, int64_t offset);
 
-/* infer.c: shape inference over a region, folding constant nodes as it goes */
+/* infer.c: shape inference over a region, folding constant nodes as it goes.
+ * ops_infer_region infers (and folds) a body's nodes once its inputs are typed
+ * (control flow calls it). */
 int ops_infer_node(Graph *g, NodeId n, DiagSink *d);
+int ops_infer_region(Graph *g, RegionId r, DiagSink *d);
 int ops_infer_graph(Graph *g, DiagSink *d, bool fold);
 
-/* sequence.c: the sequence or optional a value is (NULL for a tensor); before a
- * node is inferred, handles inputs that are sequences: Identity passes them on
- * (*done set), ops that take only tensors fail. ops_seq_finish, after the main
- * graph is inferred, turns each sequence output into one output per element
- * (NAME.0, NAME.1, ...; an empty optional into none). 0 or -1 with diagnostics. */
+/* sequence.c, sequence_flow.c: the sequence hooks of inference (infer.c) and of
+ * control flow (control.c). The sequence or optional a value is (NULL for a tensor);
+ * before a node is inferred, ops_seq_guard handles inputs that are sequences:
+ * Identity passes them on (*done set), ops that take only tensors fail.
+ * ops_seq_finish, after the main graph is inferred, turns each sequence output into
+ * one output per element (NAME.0, NAME.1, ...; an empty optional into none). 0 or -1
+ * with diagnostics. */
 const SeqVal *ops_seq_of(const Graph *g, ValueId v);
 /* Makes v the sequence of elems (copied; type = dt scalar), or an empty optional. */
 void ops_seq_set(Graph *g, ValueId v, bool none, int n, const ValueId *elems, DType dt);
 int ops_seq_guard(Graph *g, NodeId n, DiagSink *d, bool *done);
 int ops_seq_finish(Graph *g, DiagSink *d);
+/* Whether a Loop carries or builds sequences (then it must be unrolled), and giving
+ * an If with a run-time condition one output per element of the sequences its
+ * branches yield (they must agree in length). 0 or -1. */
+bool ops_seq_loop_needs_unroll(const Graph *g, NodeId n);
+int ops_seq_if_expand(Graph *g, NodeId n, DiagSink *d);
 
 /* Multiply-accumulates of a node by formula (Conv, ConvTranspose, Gemm, MatMul, RNNs;
  * 0 for other ops), whatever algorithm runs: `inspect --json` and --profile. */

@@ -6,7 +6,7 @@
  *     Y = Cast(XU * InvRMS, X's type) * scale
  * Scale broadcasts over the normalized dims. The new nodes keep the node's name for
  * diagnostics; the last one writes the node's output. */
-#include "control.h"
+#include "graph_rewrite.h"
 #include "op_attrs.h"
 
 #include <string.h>
@@ -15,7 +15,7 @@
 static ValueId step(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const char *what)
 {
 	ValueId in[2] = { a, b };
-	return ctrl_step(c, op, in, b == IR_NONE ? 1 : 2, out, NULL, 0, what);
+	return rw_step(c, op, in, b == IR_NONE ? 1 : 2, out, NULL, 0, what);
 }
 
 static int rms_norm_infer(InferCtx *c)
@@ -48,11 +48,11 @@ static int rms_norm_infer(InferCtx *c)
 
 	ValueId xu = infer_node(c)->in[0];
 	if (stash != x.dtype)
-		xu = ctrl_cast(c, xu, stash, "stashed");
+		xu = rw_cast(c, xu, stash, "stashed");
 	ValueId sq = step(c, OP_MUL, xu, xu, IR_NONE, "squared");
-	RawAttr ra[2] = { ctrl_attr_ints("axes", axes, (int)(x.rank - axis)),
-	                  ctrl_attr_int("keepdims", 1) };
-	ValueId ms = ctrl_step(c, OP_REDUCE_MEAN, &sq, 1, IR_NONE, ra, 2, "mean_square");
+	RawAttr ra[2] = { rw_raw_ints("axes", axes, (int)(x.rank - axis)),
+	                  rw_raw_int("keepdims", 1) };
+	ValueId ms = rw_step(c, OP_REDUCE_MEAN, &sq, 1, IR_NONE, ra, 2, "mean_square");
 	Type et = type_make(stash, 0, NULL);
 	const double e64 = a->epsilon;
 	const float e32 = a->epsilon;
@@ -64,12 +64,12 @@ static int rms_norm_infer(InferCtx *c)
 	ValueId inv = step(c, OP_RECIPROCAL, rms, IR_NONE, IR_NONE, "inv_rms");
 	ValueId nrm = step(c, OP_MUL, xu, inv, IR_NONE, "normalized");
 	if (stash != x.dtype)
-		nrm = ctrl_cast(c, nrm, x.dtype, "normalized_cast");
+		nrm = rw_cast(c, nrm, x.dtype, "normalized_cast");
 	step(c, OP_MUL, nrm, scale, y, "scaled");
 	infer_node(c)->dead = true;
-	return ctrl_place_after(g, c->node, first, c->diags);
+	return rw_place_after(g, c->node, first, c->diags);
 }
 
 /* the attributes are LayerNormalization's (NormAttrs, op_attrs.h; imported by norm.c) */
 const OpImpl op_impl_rms_norm = { sizeof(NormAttrs), norm_attr_fields, COUNTOF(norm_attr_fields),
-                                  norm_attrs_import, rms_norm_infer, ctrl_never_lowered };
+                                  norm_attrs_import, rms_norm_infer, rw_never_lowered };

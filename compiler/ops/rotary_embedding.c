@@ -10,7 +10,7 @@
  *     Y        = Concat(real, imag) (interleaved: the pairs interleaved again), then
  *                X4[..., R:] when only R = rotary_embedding_dim dims rotate
  * and back to X's shape. f16 and bf16 inputs are computed in float. */
-#include "control.h"
+#include "graph_rewrite.h"
 
 #include <string.h>
 
@@ -49,24 +49,24 @@ static ValueId last_slice(InferCtx *c, ValueId x, int64_t start, int64_t end, in
                           const char *what)
 {
 	const int64_t axis = -1;
-	ValueId in[5] = { x, ctrl_i64_const(c, arena_printf(&c->g->arena, "%s_start", what), 1, &start),
-	                  ctrl_i64_const(c, arena_printf(&c->g->arena, "%s_end", what), 1, &end),
-	                  ctrl_i64_const(c, arena_printf(&c->g->arena, "%s_axis", what), 1, &axis),
-	                  ctrl_i64_const(c, arena_printf(&c->g->arena, "%s_step", what), 1, &step) };
-	return ctrl_step(c, OP_SLICE, in, 5, IR_NONE, NULL, 0, what);
+	ValueId in[5] = { x, rw_i64_const(c, arena_printf(&c->g->arena, "%s_start", what), 1, &start),
+	                  rw_i64_const(c, arena_printf(&c->g->arena, "%s_end", what), 1, &end),
+	                  rw_i64_const(c, arena_printf(&c->g->arena, "%s_axis", what), 1, &axis),
+	                  rw_i64_const(c, arena_printf(&c->g->arena, "%s_step", what), 1, &step) };
+	return rw_step(c, OP_SLICE, in, 5, IR_NONE, NULL, 0, what);
 }
 
 static ValueId bin(InferCtx *c, Op op, ValueId a, ValueId b, const char *what)
 {
 	ValueId in[2] = { a, b };
-	return ctrl_step(c, op, in, 2, IR_NONE, NULL, 0, what);
+	return rw_step(c, op, in, 2, IR_NONE, NULL, 0, what);
 }
 
 static ValueId concat_last(InferCtx *c, ValueId a, ValueId b, ValueId out, const char *what)
 {
 	ValueId in[2] = { a, b };
-	RawAttr r = ctrl_attr_int("axis", -1);
-	return ctrl_step(c, OP_CONCAT, in, 2, out, &r, 1, what);
+	RawAttr r = rw_raw_int("axis", -1);
+	return rw_step(c, OP_CONCAT, in, 2, out, &r, 1, what);
 }
 
 /* cos or sin for every (batch, seq) with a heads axis of 1 at `heads_axis` */
@@ -75,12 +75,12 @@ static ValueId angle(InferCtx *c, int slot, int64_t heads_axis, const char *what
 	ValueId v = infer_node(c)->in[slot];
 	if (infer_has(c, 3)) {
 		ValueId in[2] = { v, infer_node(c)->in[3] };
-		v = ctrl_step(c, OP_GATHER, in, 2, IR_NONE, NULL, 0,
+		v = rw_step(c, OP_GATHER, in, 2, IR_NONE, NULL, 0,
 		              arena_printf(&c->g->arena, "%s_gathered", what));
 	}
-	ValueId in[2] = { v, ctrl_i64_const(c, arena_printf(&c->g->arena, "%s_axes", what), 1,
+	ValueId in[2] = { v, rw_i64_const(c, arena_printf(&c->g->arena, "%s_axes", what), 1,
 	                                    &heads_axis) };
-	return ctrl_step(c, OP_UNSQUEEZE, in, 2, IR_NONE, NULL, 0, what);
+	return rw_step(c, OP_UNSQUEEZE, in, 2, IR_NONE, NULL, 0, what);
 }
 
 /* The caches (and position_ids) against X's batch, seq and half rotary size. */
@@ -152,13 +152,13 @@ static int rotary_infer(InferCtx *c)
 	ValueId x4 = infer_node(c)->in[0];
 	const int64_t split[4] = { batch, seq, heads, head };
 	if (x.rank == 3)
-		x4 = ctrl_reshape(c, x4, 4, split, IR_NONE, "x_heads");
+		x4 = rw_reshape(c, x4, 4, split, IR_NONE, "x_heads");
 	const int64_t heads_axis = x.rank == 3 ? 2 : 1;
 	ValueId cos = angle(c, 1, heads_axis, "cos"), sin = angle(c, 2, heads_axis, "sin");
 	if (ct != t) {
-		x4 = ctrl_cast(c, x4, ct, "x_float");
-		cos = ctrl_cast(c, cos, ct, "cos_float");
-		sin = ctrl_cast(c, sin, ct, "sin_float");
+		x4 = rw_cast(c, x4, ct, "x_float");
+		cos = rw_cast(c, cos, ct, "cos_float");
+		sin = rw_cast(c, sin, ct, "sin_float");
 	}
 
 	ValueId x1, x2;
@@ -182,13 +182,13 @@ static int rotary_infer(InferCtx *c)
 		ValueId pair[2];
 		for (int i = 0; i < 2; i++) {
 			ValueId in[2] = { i ? im : re,
-			                  ctrl_i64_const(c, i ? "imag_axes" : "real_axes", 1, &minus1) };
-			pair[i] = ctrl_step(c, OP_UNSQUEEZE, in, 2, IR_NONE, NULL, 0, i ? "imag_pair" : "real_pair");
+			                  rw_i64_const(c, i ? "imag_axes" : "real_axes", 1, &minus1) };
+			pair[i] = rw_step(c, OP_UNSQUEEZE, in, 2, IR_NONE, NULL, 0, i ? "imag_pair" : "real_pair");
 		}
 		int64_t flat[4];
 		memcpy(flat, x.rank == 3 ? split : x.dims, sizeof flat);
 		flat[3] = rot;
-		r = ctrl_reshape(c, concat_last(c, pair[0], pair[1], IR_NONE, "pairs"), 4, flat,
+		r = rw_reshape(c, concat_last(c, pair[0], pair[1], IR_NONE, "pairs"), 4, flat,
 		                 last == 0 ? y : IR_NONE, "rotated");
 	} else {
 		r = concat_last(c, re, im, last == 0 ? y : IR_NONE, "rotated");
@@ -197,15 +197,15 @@ static int rotary_infer(InferCtx *c)
 		r = concat_last(c, r, last_slice(c, x4, rot, head, 1, "x_pass"), last == 1 ? y : IR_NONE,
 		                "joined");
 	if (cast) {
-		RawAttr to = ctrl_attr_int("to", t);
-		r = ctrl_step(c, OP_CAST, &r, 1, last == 2 ? y : IR_NONE, &to, 1, "rounded");
+		RawAttr to = rw_raw_int("to", t);
+		r = rw_step(c, OP_CAST, &r, 1, last == 2 ? y : IR_NONE, &to, 1, "rounded");
 	}
 	if (x.rank == 3)
-		ctrl_reshape(c, r, 3, x.dims, y, "y");
+		rw_reshape(c, r, 3, x.dims, y, "y");
 	infer_node(c)->dead = true;
-	return ctrl_place_after(g, c->node, first, c->diags);
+	return rw_place_after(g, c->node, first, c->diags);
 }
 
 const OpImpl op_impl_rotary_embedding = { sizeof(RotaryAttrs), rotary_fields,
                                           COUNTOF(rotary_fields), rotary_import, rotary_infer,
-                                          ctrl_never_lowered };
+                                          rw_never_lowered };

@@ -12,6 +12,7 @@
  * sequence is unrolled, so its iteration number is). Graph inputs and outputs that
  * are sequences are one tensor per element (the frontend and ops_seq_finish). */
 #include "control.h"
+#include "graph_rewrite.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -200,19 +201,19 @@ static int split_infer(InferCtx *c)
 		parts[i] = ir_value_new(g, g->nodes[c->node].region,
 		                        arena_printf(&g->arena, "%s.%d", g->values[seq].name, i), NULL);
 	RawAttr ax = raw_attr_int("axis", axis);
-	ValueId sin[2] = { in, ctrl_i64_const(c, "split", n, sizes) };
-	ctrl_add_node(c, OP_SPLIT, sin, 2, parts, n, &ax, 1);
+	ValueId sin[2] = { in, rw_i64_const(c, "split", n, sizes) };
+	rw_add_node(c, OP_SPLIT, sin, 2, parts, n, &ax, 1);
 	for (int i = 0; i < n; i++) {
 		elems[i] = parts[i];
 		if (!squeeze)
 			continue;
-		ValueId qin[2] = { parts[i], ctrl_i64_const(c, "axes", 1, &axis) };
+		ValueId qin[2] = { parts[i], rw_i64_const(c, "axes", 1, &axis) };
 		elems[i] = ir_value_new(g, g->nodes[c->node].region,
 		                        arena_printf(&g->arena, "%s.sq", g->values[parts[i]].name), NULL);
-		ctrl_add_node(c, OP_SQUEEZE, qin, 2, &elems[i], 1, NULL, 0);
+		rw_add_node(c, OP_SQUEEZE, qin, 2, &elems[i], 1, NULL, 0);
 	}
 	resolved(c);
-	if (ctrl_place_after(g, c->node, first, c->diags))
+	if (rw_place_after(g, c->node, first, c->diags))
 		return -1;
 	ops_seq_set(g, seq, false, n, elems, x.dtype);
 	return 0;
@@ -237,17 +238,17 @@ static int concat_infer(InferCtx *c)
 	if (a->new_axis) {
 		ValueId *u = arena_array(&g->arena, (size_t)s->n, sizeof *u);
 		for (int i = 0; i < s->n; i++) {
-			ValueId in[2] = { s->elems[i], ctrl_i64_const(c, "axes", 1, &axis) };
+			ValueId in[2] = { s->elems[i], rw_i64_const(c, "axes", 1, &axis) };
 			u[i] = ir_value_new(g, g->nodes[c->node].region,
 			                    arena_printf(&g->arena, "%s.unsq%d", g->values[out].name, i), NULL);
-			ctrl_add_node(c, OP_UNSQUEEZE, in, 2, &u[i], 1, NULL, 0);
+			rw_add_node(c, OP_UNSQUEEZE, in, 2, &u[i], 1, NULL, 0);
 		}
 		parts = u;
 	}
 	RawAttr ax = raw_attr_int("axis", axis);
-	ctrl_add_node(c, OP_CONCAT, parts, s->n, &out, 1, &ax, 1);
+	rw_add_node(c, OP_CONCAT, parts, s->n, &out, 1, &ax, 1);
 	infer_node(c)->dead = true;
-	return ctrl_place_after(g, c->node, first, c->diags);
+	return rw_place_after(g, c->node, first, c->diags);
 }
 
 /* ---- the list ops ---- */
@@ -392,9 +393,9 @@ static int map_infer(InferCtx *c)
 		for (int j = 0; j < n_out; j++)
 			elems[j * len + i] = outs[j];
 	}
-	ctrl_region_kill(g, b);
+	rw_region_kill(g, b);
 	resolved(c);
-	if (ctrl_place_after(g, c->node, first, c->diags))
+	if (rw_place_after(g, c->node, first, c->diags))
 		return -1;
 	for (int j = 0; j < n_out; j++) {
 		ValueId o = g->nodes[c->node].out[j];

@@ -3,7 +3,7 @@
  * builds one is unrolled, an If whose run-time condition picks between sequences
  * of the same length gets one output per element, and the main graph's sequence
  * outputs become one output per element (NAME.0, NAME.1, ...). See sequence.c. */
-#include "control.h"
+#include "graph_rewrite.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +94,7 @@ static ValueId identity_of(Graph *g, RegionId r, ValueId v, const char *name, co
                            DiagSink *d)
 {
 	ValueId o = ir_value_new(g, r, name, NULL);
-	NodeId id = ir_node_new(g, r, OP_IDENTITY, 13, &v, 1, &o, 1, origin);
-	if (ops_import_attrs(g, id, NULL, 0, d))
-		die("Identity takes no attributes");
+	NodeId id = rw_node_new(g, r, OP_IDENTITY, &v, 1, &o, 1, origin, NULL, 0, d);
 	if (ops_infer_node(g, id, d))
 		return IR_NONE;
 	return o;

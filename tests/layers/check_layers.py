@@ -40,7 +40,7 @@ LAYERS = {
 }
 # Headers a layer shows the layers above it (absent: all of its headers).
 EXPORTS = {
-    "ops": ["opimpl.h", "op_attrs.h", "control_export.h"],
+    "ops": ["opimpl.h", "op_attrs.h", "control_export.h", "graph_rewrite.h"],
     "frontend": ["frontend.h"],
     "codegen/c": ["c_target.h"],
 }
