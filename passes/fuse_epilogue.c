@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ewtable.h"
+
 static bool is_linear(Op op)
 {
 	return op == OP_CONV || op == OP_CONV_TRANSPOSE || op == OP_GEMM || op == OP_MATMUL;
@@ -148,8 +150,25 @@ static const char *activation_of(Graph *g, NodeId m, float *p, int *np)
 		return v == 0 ? "gelu" : v == 1 ? "gelu_tanh" : NULL;
 	}
 	default:
-		return NULL;
+		break;
 	}
+	/* any other activation of ewtable.h (a unary op that is an epilogue code too):
+	 * its fn name, its ONNX attributes with their defaults */
+#define EP_P0 0
+#define EP_PHS 0
+#define EP_PA(da) (p[0] = attr_f(g, m, "alpha", da), 1)
+#define EP_PAB(da, db) (p[0] = attr_f(g, m, "alpha", da), p[1] = attr_f(g, m, "beta", db), 2)
+#define EP_PAG(da, dg) (p[0] = attr_f(g, m, "alpha", da), p[1] = attr_f(g, m, "gamma", dg), 2)
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R(INGOT_EW_IF_UNARY_##R( \
+	if (n->op == OP_##N) { *np = EP_##PAR; return #fn; }))
+	INGOT_EW_TABLE(X)
+#undef X
+#undef EP_P0
+#undef EP_PHS
+#undef EP_PA
+#undef EP_PAB
+#undef EP_PAG
+	return NULL;
 }
 
 static bool fuse_activation(Graph *g, NodeId id, NodeId m, const Epi *e)

@@ -33,6 +33,7 @@
 	X(SOFTPLUS, Softplus, unary, 1, 1, 1, 1, 0) \
 	X(SOFTSIGN, Softsign, unary, 1, 1, 1, 1, 0) \
 	X(SQRT, Sqrt, unary, 1, 1, 1, 1, 0) \
+	X(SWISH, Swish, unary, 1, 1, 1, 1, 0) \
 	X(TANH, Tanh, unary, 1, 1, 1, 1, 0) \
 	/* elementwise: binary with numpy broadcasting */ \
 	X(ADD, Add, binary, 2, 2, 1, 1, 0) \
