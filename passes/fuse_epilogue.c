@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ewtable.h"
+
 /* The node after the linear node's output when it alone reads it in the same region. */
 static NodeId next_member(Graph *g, const Uses *u, NodeId id)
 {
@@ -98,26 +100,17 @@ static bool clip_bound(Graph *g, NodeId id, int slot, const FloatList *attr, flo
 }
 
 /* The epilogue activation code (INGOT_EW_ACT_*) and parameters of node m, or
- * INGOT_EW_ACT_NONE when it is not one. */
+ * INGOT_EW_ACT_NONE when it is not one (OPF_ACTIVATION). Clip and Gelu are not unary
+ * ops: Clip takes its bounds from constants, Gelu picks its code by `approximate`.
+ * Every other activation is a unary op of ewtable.h that is an epilogue code too
+ * (role UA); its parameters are its ONNX attributes, with the table's defaults. */
 static int activation_of(Graph *g, NodeId m, float *p, int *np)
 {
 	const Node *n = &g->nodes[m];
 	*np = 0;
-	switch (n->op) {
-	case OP_RELU: return INGOT_EW_ACT_RELU;
-	case OP_SIGMOID: return INGOT_EW_ACT_SIGMOID;
-	case OP_TANH: return INGOT_EW_ACT_TANH;
-	case OP_HARD_SWISH: return INGOT_EW_ACT_HARD_SWISH;
-	case OP_LEAKY_RELU:
-		p[0] = first(&ops_unary_attrs(g, m)->alpha, 0.01f);
-		*np = 1;
-		return INGOT_EW_ACT_LEAKY_RELU;
-	case OP_HARD_SIGMOID:
-		p[0] = first(&ops_unary_attrs(g, m)->alpha, 0.2f);
-		p[1] = first(&ops_unary_attrs(g, m)->beta, 0.5f);
-		*np = 2;
-		return INGOT_EW_ACT_HARD_SIGMOID;
-	case OP_CLIP: {
+	if (!op_has(n->op, OPF_ACTIVATION))
+		return INGOT_EW_ACT_NONE;
+	if (n->op == OP_CLIP) {
 		const ClipAttrs *a = ops_clip_attrs(g, m);
 		if (!clip_bound(g, m, 1, &a->min, -INFINITY, &p[0]) ||
 		    !clip_bound(g, m, 2, &a->max, INFINITY, &p[1]))
@@ -125,14 +118,29 @@ static int activation_of(Graph *g, NodeId m, float *p, int *np)
 		*np = 2;
 		return INGOT_EW_ACT_CLIP;
 	}
-	case OP_GELU: {      /* approximate: 0 none, 1 tanh (an int list, see arith.c) */
+	if (n->op == OP_GELU) {   /* approximate: 0 none, 1 tanh (an int list, see arith.c) */
 		const IntList *a = &ops_math_attrs(g, m)->approximate;
 		const int64_t v = a->n > 0 ? a->v[0] : 0;
 		return v == 0 ? INGOT_EW_ACT_GELU : v == 1 ? INGOT_EW_ACT_GELU_TANH : INGOT_EW_ACT_NONE;
 	}
-	default:
+	const UnaryAttrs *u = ops_unary_attrs(g, m);
+	if (!u)
 		return INGOT_EW_ACT_NONE;
-	}
+#define EP_P0 0
+#define EP_PHS 0
+#define EP_PA(da) (p[0] = first(&u->alpha, da), 1)
+#define EP_PAB(da, db) (p[0] = first(&u->alpha, da), p[1] = first(&u->beta, db), 2)
+#define EP_PAG(da, dg) (p[0] = first(&u->alpha, da), p[1] = first(&u->gamma, dg), 2)
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R(INGOT_EW_IF_UNARY_##R( \
+	if (n->op == OP_##N) { *np = EP_##PAR; return INGOT_EW_ACT_##N; }))
+	INGOT_EW_TABLE(X)
+#undef X
+#undef EP_P0
+#undef EP_PHS
+#undef EP_PA
+#undef EP_PAB
+#undef EP_PAG
+	return INGOT_EW_ACT_NONE;
 }
 
 static bool fuse_activation(Graph *g, NodeId id, NodeId m, EpilogueAttrs *e)

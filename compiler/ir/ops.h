@@ -73,6 +73,7 @@ typedef enum OpFlag {
 	X(SOFTPLUS, Softplus, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
 	X(SOFTSIGN, Softsign, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
 	X(SQRT, Sqrt, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
+	X(SWISH, Swish, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
 	X(TANH, Tanh, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
 	/* elementwise: binary with numpy broadcasting */ \
 	X(ADD, Add, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_COMMUTATIVE) \

@@ -151,42 +151,38 @@ static const AttrField unary_fields[] = {
 	{ "gamma", AK_FLOATS, offsetof(UnaryAttrs, gamma), NULL },
 };
 
+/* Imports float attribute `name` (default def) into *l. */
+static int attr_in(ImportCtx *c, const char *name, float def, FloatList *l)
+{
+	float v;
+	if (import_float(c, name, def, &v))
+		return -1;
+	set_float(&c->g->arena, l, v);
+	return 0;
+}
+
 static int unary_import(ImportCtx *c)
 {
 	UnaryAttrs *a = c->attrs;
-	Arena *ar = &c->g->arena;
-	float v;
 	a->alpha.n = a->beta.n = a->gamma.n = -1;
+	/* the attributes of ewtable.h's PAR column, with its defaults */
+#define IMP_P0 0
+#define IMP_PHS 0
+#define IMP_PA(da) attr_in(c, "alpha", da, &a->alpha)
+#define IMP_PAB(da, db) IMP_PA(da) || attr_in(c, "beta", db, &a->beta)
+#define IMP_PAG(da, dg) IMP_PA(da) || attr_in(c, "gamma", dg, &a->gamma)
+#define X(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_UNARY_##R(case OP_##N: return IMP_##PAR ? -1 : 0;)
 	switch (c->g->nodes[c->node].op) {
-	case OP_ELU:
-		if (import_float(c, "alpha", 1.0f, &v))
-			return -1;
-		set_float(ar, &a->alpha, v);
-		break;
-	case OP_LEAKY_RELU:
-		if (import_float(c, "alpha", 0.01f, &v))
-			return -1;
-		set_float(ar, &a->alpha, v);
-		break;
-	case OP_HARD_SIGMOID:
-		if (import_float(c, "alpha", 0.2f, &v))
-			return -1;
-		set_float(ar, &a->alpha, v);
-		if (import_float(c, "beta", 0.5f, &v))
-			return -1;
-		set_float(ar, &a->beta, v);
-		break;
-	case OP_SELU:
-		if (import_float(c, "alpha", 1.67326319217681884765625f, &v))
-			return -1;
-		set_float(ar, &a->alpha, v);
-		if (import_float(c, "gamma", 1.05070102214813232421875f, &v))
-			return -1;
-		set_float(ar, &a->gamma, v);
-		break;
-	default:
-		break;
+	INGOT_EW_TABLE(X)
+	default: break;
 	}
+#undef X
+#undef IMP_P0
+#undef IMP_PHS
+#undef IMP_PA
+#undef IMP_PAB
+#undef IMP_PAG
 	return 0;
 }
 

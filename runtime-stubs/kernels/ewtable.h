@@ -19,14 +19,15 @@
  * U, A   the ingot_unary code and the epilogue code (_ where the role lacks
  *        one). These are baked into generated parameter structs: never renumber,
  *        a new row takes the next free code of each.
- * PAR    the float attributes after x: P0 none, PA alpha, PAB alpha and beta,
- *        PAG alpha and gamma, PHS alpha and beta fixed by the compiler (HardSwish:
+ * PAR    the float attributes after x, with their ONNX defaults: P0 none, PA(alpha),
+ *        PAB(alpha, beta), PAG(alpha, gamma), PHS alpha and beta fixed by the compiler (HardSwish:
  *        1/6 and 1/2, no ONNX attributes), PCLIP Clip's bounds (al lo, be hi)
  * SCALAR the formula in x, al, be, ga; the type is INGOT_EW_T, a libm function
  *        INGOT_EW_M(exp) (expf or exp), another row's function INGOT_EW_FN(fn)
  * VEC    VEC(expr) in the uk_* vector vocabulary and simd/vmath.h, x the operand,
  *        A and B alpha and beta as vectors, H the vector al * x + be; or NOVEC
- * Rows of role U/UA/UX are in code order U, the others follow.
+ * Rows are in the order of their codes; a row uses only the functions of rows
+ * above it.
  */
 #ifndef INGOT_KERNELS_EWTABLE_H
 #define INGOT_KERNELS_EWTABLE_H
@@ -35,17 +36,17 @@
 	X(ABS, Abs, abs, U, 0, _, P0, INGOT_EW_M(fabs)(x), VEC(uk_abs(x))) \
 	X(CEIL, Ceil, ceil, U, 1, _, P0, INGOT_EW_M(ceil)(x), /* -floor(-x): exact, -0 included */ \
 	  VEC(uk_mul(uk_floor(uk_mul(x, uk_bcast(-1.0f))), uk_bcast(-1.0f)))) \
-	X(ELU, Elu, elu, U, 2, _, PA, x < 0 ? al * INGOT_EW_M(expm1)(x) : x, NOVEC) \
+	X(ELU, Elu, elu, U, 2, _, PA(1.0f), x < 0 ? al * INGOT_EW_M(expm1)(x) : x, NOVEC) \
 	X(ERF, Erf, erf, U, 3, _, P0, INGOT_EW_M(erf)(x), VEC(vm_erf(x))) \
 	X(EXP, Exp, exp, U, 4, _, P0, INGOT_EW_M(exp)(x), VEC(vm_exp(x))) \
 	X(FLOOR, Floor, floor, U, 5, _, P0, INGOT_EW_M(floor)(x), VEC(uk_floor(x))) \
-	X(HARD_SIGMOID, HardSigmoid, hard_sigmoid, UA, 6, 5, PAB, \
+	X(HARD_SIGMOID, HardSigmoid, hard_sigmoid, UA, 6, 5, PAB(0.2f, 0.5f), \
 	  INGOT_EW_M(fmax)((INGOT_EW_T)0, INGOT_EW_M(fmin)((INGOT_EW_T)1, al * x + be)), \
 	  VEC(vm_unit(H))) \
 	X(HARD_SWISH, HardSwish, hard_swish, UA, 7, 6, PHS, \
 	  x * INGOT_EW_M(fmax)((INGOT_EW_T)0, INGOT_EW_M(fmin)((INGOT_EW_T)1, al * x + be)), \
 	  VEC(uk_mul(x, vm_unit(H)))) \
-	X(LEAKY_RELU, LeakyRelu, leaky_relu, UA, 8, 3, PA, x < 0 ? al * x : x, \
+	X(LEAKY_RELU, LeakyRelu, leaky_relu, UA, 8, 3, PA(0.01f), x < 0 ? al * x : x, \
 	  VEC(uk_sel_lt(x, uk_zero(), x, uk_mul(A, x)))) \
 	X(LOG, Log, log, U, 9, _, P0, INGOT_EW_M(log)(x), NOVEC) \
 	X(NEG, Neg, neg, U, 10, _, P0, -x, VEC(uk_mul(x, uk_bcast(-1.0f)))) \
@@ -54,7 +55,8 @@
 	  VEC(uk_div(uk_bcast(1.0f), x))) \
 	X(RELU, Relu, relu, UA, 13, 1, P0, x < 0 ? (INGOT_EW_T)0 : x, \
 	  VEC(uk_sel_lt(x, uk_zero(), x, uk_zero()))) \
-	X(SELU, Selu, selu, U, 14, _, PAG, x <= 0 ? ga * al * INGOT_EW_M(expm1)(x) : ga * x, NOVEC) \
+	X(SELU, Selu, selu, U, 14, _, PAG(1.67326319217681884765625f, 1.05070102214813232421875f), \
+	  x <= 0 ? ga * al * INGOT_EW_M(expm1)(x) : ga * x, NOVEC) \
 	/* e^-|x| never overflows: 1 / (1 + e^-x) above 0, e^x / (1 + e^x) below */ \
 	X(SIGMOID, Sigmoid, sigmoid, UA, 15, 4, P0, x >= 0 ? (INGOT_EW_T)1 / ((INGOT_EW_T)1 + \
 	  INGOT_EW_M(exp)(-x)) : INGOT_EW_M(exp)(x) / ((INGOT_EW_T)1 + INGOT_EW_M(exp)(x)), \
@@ -76,7 +78,9 @@
 	 * no cancellation either */ \
 	X(GELU_TANH, Gelu, gelu_tanh, A, _, 9, P0, x / ((INGOT_EW_T)1 + INGOT_EW_M(exp)( \
 	  (INGOT_EW_T)-1.59576912160573071176 * (x + (INGOT_EW_T)0.044715 * x * x * x))), \
-	  VEC(vm_gelu_tanh(x)))
+	  VEC(vm_gelu_tanh(x))) \
+	X(SWISH, Swish, swish, UA, 20, 10, PA(1.0f), x * INGOT_EW_FN(sigmoid)(al * x), \
+	  VEC(uk_mul(x, vm_sigmoid(uk_mul(A, x)))))
 
 /* Role selectors: INGOT_EW_IF_<what>_##ROLE(text) is text where the row has it. */
 #define INGOT_EW_IF_UNARY_U(...) __VA_ARGS__       /* an ingot_unary code */
@@ -100,31 +104,36 @@
 #define INGOT_EW_IF_FN_A(...) __VA_ARGS__
 #define INGOT_EW_IF_FN_AX(...)
 
-/* Per PAR: the parameter declarations after x, the call of F(fn) on x, al, be, ga,
+/* Per PAR (a consumer pastes its prefix to the PAR column: PFX_##PAR is PFX_P0 or
+ * PFX_PA(default)...): the parameter declarations after x, the call of F(fn) on
+ * x, al, be, ga (INGOT_EW_CALL_##PAR(F, fn)),
  * the attribute letters ('a' alpha, 'b' beta, 'g' gamma) and the count of ONNX
  * attributes (an epilogue's act_params). */
 #define INGOT_EW_DECL_P0
-#define INGOT_EW_DECL_PA , INGOT_EW_T al
-#define INGOT_EW_DECL_PAB , INGOT_EW_T al, INGOT_EW_T be
-#define INGOT_EW_DECL_PAG , INGOT_EW_T al, INGOT_EW_T ga
+#define INGOT_EW_DECL_PA(da) , INGOT_EW_T al
+#define INGOT_EW_DECL_PAB(da, db) , INGOT_EW_T al, INGOT_EW_T be
+#define INGOT_EW_DECL_PAG(da, dg) , INGOT_EW_T al, INGOT_EW_T ga
 #define INGOT_EW_DECL_PHS , INGOT_EW_T al, INGOT_EW_T be
 #define INGOT_EW_DECL_PCLIP
 #define INGOT_EW_CALL_P0(F, fn) F(fn)(x)
-#define INGOT_EW_CALL_PA(F, fn) F(fn)(x, al)
-#define INGOT_EW_CALL_PAB(F, fn) F(fn)(x, al, be)
-#define INGOT_EW_CALL_PAG(F, fn) F(fn)(x, al, ga)
+#define INGOT_EW_CALL_PA(da) INGOT_EW_CALL_XA
+#define INGOT_EW_CALL_PAB(da, db) INGOT_EW_CALL_XAB
+#define INGOT_EW_CALL_PAG(da, dg) INGOT_EW_CALL_XAG
 #define INGOT_EW_CALL_PHS(F, fn) F(fn)(x, al, be)
+#define INGOT_EW_CALL_XA(F, fn) F(fn)(x, al)
+#define INGOT_EW_CALL_XAB(F, fn) F(fn)(x, al, be)
+#define INGOT_EW_CALL_XAG(F, fn) F(fn)(x, al, ga)
 #define INGOT_EW_CALL_PCLIP(F, fn) F(fn)(x, 1, al, 1, be)
 #define INGOT_EW_ARGS_P0 ""
-#define INGOT_EW_ARGS_PA "a"
-#define INGOT_EW_ARGS_PAB "ab"
-#define INGOT_EW_ARGS_PAG "ag"
+#define INGOT_EW_ARGS_PA(da) "a"
+#define INGOT_EW_ARGS_PAB(da, db) "ab"
+#define INGOT_EW_ARGS_PAG(da, dg) "ag"
 #define INGOT_EW_ARGS_PHS "ab"
 #define INGOT_EW_ARGS_PCLIP "ab"
 #define INGOT_EW_NPAR_P0 0
-#define INGOT_EW_NPAR_PA 1
-#define INGOT_EW_NPAR_PAB 2
-#define INGOT_EW_NPAR_PAG 2
+#define INGOT_EW_NPAR_PA(da) 1
+#define INGOT_EW_NPAR_PAB(da, db) 2
+#define INGOT_EW_NPAR_PAG(da, dg) 2
 #define INGOT_EW_NPAR_PHS 0
 #define INGOT_EW_NPAR_PCLIP 2
 

@@ -89,33 +89,60 @@ static int ng_act_simple(int64_t act)
 	       act == INGOT_NEON_ACT_CLIP || act == INGOT_NEON_ACT_LEAKY_RELU;
 }
 
-static int ng_act_math(int64_t act)
-{
-	return act == INGOT_NEON_ACT_SIGMOID || act == INGOT_NEON_ACT_TANH ||
-	       act == INGOT_NEON_ACT_GELU || act == INGOT_NEON_ACT_GELU_TANH;
-}
-
-static inline float32x4_t ng_math_v(int64_t act, float32x4_t v)
+/* The vector forms of ewtable.h's activations, x the vector, A and B its parameters
+ * as vectors, H = A x + B; ng_has_vec: whether act has one. */
+#define VEC(expr) expr
+#define NOVEC x
+#define HAS_VEC(expr) 1
+#define HAS_NOVEC 0
+#define H uk_add(uk_mul(A, x), B)
+static int ng_has_vec(int64_t act)
 {
 	switch (act) {
-	case INGOT_NEON_ACT_SIGMOID: return vm_sigmoid(v);
-	case INGOT_NEON_ACT_TANH: return vm_tanh(v);
-	case INGOT_NEON_ACT_GELU: return vm_gelu(v);
-	default: return vm_gelu_tanh(v);
+#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_ACT_##R(case INGOT_NEON_ACT_##N: return HAS_##V;)
+	INGOT_EW_TABLE(X)
+#undef X
+	default: return 0;
 	}
 }
+
+/* Activations run in the vector math after the row: those with a vector form but
+ * neither simple nor HardSigmoid/HardSwish (sigmoid, tanh, Gelu, Swish...). */
+static int ng_act_math(int64_t act)
+{
+	return !ng_act_simple(act) && act != INGOT_NEON_ACT_HARD_SIGMOID &&
+	       act != INGOT_NEON_ACT_HARD_SWISH && ng_has_vec(act);
+}
+
+static inline float32x4_t ng_math_v(int64_t act, float32x4_t x, float al, float be)
+{
+	const uk_vec A = uk_bcast(al), B = uk_bcast(be);
+	(void)A;
+	(void)B;
+	switch (act) {
+#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_ACT_##R(case INGOT_NEON_ACT_##N: return V;)
+	INGOT_EW_TABLE(X)
+#undef X
+	default: return x;
+	}
+}
+#undef VEC
+#undef NOVEC
+#undef HAS_VEC
+#undef HAS_NOVEC
+#undef H
 
 /* y[0..len) = act(y) in the vector math of simd/vmath.h (maximum errors stated
  * there); the last partial vector masked, so every element gets the same formula
  * wherever it lies. */
-static void ng_math(int64_t act, float *y, int64_t len)
+static void ng_math(const ng_epi *e, float *y, int64_t len)
 {
 	int64_t j = 0;
 	for (; j + 4 <= len; j += 4)
-		vst1q_f32(y + j, ng_math_v(act, vld1q_f32(y + j)));
+		vst1q_f32(y + j, ng_math_v(e->act, vld1q_f32(y + j), e->al, e->be));
 	if (j < len) {
 		const uk_mask m = uk_mask_n(len - j);
-		uk_storem(y + j, m, ng_math_v(act, uk_loadm(y + j, m)));
+		uk_storem(y + j, m, ng_math_v(e->act, uk_loadm(y + j, m), e->al, e->be));
 	}
 }
 
@@ -182,7 +209,7 @@ static void ng_finish(const ng_epi *e, const float *acc, float *y, const float *
 		y[j] = simple ? ng_act(e->act, v, e->al, e->be) : v;
 	}
 	if (ng_act_math(e->act))
-		ng_math(e->act, y, len);
+		ng_math(e, y, len);
 	else if (!simple)
 		for (j = 0; j < len; j++)
 			y[j] = ng_act(e->act, y[j], e->al, e->be);

@@ -61,25 +61,34 @@ static float sg_hard(int64_t act, float x, float al, float be)
 }
 
 /* The activations the microkernels' epilogue lacks (ingot_x86_act_in_epilogue), in
- * the vector math of simd/vmath.h (maximum errors stated there). */
-static inline uk_vec sg_post_v(int64_t act, uk_vec v)
+ * the vector math of simd/vmath.h (maximum errors stated there): ewtable.h's vector
+ * forms, x the vector, A and B the parameters as vectors, H = A x + B. */
+#define VEC(expr) expr
+#define NOVEC x
+#define H uk_add(uk_mul(A, x), B)
+static inline uk_vec sg_post_v(int64_t act, uk_vec x, float al, float be)
 {
+	const uk_vec A = uk_bcast(al), B = uk_bcast(be);
+	(void)A;
+	(void)B;
 	switch (act) {
-	case INGOT_X86_ACT_SIGMOID: return vm_sigmoid(v);
-	case INGOT_X86_ACT_TANH: return vm_tanh(v);
-	case INGOT_X86_ACT_GELU: return vm_gelu(v);
-	case INGOT_X86_ACT_GELU_TANH: return vm_gelu_tanh(v);
-	default: return v;
+#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_ACT_##R(case INGOT_X86_ACT_##N: return V;)
+	INGOT_EW_TABLE(X)
+#undef X
+	default: return x;
 	}
 }
+#undef VEC
+#undef NOVEC
+#undef H
 
-/* y[0..n) = act(y[0..n)), the last vector masked: every element, wherever it lies
- * in a tile, gets the same formula. */
-static void sg_post(int64_t act, float *y, int64_t n)
+/* y[0..n) = act(y[0..n)) of job jb, the last vector masked: every element, wherever
+ * it lies in a tile, gets the same formula. */
+static void sg_post(const sg_job *jb, float *y, int64_t n)
 {
 	for (int64_t q = 0; q < n; q += UK_VF) {
 		const uk_mask m = uk_mask_n(n - q < UK_VF ? n - q : UK_VF);
-		uk_storem(y + q, m, sg_post_v(act, uk_loadm(y + q, m)));
+		uk_storem(y + q, m, sg_post_v(jb->act, uk_loadm(y + q, m), jb->e.lo, jb->e.hi));
 	}
 }
 
@@ -278,7 +287,7 @@ static float sg_epi1(const sg_job *jb, const uk_epi *e, float v, int64_t r, int6
 	case UK_ACT_HARD_SWISH: return sg_hard(INGOT_X86_ACT_HARD_SWISH, v, e->lo, e->hi);
 	default:
 		if (jb->post)
-			sg_post(jb->act, &v, 1);
+			sg_post(jb, &v, 1);
 		return v;
 	}
 }
@@ -361,7 +370,7 @@ static void sg_run(const sg_job *jb, int task, int n_tasks)
 							                                      last ? &e : NULL);
 						if (last && jb->post)
 							for (int64_t r = 0; r < mr; r++)
-								sg_post(jb->act, c + r * jb->ldy, nr);
+								sg_post(jb, c + r * jb->ldy, nr);
 					}
 				}
 			}
@@ -422,7 +431,7 @@ static void sg_depthwise_padded(const sg_col *g, int64_t OH, int64_t Hp, int64_t
 				uk_storem(yr + ox, m, uk_epi_apply(&e, 0, ox, acc, m, 1));
 		}
 		if (jb->post)
-			sg_post(jb->act, yr, g->OW);
+			sg_post(jb, yr, g->OW);
 	}
 }
 
@@ -465,7 +474,7 @@ static void sg_depthwise(const sg_col *g, int64_t OH, const float *w, float *y, 
 				}
 				uk_store(yr + ox, uk_epi_apply(&e, 0, ox, acc, uk_mask_n(0), 0));
 				if (jb->post)
-					sg_post(jb->act, yr + ox, UK_VF);
+					sg_post(jb, yr + ox, UK_VF);
 				ox += UK_VF;
 			} else {
 				float acc = 0.0f;
@@ -597,7 +606,7 @@ static void sg_wino_block(const ingot_x86_conv_params *p, const sg_job *proto, c
 					uk_storem(yr + ox, m, uk_epi_apply(&e, 0, ox, uk_loadm(out[r] + ox, m), m, 1));
 				}
 				if (proto->post)
-					sg_post(proto->act, yr, OW);
+					sg_post(proto, yr, OW);
 			}
 		}
 	}

@@ -17,7 +17,7 @@ static int failures;
 	printf("\n"); } } while (0)
 
 #define UNARY "Abs Ceil Elu Erf Exp Floor HardSigmoid HardSwish LeakyRelu Log Neg " \
-	"Reciprocal Relu Selu Sigmoid Softplus Softsign Sqrt Tanh"
+	"Reciprocal Relu Selu Sigmoid Softplus Softsign Sqrt Swish Tanh"
 #define BINARY "Add And Div Equal Greater GreaterOrEqual Less LessOrEqual Mul Or Pow Sub Xor"
 
 typedef struct FlagOps {
@@ -35,7 +35,7 @@ static const FlagOps expected[] = {
 	{ OPF_FUSE_STEP, "OPF_FUSE_STEP", UNARY " Add Sub Mul Div Pow Clip" },
 	{ OPF_LINEAR, "OPF_LINEAR", "Conv ConvTranspose Gemm MatMul" },
 	{ OPF_ACTIVATION, "OPF_ACTIVATION",
-	  "Relu Sigmoid Tanh HardSwish LeakyRelu HardSigmoid Clip Gelu" },
+	  "Relu Sigmoid Tanh HardSwish LeakyRelu HardSigmoid Swish Clip Gelu" },
 	{ OPF_COMMUTATIVE, "OPF_COMMUTATIVE",
 	  "Add Mul And Or Xor Equal BitwiseAnd BitwiseOr BitwiseXor" },
 	{ OPF_RANDOM, "OPF_RANDOM", "Bernoulli Multinomial RandomNormal RandomNormalLike "
