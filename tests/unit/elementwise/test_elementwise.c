@@ -9,11 +9,7 @@
 
 #include "elementwise.h"
 
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-	failures++; } } while (0)
+#include "../harness.h"
 
 /* One input of a test node: type, data, and whether it is a graph constant. */
 typedef struct TIn {
@@ -143,11 +139,9 @@ static void test_unary_f32(void)
 		CHECK(r.rc == 0);
 		if (r.rc == 0) {
 			for (int i = 0; i < 6; i++)
-				if (!near(((float *)r.out[0])[i], cases[c].y[i], 1e-6)) {
-					fprintf(stderr, "  %s[%d] = %g, want %g\n", ir_op_name(cases[c].op), i,
-					        (double)((float *)r.out[0])[i], (double)cases[c].y[i]);
-					failures++;
-				}
+				CHECK(near(((float *)r.out[0])[i], cases[c].y[i], 1e-6), "%s[%d] = %g, want %g",
+				      ir_op_name(cases[c].op), i, (double)((float *)r.out[0])[i],
+				      (double)cases[c].y[i]);
 		}
 		done(&r);
 	}
@@ -907,10 +901,5 @@ int main(void)
 	test_clip();
 	test_identity();
 	test_where();
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("elementwise: all passed\n");
-	return 0;
+	return harness_done("elementwise");
 }

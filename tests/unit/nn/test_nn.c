@@ -41,17 +41,7 @@ typedef struct NnCase {
 
 #include "nn_cases.h"
 
-static int failures;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fputc('\n', stderr); \
-			failures++; \
-		} \
-	} while (0)
+#include "../harness.h"
 
 static void put(int dt, void *buf, int64_t k, double f, int64_t iv)
 {
@@ -411,10 +401,6 @@ int main(void)
 		run_case(&nn_cases[i]);
 	error_cases();
 	empty_auto_pad();
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("nn: %d cases passed\n", n);
-	return 0;
+	printf("nn: %d cases\n", n);
+	return harness_done("nn");
 }

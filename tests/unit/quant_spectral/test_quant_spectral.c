@@ -46,17 +46,7 @@ typedef struct QsCase {
 #define MAX_IN 9
 #define MAX_OUT 3
 
-static int failures;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fputc('\n', stderr); \
-			failures++; \
-		} \
-	} while (0)
+#include "../harness.h"
 
 static void put(int dt, void *buf, int64_t k, double f, int64_t iv)
 {
@@ -468,10 +458,6 @@ int main(void)
 		run_case(&qs_cases[i]);
 	error_cases();
 	mel_out_of_range();
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("%d cases passed\n", COUNTOF(qs_cases));
-	return 0;
+	printf("quant_spectral: %d cases\n", COUNTOF(qs_cases));
+	return harness_done("quant_spectral");
 }

@@ -7,18 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../harness.h"
+
 static Graph g;
 static DiagSink d;
-static int failures;
 static void *vdata[512];             /* run-time data of the non-constant inputs */
 
-#define CHECK(c) \
-	do { \
-		if (!(c)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++; \
-		} \
-	} while (0)
 #define L(...) ((const int64_t[]){ __VA_ARGS__ })
 #define N(...) (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t))
 
@@ -526,7 +520,5 @@ int main(void)
 	reset();
 	ir_graph_free(&g);
 	diag_sink_free(&d);
-	if (failures)
-		fprintf(stderr, "%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return harness_done("shape_ops");
 }
