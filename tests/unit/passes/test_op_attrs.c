@@ -11,10 +11,7 @@
 #include "opimpl.h"
 #include "ewmath.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { if (!(cond)) { failures++; printf("FAIL: " __VA_ARGS__); \
-	printf("\n"); } } while (0)
+#include "../harness.h"
 
 static const char ir_text[] =
 	"// ingot IR, opset 20\n"
@@ -172,14 +169,13 @@ int main(void)
 	diag_sink_init(&d, stderr);
 	ir_graph_init(&g, "test.ir");
 	if (ir_parse(&g, ir_text, strlen(ir_text), "/nonexistent.bin", &d)) {
-		printf("FAIL: the test graph does not parse\n");
-		return 1;
+		CHECK(0, "the test graph does not parse");
+		return harness_done("op_attrs");
 	}
 	check_groups(&g);
 	check_values(&g);
 	check_writes(&g);
 	ir_graph_free(&g);
 	diag_sink_free(&d);
-	printf("%s (%d failures)\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	return harness_done("op_attrs");
 }

@@ -11,10 +11,7 @@
 #include "opimpl.h"
 #include "passes.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do { if (!(cond)) { failures++; printf("FAIL: " __VA_ARGS__); \
-	printf("\n"); } } while (0)
+#include "../harness.h"
 
 #define UNARY "Abs Ceil Elu Erf Exp Floor HardSigmoid HardSwish LeakyRelu Log Neg " \
 	"Reciprocal Relu Selu Sigmoid Softplus Softsign Sqrt Swish Tanh"
@@ -147,9 +144,5 @@ int main(void)
 	CHECK(op_has(OP_DROPOUT, OPF_RANDOM | OPF_RANDOM_TRAINING), "op_has tests any flag");
 	CHECK(!op_has(OP_CONV, OPF_RANDOM | OPF_RANDOM_TRAINING), "op_has on none of the flags");
 	check_epilogue();
-	if (failures)
-		printf("%d failures\n", failures);
-	else
-		printf("op flags: ok\n");
-	return failures != 0;
+	return harness_done("op_flags");
 }
