@@ -15,14 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c)                                                                        \
-	do {                                                                            \
-		if (!(c)) {                                                             \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                                     \
-		}                                                                       \
-	} while (0)
+#include "../harness.h"
 
 static const char *model_dir;
 
@@ -99,12 +92,9 @@ static bool run_case(const char *expect, const char *name, const char *sub)
 		fprintf(stderr, "bad manifest expectation '%s'\n", expect);
 		ok = false;
 	}
-	if (!ok) {
-		fprintf(stderr, "FAIL %s (expected %s%s%s%s)\n", name, expect, *sub ? ": '" : "", sub,
-		        *sub ? "'" : "");
+	CHECK(ok, "%s (expected %s%s%s%s)", name, expect, *sub ? ": '" : "", sub, *sub ? "'" : "");
+	if (!ok)
 		show(&l);
-		failures++;
-	}
 	unload(&l);
 	return ok;
 }
@@ -115,11 +105,9 @@ static void run_manifest(void)
 	int n = 0, bad = 0;
 	snprintf(p, sizeof p, "%s/manifest.txt", model_dir);
 	FILE *f = fopen(p, "r");
-	if (!f) {
-		fprintf(stderr, "cannot open %s\n", p);
-		failures++;
+	CHECK(f, "cannot open %s", p);
+	if (!f)
 		return;
-	}
 	while (fgets(line, sizeof line, f)) {
 		char *nl = strchr(line, '\n');
 		if (nl)
@@ -527,10 +515,5 @@ int main(int argc, char **argv)
 	test_ext();
 	test_misc();
 	test_inputs();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("frontend: all checks passed\n");
-	return 0;
+	return harness_done("frontend");
 }

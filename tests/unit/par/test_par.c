@@ -11,16 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fprintf(stderr, "\n"); \
-			failures++; \
-		} \
-	} while (0)
+#include "../harness.h"
 
 typedef struct probe {
 	pthread_mutex_t mu;
@@ -134,8 +125,5 @@ int main(void)
 	}
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
-	if (failures)
-		return 1;
-	printf("PASS\n");
-	return 0;
+	return harness_done("par");
 }

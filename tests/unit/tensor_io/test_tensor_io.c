@@ -12,9 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { failures++; \
-	fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "../harness.h"
 
 /* ---- a tiny protobuf encoder for hand-made inputs ---- */
 typedef struct Buf {
@@ -54,12 +52,9 @@ static uint64_t f64_bits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 static int parse_ok(const Buf *b, ingot_tensor *t, int line)
 {
 	char err[256] = "";
-	if (ingot_tensor_parse(b->b, b->n, t, err, sizeof err) != 0) {
-		fprintf(stderr, "%s:%d: parse failed: %s\n", __FILE__, line, err);
-		failures++;
-		return 0;
-	}
-	return 1;
+	int ok = ingot_tensor_parse(b->b, b->n, t, err, sizeof err) == 0;
+	CHECK_AT(__FILE__, line, ok, "parse failed: %s", err);
+	return ok;
 }
 
 /* the input must fail, with a one-line message containing `want`, and leave no data */
@@ -68,13 +63,11 @@ static void expect_err(const uint8_t *p, size_t n, const char *want, int line)
 	ingot_tensor t;
 	char err[256] = "";
 	int rc = ingot_tensor_parse(p, n, &t, err, sizeof err);
-	if (rc != -1 || t.data || !err[0] || strchr(err, '\n') || (want && !strstr(err, want))) {
-		fprintf(stderr, "%s:%d: expected error '%s', got rc=%d err='%s'\n", __FILE__, line,
-		        want ? want : "", rc, err);
-		failures++;
-		if (rc == 0)
-			ingot_tensor_free(&t);
-	}
+	int ok = rc == -1 && !t.data && err[0] && !strchr(err, '\n') && (!want || strstr(err, want));
+	CHECK_AT(__FILE__, line, ok, "expected error '%s', got rc=%d err='%s'", want ? want : "", rc,
+	         err);
+	if (!ok && rc == 0)
+		ingot_tensor_free(&t);
 }
 #define EXPECT_ERR(buf, want) expect_err((buf)->b, (buf)->n, want, __LINE__)
 
@@ -116,11 +109,9 @@ static void roundtrip_one(int dtype, int rank, const int64_t *dims, const char *
 		((uint8_t *)t.data)[k] = dtype == INGOT_DT_BOOL ? (uint8_t)(rnd() & 1) : (uint8_t)rnd();
 	snprintf(path, sizeof path, "%s/t%s", tmpdir, ext);
 	if (ingot_tensor_write(path, &t, err, sizeof err) != 0) {
-		fprintf(stderr, "write %s dtype %d rank %d: %s\n", path, dtype, rank, err);
-		failures++;
+		CHECK(0, "write %s dtype %d rank %d: %s", path, dtype, rank, err);
 	} else if (ingot_tensor_read(path, &r, err, sizeof err) != 0) {
-		fprintf(stderr, "read %s dtype %d rank %d: %s\n", path, dtype, rank, err);
-		failures++;
+		CHECK(0, "read %s dtype %d rank %d: %s", path, dtype, rank, err);
 	} else {
 		int npy = strcmp(ext, ".pb") != 0;
 		CHECK(r.dtype == (npy && dtype == INGOT_DT_BF16 ? INGOT_DT_U16 : dtype));
@@ -579,10 +570,9 @@ static void test_prefixes(const char *ext, uint8_t *file, size_t *file_len)
 	snprintf(path, sizeof path, "%s/prefix%s", tmpdir, ext);
 	CHECK(ingot_tensor_write(path, &t, err, sizeof err) == 0);
 	f = fopen(path, "rb");
-	if (!f) {
-		failures++;
+	CHECK(f, "cannot open %s", path);
+	if (!f)
 		return;
-	}
 	n = fread(file, 1, 4096, f);
 	fclose(f);
 	remove(path);
@@ -723,8 +713,7 @@ static void test_small_types(void)
 			CHECK(r.dtype == dt && r.bytes == 7 && memcmp(r.data, t.data, 7) == 0);
 			ingot_tensor_free(&r);
 		} else {
-			fprintf(stderr, "read back dtype %d: %s\n", dt, err);
-			failures++;
+			CHECK(0, "read back dtype %d: %s", dt, err);
 		}
 		{
 			FILE *f = fopen(path, "rb");
@@ -824,10 +813,5 @@ int main(int argc, char **argv)
 		fuzz(seeds, lens, 3, iters);
 	}
 	rmdir(tmpdir);
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("tensor_io: all checks passed\n");
-	return 0;
+	return harness_done("tensor_io");
 }
