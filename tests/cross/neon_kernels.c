@@ -2,7 +2,8 @@
  * kernels on random shapes, epilogues and task splits, with ingot check's tolerance
  * (rtol 1e-3, atol 1e-7; products atol 1e-5: random sums of hundreds of terms cancel,
  * and any summation order moves such results by that much). Built with a cross
- * compiler and run under qemu-user by neon_test.sh; prints one line per failure. */
+ * compiler and run under qemu-user by neon_test.py; reports each failure through the
+ * shared harness (tests/unit/harness.h: file:line on stderr). */
 #define INGOT_KERNEL static INGOT_UNUSED
 #include "ingot_rt.h"
 #include "kernels/conv.c"
@@ -16,6 +17,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "../unit/harness.h"
 
 static unsigned long long rng = 88172645463325252ULL;
 
@@ -45,7 +48,7 @@ static void *sbuf(int64_t k)
 	return malloc((size_t)ingot_neon_gemm_scratch_bytes(k));
 }
 
-static int n_fail, n_cases;
+static int n_cases;
 
 static void compare(const char *what, int cs, const float *ref, const float *got, int64_t n)
 {
@@ -55,9 +58,8 @@ static void compare(const char *what, int cs, const float *ref, const float *got
 		float d = fabsf(ref[i] - got[i]);
 		if (ref[i] != got[i] && !(d <= atol + 1e-3f * fabsf(ref[i])) &&
 		    !(ref[i] != ref[i] && got[i] != got[i])) {
-			printf("FAIL %s case %d: element %lld: reference %.9g, neon %.9g\n", what, cs,
-			       (long long)i, (double)ref[i], (double)got[i]);
-			n_fail++;
+			CHECK(0, "%s case %d: element %lld: reference %.9g, neon %.9g", what, cs,
+			      (long long)i, (double)ref[i], (double)got[i]);
 			return;
 		}
 	}
@@ -138,8 +140,7 @@ static void test_conv(int cs)
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_conv(&p, in, out0, NULL, t, tasks) ||
 			    ingot_neon_conv(&p, in, out1, sc, t, tasks)) {
-				printf("FAIL conv case %d: kernel error\n", cs);
-				n_fail++;
+				CHECK(0, "conv case %d: kernel error", cs);
 			}
 		}
 		compare("conv", cs, y0, y1, ny);
@@ -179,8 +180,7 @@ static void test_gemm(int cs)
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_gemm(&p, in, out0, NULL, t, tasks) ||
 			    ingot_neon_gemm(&p, in, out1, sc, t, tasks)) {
-				printf("FAIL gemm case %d: kernel error\n", cs);
-				n_fail++;
+				CHECK(0, "gemm case %d: kernel error", cs);
 			}
 		}
 		compare("gemm", cs, y0, y1, m * n);
@@ -216,8 +216,7 @@ static void test_matmul(int cs)
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_matmul(&p, in, out0, NULL, t, tasks) ||
 			    ingot_neon_matmul(&p, in, out1, sc, t, tasks)) {
-				printf("FAIL matmul case %d: kernel error\n", cs);
-				n_fail++;
+				CHECK(0, "matmul case %d: kernel error", cs);
 			}
 		}
 		compare("matmul", cs, y0, y1, ny);
@@ -264,8 +263,7 @@ static void test_pool(int cs)
 			x[rnd() % (unsigned)nx] = NAN;
 		for (int t = 0; t < tasks; t++) {
 			if (ingot_pool(&p, in, out0, NULL, t, tasks) || ingot_neon_pool(&p, in, out1, NULL, t, tasks)) {
-				printf("FAIL pool case %d: kernel error\n", cs);
-				n_fail++;
+				CHECK(0, "pool case %d: kernel error", cs);
 			}
 		}
 		compare("pool", cs, y0, y1, ny);
@@ -303,14 +301,13 @@ static void test_eltwise(int cs)
 	}
 	for (int t = 0; t < tasks; t++)
 		if (ingot_unary(&u, in, out0, NULL, t, tasks) || ingot_neon_unary(&u, in, out1, NULL, t, tasks))
-			n_fail++;
+			CHECK(0, "unary case %d: kernel error", cs);
 	compare("unary", (int)u.op * 10000 + cs, y0, y1, n);
 	/* the split does not change a bit (NAME_run_par against NAME_run) */
 	if (tasks > 1) {
 		void *out2[1] = { y0 };
 		if (ingot_neon_unary(&u, in, out2, NULL, 0, 1) || memcmp(y0, y1, sizeof(float) * (size_t)n)) {
-			printf("FAIL unary case %d: %d tasks differ from one\n", cs, tasks);
-			n_fail++;
+			CHECK(0, "unary case %d: %d tasks differ from one", cs, tasks);
 		}
 	}
 	free(x); free(y0); free(y1);
@@ -339,7 +336,7 @@ static void test_eltwise(int cs)
 		}
 		for (int t = 0; t < tasks; t++)
 			if (ingot_binary(&b, bin, bo0, NULL, t, tasks) || ingot_neon_binary(&b, bin, bo1, NULL, t, tasks))
-				n_fail++;
+				CHECK(0, "binary case %d: kernel error", cs);
 		compare("binary", cs, z0, z1, ny);
 		/* softmax over the middle dim */
 		memset(&s, 0, sizeof s);
@@ -354,7 +351,7 @@ static void test_eltwise(int cs)
 			for (int t = 0; t < tasks; t++)
 				if (ingot_softmax(&s, bin, bo0, NULL, t, tasks) ||
 				    ingot_neon_softmax(&s, bin, bo1, NULL, t, tasks))
-					n_fail++;
+					CHECK(0, "softmax case %d: kernel error", cs);
 			compare("softmax", cs, z0, z1, s.outer * s.n * s.inner);
 		}
 		free(a); free(bb); free(z0); free(z1);
@@ -371,6 +368,6 @@ int main(int argc, char **argv)
 		test_pool(i);
 		test_eltwise(i);
 	}
-	printf("%d cases, %d failures\n", n_cases, n_fail);
-	return n_fail != 0;
+	printf("%d cases, %d failures\n", n_cases, failures);
+	return failures != 0;
 }

@@ -16,6 +16,9 @@ from onnx import TensorProto, helper
 from common import (assert_close, c_array, check, conv2d, header_macro, ingot_compile, init, main,
                     model, pool2d, randf, relu, rng, run_ok, save, tool, vi, write)
 
+# the C program's CHECK and failure count: the shared harness of the C tests
+HARNESS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit")
+
 PROG = r"""
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -24,9 +27,7 @@ PROG = r"""
 #include <sys/mman.h>
 #include "api.h"
 #include "expect.h"
-
-static int failures;
-#define CHECK(c, ...) do { if (!(c)) { printf("FAIL: " __VA_ARGS__); printf("\n"); failures++; } } while (0)
+#include "harness.h"
 
 static void check_io(const ingot_io *io, const char *what, const char *name, int dtype, int rank,
                      const int64_t *dims, size_t bytes)
@@ -85,7 +86,7 @@ int main(void)
 	check_io(&api_outputs[0], "outputs[0]", "y", 1, 4, y_dims, Y_BYTES);
 	check_io(&api_outputs[1], "outputs[1]", "yi", 6, 4, yi_dims, YI_BYTES);
 	if (failures)
-		return 1;
+		return harness_done("api");
 
 	x = ro_input(x_data, sizeof x_data);
 	t = ro_input(t_data, sizeof t_data);
@@ -140,10 +141,7 @@ int main(void)
 	free(ws_zero);
 	free(ws_junk);
 	free(big);
-	if (failures)
-		return 1;
-	printf("ok\n");
-	return 0;
+	return harness_done("api");
 }
 """
 
@@ -191,13 +189,14 @@ def test(ingot, work):
     }
     for tag, flags in builds.items():
         exe = os.path.join(work, "api_" + tag)
-        run_ok([cc, "-std=c99", "-Wall", "-Wextra", "-I", d, "-I", work] + flags + ["-o", exe] + srcs + ["-lm"])
+        run_ok([cc, "-std=c99", "-Wall", "-Wextra", "-I", d, "-I", work, "-I", HARNESS_DIR] + flags
+               + ["-o", exe] + srcs + ["-lm"])
         od = os.path.join(work, "out_" + tag)
         os.makedirs(od)
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
         out, _ = run_ok([exe], cwd=od, env=env)
-        check(out.strip().endswith("ok"), "%s: the API program said %r" % (tag, out))
+        check(out.strip().endswith("api: all checks passed"), "%s: the API program said %r" % (tag, out))
         assert_close(np.fromfile(os.path.join(od, "y.bin"), np.float32).reshape(y.shape), y, tag + ": y")
         got = np.fromfile(os.path.join(od, "yi.bin"), np.int32).reshape(yi.shape)
         check(np.abs(got.astype(np.int64) - yi).max() <= 1, "%s: yi = %r, expected %r" % (tag, got, yi))
