@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Every relative link in README.md and docs/*.md names a file that exists, and its
-#anchor (if any) a heading of that file, spelled as GitHub spells heading anchors.
+#anchor (if any) a heading of that file, spelled as GitHub spells heading anchors; and
+the README's map names every first- and second-level folder that git tracks files in
+(as `folder/`; skipped where git or the repository is missing).
 
 usage: check_links.py SOURCE_ROOT
 
@@ -9,6 +11,7 @@ links are not checked. Prints one line per broken link and exits 1 if there is o
 """
 import os
 import re
+import subprocess
 import sys
 
 LINK = re.compile(r'(?<!!)\[[^\]]*\]\(([^)\s]+)\)')
@@ -47,6 +50,22 @@ def anchors(path):
     return result
 
 
+def tracked_folders(root):
+    """Folders of depth 1 and 2 holding files git tracks, or None without git."""
+    try:
+        out = subprocess.run(['git', '-C', root, 'ls-files'], capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    folders = set()
+    for f in out.split('\n'):
+        parts = f.split('/')[:-1]
+        for depth in (1, 2):
+            if len(parts) >= depth:
+                folders.add('/'.join(parts[:depth]))
+    return folders
+
+
 def main():
     root = sys.argv[1]
     docs = os.path.join(root, 'docs')
@@ -72,7 +91,14 @@ def main():
                 elif anchor and (not dest.endswith('.md') or anchor not in anchors(dest)):
                     print('%s: no heading #%s' % (where, anchor))
                     bad += 1
-    print('docs links: %d files, %d broken' % (len(files), bad))
+    readme = open(files[0], encoding='utf-8').read()
+    folders = tracked_folders(root)
+    for d in sorted(folders or ()):
+        if '`%s/`' % d not in readme:
+            print('README.md: the repository map lacks `%s/`' % d)
+            bad += 1
+    print('docs links: %d files, %s folders, %d broken' %
+          (len(files), len(folders) if folders is not None else 'no git:', bad))
     return 1 if bad else 0
 
 
