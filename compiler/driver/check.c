@@ -508,7 +508,90 @@ static void prebuild_failed(const char *what, const char *detail)
 	        what, *what ? " " : "", detail);
 }
 
-/* Compiles every embedded kernel file once into work/libingot_kernels.a. */
+/* 64-bit FNV-1a of n bytes, continuing from h */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv1a_str(uint64_t h, const char *s)
+{
+	return fnv1a(h, s, strlen(s) + 1);
+}
+
+/* Hashes the file at path into h; false when it cannot be read. */
+static bool fnv1a_file(uint64_t *h, const char *path)
+{
+	char buf[65536];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		*h = fnv1a(*h, buf, n);
+	bool ok = !ferror(f);
+	fclose(f);
+	return ok;
+}
+
+/* INGOT_CHECK_CACHE=DIR keeps each prebuilt kernel library as
+ * DIR/kernels-KEY.a, KEY a hash of the compiler, its flags and every byte the library
+ * is built from (the stubs this ingot embeds and the generated microkernels), so the
+ * many `ingot check` runs of a test suite compile the kernels once per flag set.
+ * Returns true and fills path with the cache file's name when the cache is on. */
+static bool kernels_cache_path(const char *cc, char **flags, int n_flags, const char *work,
+                               const Target *t, char *path, size_t cap)
+{
+	const char *dir = getenv("INGOT_CHECK_CACHE");
+	char uk[4200];
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (!dir || !*dir || cg_mkdir_p(dir, NULL))
+		return false;
+	h = fnv1a_str(h, cc);
+	for (int k = 0; k < n_flags; k++)
+		h = fnv1a_str(h, flags[k]);
+	for (const IngotStub *s = ingot_stubs; s->path; s++) {
+		h = fnv1a_str(h, s->path);
+		h = fnv1a(h, s->text, s->size);
+	}
+	if (t->simd[0]) {
+		snprintf(uk, sizeof uk, "%s/kernels/%s/ukernel.h", work, t->simd);
+		if (!fnv1a_file(&h, uk))
+			return false;
+	}
+	snprintf(path, cap, "%s/kernels-%016llx.a", dir, (unsigned long long)h);
+	return true;
+}
+
+/* Copies src to dst through dst.PID and a rename, so concurrent runs never read a
+ * half-written file; true on success. */
+static bool copy_file_atomic(const char *src, const char *dst)
+{
+	char tmp[4200], buf[65536];
+	size_t n;
+	bool ok;
+	snprintf(tmp, sizeof tmp, "%s.%ld", dst, (long)getpid());
+	FILE *in = fopen(src, "rb"), *out = in ? fopen(tmp, "wb") : NULL;
+	ok = in && out;
+	while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	ok = ok && !ferror(in);
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ok = false;
+	if (ok && rename(tmp, dst))
+		ok = false;
+	if (!ok)
+		unlink(tmp);
+	return ok;
+}
+
+/* Compiles every embedded kernel file once into work/libingot_kernels.a (or takes it
+ * from INGOT_CHECK_CACHE). */
 static const char *build_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
 {
 	const Target *t = cg_target_lookup(o->target);
@@ -516,6 +599,8 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	char kdir[4096], out[2048], objs[32][64], simd_dir[4200];
 	char *flags[64];
 	const char *argv[96];
+	char cache[4200];
+	bool cached;
 	int n_flags, n_objs = 0, rc = 0;
 	snprintf(kdir, sizeof kdir, "%s/kernels", work);
 	snprintf(simd_dir, sizeof simd_dir, "%s/kernels/%s", work, t->simd[0] ? t->simd : ".");
@@ -544,6 +629,13 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		n_flags += proc_split(cg_target_cpu_flags(t, o->cpu), flags + n_flags, 8);
 	if (o->cflags)
 		n_flags += proc_split(o->cflags, flags + n_flags, 22);
+	snprintf(lib, cap, "%s/libingot_kernels.a", work);
+	cached = kernels_cache_path(cc, flags, n_flags, work, t, cache, sizeof cache);
+	if (cached && copy_file_atomic(cache, lib)) {
+		for (int k = 0; k < n_flags; k++)
+			free(flags[k]);
+		return lib;
+	}
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
 		size_t len = strlen(s->path);
 		const char *sub = strchr(s->path + 8, '/');
@@ -581,7 +673,8 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		prebuild_failed("", out);
 		return NULL;
 	}
-	snprintf(lib, cap, "%s/libingot_kernels.a", work);
+	if (cached)
+		copy_file_atomic(lib, cache);   /* a cache that cannot be written only costs time */
 	return lib;
 }
 
