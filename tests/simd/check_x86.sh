@@ -3,7 +3,8 @@
 # --target c must also pass with TARGET (x86-avx512, x86-avx2). With `ops`, only the
 # tests of the ops that have x86 kernels (Conv, Gemm, MatMul, pooling) plus one test
 # per op (tests/cross/list.txt) run, to keep CI short. Exits 77 (skipped, never
-# counted as passed) when this CPU lacks the target's instructions.
+# counted as passed) when this CPU lacks the target's instructions. INGOT_CHECK_OPT and
+# INGOT_CHECK_CFLAGS are honoured as by tests/conformance/must_pass.sh.
 #   tests/simd/check_x86.sh INGOT DATA_DIR LIST TARGET full|ops [JOBS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +31,8 @@ dirs=()
 for t in $tests; do
 	dirs+=("$data/node/$t")
 done
-opt=(); [ -n "${INGOT_CHECK_OPT:-}" ] && opt=("$INGOT_CHECK_OPT")
+opt=(); [ -n "${INGOT_CHECK_OPT:-}" ] && opt=("$INGOT_CHECK_OPT")   # -O0 / -O3: the pass pipeline
+[ -n "${INGOT_CHECK_CFLAGS:-}" ] && opt+=(--cflags "$INGOT_CHECK_CFLAGS")   # e.g. sanitizers
 errs=$(mktemp)
 trap 'rm -f "$errs"' EXIT
 out=$("$ingot" check --target "$target" "${dirs[@]}" -j "$jobs" --timeout 300 ${opt[@]+"${opt[@]}"} 2>"$errs") || true
