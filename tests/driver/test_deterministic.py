@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """deterministic: the same model compiled twice into two directories gives
-byte-identical files; a model with > 1 MB of weights defaults to the .incbin form
+byte-identical files, and at -O3 the same files but for the header's flags line; a model with > 1 MB of weights defaults to the .incbin form
 (NAME_weights.S + NAME_weights.bin, no megabytes of C text) and builds and runs right
 with the generated Makefile and CMakeLists.txt; `--weights c` and `--weights extern`
 (the program provides NAME_weights, read from the .bin at startup) run right too."""
@@ -97,6 +97,16 @@ def test(ingot, work):
     check(len(files_of(d1)) >= 6, "too few generated files in %s: %s" % (d1, files_of(d1)))
     diff = same_tree(d1, d2)
     check(not diff, "two compiles of the same model differ in: %s" % ", ".join(diff))
+    # -O3 is -O2 (docs/cli.md): the same files but for the flags the header stamps
+    d3 = os.path.join(work, "det3")
+    ingot_compile(ingot, mpath, d3, "small", "--emit", "c,exe", "-O3")
+    for f in files_of(d3):
+        if f.endswith((".o", ".a")) or f == "small":
+            os.remove(os.path.join(d3, f))
+    diff = same_tree(d1, d3)
+    h1, h3 = (open(os.path.join(d, "small.h")).read() for d in (d1, d3))
+    check(diff == ["small.h"] and h3.replace(" -O3", "", 1) == h1,
+          "-O3 and -O2 differ beyond the header's flags, in: %s" % ", ".join(diff))
 
     # ---- 2. > 1 MB of weights: incbin by default ----
     K, H, O = 512, 640, 16                     # 512*640*4 = 1.25 MiB

@@ -25,10 +25,13 @@ compiler and run under qemu, against the C target built and run the same way
 """
 import glob
 import os
+import sys
 
 import numpy as np
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "x86"))
+from cpu import SKIPPED, runnable  # noqa: E402  (tests/unit/x86/cpu.py)
 from common import (check, check_all_pass, ingot_compile, init, main, model, run_ok, save, tool, vi,
                     write_test_dir)
 
@@ -159,8 +162,7 @@ def branch_chains(ingot, work):
     for fn, body in (("m_fused0_t_sig", "m_body_0"), ("m_fused1_e_tanh", "m_body_1")):
         check(0 <= src.find("static int %s(" % fn) < src.find("static int %s(" % body),
               "%s is not defined before %s" % (fn, body))
-    avx2 = {"avx2", "fma"} <= set(open("/proc/cpuinfo").read().split())
-    for target in ("c", "x86-avx2") if avx2 else ("c",):
+    for target in ["c"] + runnable(["x86-avx2"])[0]:
         check_all_pass(ingot, dirs, "--target", target, "-O2")
 
 
@@ -322,13 +324,8 @@ def c_target(ingot, work):
 def simd_target(ingot, work, target):
     arch = target if target in CROSS else None
     if not arch:
-        need = {"x86-avx2": ["avx2", "fma"],
-                "x86-avx512": ["avx512f", "avx512bw", "avx512dq", "avx512vl", "fma"]}[target]
-        flags = open("/proc/cpuinfo").read().split()
-        missing = [f for f in need if f not in flags]
-        if missing:
-            print("this CPU lacks %s: %s cannot run here (skipped)" % (" ".join(missing), target))
-            raise SystemExit(77)
+        if runnable([target])[1]:
+            raise SystemExit(SKIPPED)
     path = os.path.join(work, "chains.onnx")
     n = chains_model(path)
     inputs = write_inputs(work, path)

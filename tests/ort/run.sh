@@ -4,8 +4,12 @@
 # but those in known_failures.txt. DFT cases are compared with --atol 1e-5: ORT's FFT
 # leaves rounding noise (~1e-7..1e-6) where the exact result is 0.
 # usage: run.sh INGOT PYTHON MAKE_TESTS_PY OUT ORT_DIR KNOWN_FAILURES
-# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code.
+# INGOT_CHECK_CFLAGS (if set) is passed as --cflags, e.g. sanitizers for the generated code;
+# INGOT_CHECK_OPT (if set, e.g. -O0 or -O3) picks the pass pipeline instead of the default -O2.
+# make_tests.py writes exactly CASES cases (update it with make_tests.py's CASES); every
+# one but the known failures must PASS, and the run prints how many did.
 set -eu
+CASES=240
 ingot=$1 py=$2 make_tests=$3 out=$4 ort_dir=$5 known=$6
 die() { echo "tests/ort: $*" >&2; exit 1; }
 [ -x "$py" ] || die "$py not found; it needs python3-onnx and python3-numpy (tools/install-deps.sh)"
@@ -18,10 +22,12 @@ start=$(date +%s)
 out=$(cd "$out" && pwd)
 mid=$(date +%s)
 skip=$(grep -v '^#' "$known" | awk 'NF {print $1}')
-plain='' dft=''
+plain='' dft='' total=0 want=0
 for d in "$out"/*/; do
 	n=$(basename "$d")
+	total=$((total + 1))
 	if echo "$skip" | grep -qx "$n"; then continue; fi
+	want=$((want + 1))
 	case $n in
 	dft_*) dft="$dft $d" ;;
 	*) plain="$plain $d" ;;
@@ -33,11 +39,19 @@ done
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -gt 4 ] && jobs=4
 set -- -j "$jobs"
+[ "$total" -eq "$CASES" ] || die "make_tests.py wrote $total cases, run.sh expects $CASES"
 [ -n "${INGOT_CHECK_CFLAGS:-}" ] && set -- "$@" --cflags "$INGOT_CHECK_CFLAGS"
-rc=0
+[ -n "${INGOT_CHECK_OPT:-}" ] && set -- "$@" "$INGOT_CHECK_OPT"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# the gate is the count of PASS lines (a pipe loses check's status in sh)
 # shellcheck disable=SC2086  # the case lists are space-separated paths without spaces
-"$ingot" check $plain "$@" || rc=1
+"$ingot" check $plain "$@" | tee "$log"
 # shellcheck disable=SC2086
-[ -z "$dft" ] || "$ingot" check $dft --atol 1e-5 "$@" || rc=1
+[ -z "$dft" ] || "$ingot" check $dft --atol 1e-5 "$@" | tee -a "$log"
+passed=$(grep -c '^PASS ' "$log" || true)
+echo "ort_reference (${INGOT_CHECK_OPT:--O2}): $passed of $want cases pass ($total written, $((total - want)) known failures)"
+rc=0
+[ "$passed" -eq "$want" ] || rc=1
 echo "generate $((mid - start)) s, check $(($(date +%s) - mid)) s"
 exit $rc

@@ -11,7 +11,8 @@ usage: x86_rnn_test.py INGOT WORKDIR
    compile time) and as graph inputs (R packed by the kernel at run time). The
    expected Y, Y_h and Y_c come from the float64 numpy recurrences below, written
    from the ONNX operator definitions. `ingot check` must pass every case with
-   --target x86-avx2, x86-avx512 (where the CPU has AVX-512) and c.
+   --target c, x86-avx2 and x86-avx512 (an x86 target the CPU lacks is not run, and
+   the test then exits 77, skipped; cpu.py).
 2. The x86 targets call ingot_x86_rnn for the cases it supports (packed = 3 when W
    and R are constants, 0 when they are inputs), the blob holds R as the panels of
    R^T that kernels/x86/rnn.h defines and not R itself, and a node with an Elu
@@ -26,6 +27,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from cpu import finish, runnable
 
 ingot, work = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(11)
@@ -247,13 +250,6 @@ def make_cases():
     }
 
 
-def cpu_has(flag):
-    try:
-        return flag in open("/proc/cpuinfo").read().split()
-    except OSError:
-        return False
-
-
 def check_code(target, name, d, R, lanes, want_packed):
     """The emitted call and, for packed R, the blob's layout of it."""
     out = os.path.join(work, "out-" + target)
@@ -293,16 +289,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     cases = make_cases()
     dirs = [d for d, _ in cases.values()]
-    targets = [("c", None, 0)]
-    if cpu_has("avx2") and cpu_has("fma"):
-        targets.append(("x86-avx2", "avx2", 8))
-    else:
-        fail("the CPU lacks AVX2/FMA")
-    if cpu_has("avx512f"):
-        targets.append(("x86-avx512", "avx512f", 16))
-    else:
-        print("note: no AVX-512 on this CPU; x86-avx512 is not run")
-    for target, _, lanes in targets:
+    run_on, skipped = runnable(["x86-avx2", "x86-avx512"])
+    targets = [("c", 0)] + [(t, {"x86-avx2": 8, "x86-avx512": 16}[t]) for t in run_on]
+    for target, lanes in targets:
         r = subprocess.run([ingot, "check"] + dirs + ["--target", target, "-j", "2"],
                            capture_output=True, text=True)
         print(r.stdout.strip())
@@ -314,8 +303,7 @@ def main():
             want = None if name.endswith("_ref") else (0 if "inputs" in name or name in (
                 "lstm_rev_layout1", "rnn_thr_clip") else 3)
             check_code(target, name, d, R, lanes, want)
-    print("%d failure(s)" % len(failures))
-    sys.exit(1 if failures else 0)
+    finish(failures, skipped)
 
 
 main()

@@ -12,7 +12,8 @@ usage: x86_test.py INGOT WORKDIR
    Gemm with transB, alpha/beta and a C row or matrix; MatMul with a packed B, a shared batched B and two run-time operands; MaxPool and
    AveragePool with pads and both count_include_pad rules. Expected outputs come
    from numpy; `ingot check --target x86-avx512` and `--target x86-avx2` must pass
-   them all (the AVX-512 ones only where this CPU has AVX-512).
+   them all (a target whose instructions this CPU lacks is not run, and the test
+   then exits 77, skipped; cpu.py).
 2. Each compiled model calls the x86 kernels, its weights are packed (the emitted
    blob differs from the ONNX initializers' bytes), the generated ukernel.h holds
    the register-blocked microkernels, and the objects hold vector FMAs on zmm
@@ -28,6 +29,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from cpu import finish, runnable
 
 ingot, work = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(7)
@@ -482,25 +485,14 @@ def make_cases():
     return dirs
 
 
-def cpu_has(flag):
-    try:
-        return flag in open("/proc/cpuinfo").read().split()
-    except OSError:
-        return False
-
-
 def main():
     os.makedirs(work, exist_ok=True)
     dirs = make_cases()
-    targets = [("x86-avx2", "avx2", re.compile(r"\bvfmadd\w*ps\s+.*%ymm"))]
-    if cpu_has("avx512f"):
-        targets.append(("x86-avx512", "avx512f", re.compile(r"\bvfmadd\w*ps\s+.*%zmm")))
-    else:
-        print("note: no AVX-512 on this CPU; x86-avx512 is only compiled, not run")
-    for target, flag, fma in targets:
-        if not cpu_has(flag):
-            fail("%s: the CPU lacks %s" % (target, flag))
-            continue
+    fmas = {"x86-avx2": re.compile(r"\bvfmadd\w*ps\s+.*%ymm"),
+            "x86-avx512": re.compile(r"\bvfmadd\w*ps\s+.*%zmm")}
+    run_on, skipped = runnable(["x86-avx2", "x86-avx512"])
+    targets = [(t, fmas[t]) for t in run_on]
+    for target, fma in targets:
         # chains of Convs (blk_*) round at every step: outputs that cancel to near 0
         # get an absolute tolerance that fits four float32 Convs
         for group, extra in (([d for d in dirs if "/blk_" not in d], []),
@@ -625,8 +617,7 @@ def main():
             code = open(os.path.join(out, "m.c")).read() if run_ok.returncode == 0 else ""
             if not re.search(r"\b%s[(,]" % fn, code):
                 fail("%s %s: m.c does not call %s" % (target, case, fn))
-    print("%d failure(s)" % len(failures))
-    sys.exit(1 if failures else 0)
+    finish(failures, skipped)
 
 
 main()
