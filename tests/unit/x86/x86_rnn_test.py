@@ -30,6 +30,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 from cpu import finish, runnable
 
+# the sanitizers of a sanitizer build, for the generated code and kernels (meson.build)
+SAN_CFLAGS = ["--cflags", os.environ["INGOT_CHECK_CFLAGS"]] if os.environ.get("INGOT_CHECK_CFLAGS") else []
+
 ingot, work = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(11)
 failures = []
@@ -292,7 +295,7 @@ def main():
     run_on, skipped = runnable(["x86-avx2", "x86-avx512"])
     targets = [("c", 0)] + [(t, {"x86-avx2": 8, "x86-avx512": 16}[t]) for t in run_on]
     for target, lanes in targets:
-        r = subprocess.run([ingot, "check"] + dirs + ["--target", target, "-j", "2"],
+        r = subprocess.run([ingot, "check"] + dirs + ["--target", target, "-j", "2"] + SAN_CFLAGS,
                            capture_output=True, text=True)
         print(r.stdout.strip())
         if r.returncode or len(re.findall(r"^PASS ", r.stdout, re.M)) != len(dirs):

@@ -32,6 +32,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 from cpu import finish, runnable
 
+# the sanitizers of a sanitizer build, for the generated code and kernels (meson.build)
+SAN_CFLAGS = ["--cflags", os.environ["INGOT_CHECK_CFLAGS"]] if os.environ.get("INGOT_CHECK_CFLAGS") else []
+
 ingot, work = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(7)
 failures = []
@@ -497,7 +500,7 @@ def main():
         # get an absolute tolerance that fits four float32 Convs
         for group, extra in (([d for d in dirs if "/blk_" not in d], []),
                              ([d for d in dirs if "/blk_" in d], ["--atol", "2e-6"])):
-            r = subprocess.run([ingot, "check"] + group + ["--target", target, "-j", "2"] + extra,
+            r = subprocess.run([ingot, "check"] + group + ["--target", target, "-j", "2"] + SAN_CFLAGS + extra,
                                capture_output=True, text=True)
             print(r.stdout.strip())
             if r.returncode or r.stdout.count("\nPASS ") + r.stdout.startswith("PASS ") != len(group):
