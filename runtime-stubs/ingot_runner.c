@@ -19,8 +19,12 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef INGOT_RUNNER_EXTERN_TENSOR_IO
+#include "ingot_tensor_io.h"   /* ingot check links one prebuilt copy into every runner */
+#else
 #define INGOT_TENSOR_IO_API static INGOT_UNUSED
 #include "ingot_tensor_io.c"
+#endif
 
 #define MAX_RUNNER_INPUTS 64
 

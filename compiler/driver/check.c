@@ -590,8 +590,8 @@ static bool copy_file_atomic(const char *src, const char *dst)
 	return ok;
 }
 
-/* Compiles every embedded kernel file once into work/libingot_kernels.a (or takes it
- * from INGOT_CHECK_CACHE). */
+/* Compiles every embedded kernel file, and the runners' tensor I/O, once into
+ * work/libingot_kernels.a (or takes it from INGOT_CHECK_CACHE). */
 static const char *build_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
 {
 	const Target *t = cg_target_lookup(o->target);
@@ -639,7 +639,9 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
 		size_t len = strlen(s->path);
 		const char *sub = strchr(s->path + 8, '/');
-		if (strncmp(s->path, "kernels/", 8) || strcmp(s->path + len - 2, ".c") || n_objs == 32)
+		bool tio = strcmp(s->path, "ingot_tensor_io.c") == 0;   /* every runner's */
+		if ((!tio && strncmp(s->path, "kernels/", 8)) || strcmp(s->path + len - 2, ".c") ||
+		    n_objs == 32)
 			continue;
 		/* a SIMD folder (kernels/neon/) only for its own targets */
 		if (sub && (!t->simd[0] || strncmp(s->path + 8, t->simd, (size_t)(sub - s->path - 8)) != 0))

@@ -225,7 +225,8 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		argv[argc] = NULL;
 		rc = build_step(argv, out_dir, d, "compiling the generated code");
 	}
-	if (!rc) {
+	/* ingot check (extern_kernels_lib set) links the objects and skips the archive */
+	if (!rc && !extern_kernels_lib) {
 		snprintf(lib, sizeof lib, "lib%s.a", name);
 		argc = 0;
 		argv[argc++] = driver_ar_for(cc, arbuf, sizeof arbuf);
@@ -244,12 +245,18 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		argv[argc++] = cc;
 		for (int k = 0; k < n_flags; k++)
 			argv[argc++] = flags[k];
+		if (extern_kernels_lib)   /* tensor I/O is in the kernels library too */
+			argv[argc++] = "-DINGOT_RUNNER_EXTERN_TENSOR_IO";
 		argv[argc++] = "-o";
 		argv[argc++] = exe;
 		argv[argc++] = main_c;
-		argv[argc++] = lib;
-		if (extern_kernels_lib)
+		if (extern_kernels_lib) {
+			for (int i = 0; i < n_src; i++)
+				argv[argc++] = obj[i];
 			argv[argc++] = extern_kernels_lib;
+		} else {
+			argv[argc++] = lib;
+		}
 		argv[argc++] = "-lm";
 		argv[argc++] = "-pthread";   /* NAME_run_par's pool */
 		argv[argc] = NULL;
