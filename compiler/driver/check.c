@@ -596,7 +596,7 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 {
 	const Target *t = cg_target_lookup(o->target);
 	const char *cc = o->cc ? o->cc : t->cc;
-	char kdir[4096], out[2048], objs[32][64], simd_dir[4200];
+	char kdir[4096], out[2048], objs[64][64], simd_dir[4200];
 	char *flags[64];
 	const char *argv[96];
 	char cache[4200];
@@ -640,12 +640,16 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		size_t len = strlen(s->path);
 		const char *sub = strchr(s->path + 8, '/');
 		bool tio = strcmp(s->path, "ingot_tensor_io.c") == 0;   /* every runner's */
-		if ((!tio && strncmp(s->path, "kernels/", 8)) || strcmp(s->path + len - 2, ".c") ||
-		    n_objs == 32)
+		if ((!tio && strncmp(s->path, "kernels/", 8)) || strcmp(s->path + len - 2, ".c"))
 			continue;
 		/* a SIMD folder (kernels/neon/) only for its own targets */
 		if (sub && (!t->simd[0] || strncmp(s->path + 8, t->simd, (size_t)(sub - s->path - 8)) != 0))
 			continue;
+		if (n_objs == (int)(sizeof objs / sizeof objs[0])) {   /* never a library short of one */
+			snprintf(out, sizeof out, "more than %d kernel files", n_objs);
+			rc = 1;
+			break;
+		}
 		int argc = 0;
 		snprintf(objs[n_objs], sizeof objs[0], "%.*s.o", (int)(len - 2), s->path);
 		argv[argc++] = cc;
