@@ -537,11 +537,16 @@ static bool fnv1a_file(uint64_t *h, const char *path)
 	return ok;
 }
 
+/* Which files build_kernels_lib compiles and how: bump it whenever that changes, so a
+ * cache never hands out a library built by an older recipe. */
+#define KERNELS_LIB_RECIPE "2: kernels/*.c of the target, ingot_tensor_io.c"
+
 /* INGOT_CHECK_CACHE=DIR keeps each prebuilt kernel library as
- * DIR/kernels-KEY.a, KEY a hash of the compiler, its flags and every byte the library
- * is built from (the stubs this ingot embeds and the generated microkernels), so the
- * many `ingot check` runs of a test suite compile the kernels once per flag set.
- * Returns true and fills path with the cache file's name when the cache is on. */
+ * DIR/kernels-KEY.a, KEY a hash of the recipe, the compiler, its flags and every byte
+ * the library is built from (the stubs this ingot embeds and the generated
+ * microkernels), so the many `ingot check` runs of a test suite compile the kernels
+ * once per flag set. Returns true and fills path with the cache file's name when the
+ * cache is on. */
 static bool kernels_cache_path(const char *cc, char **flags, int n_flags, const char *work,
                                const Target *t, char *path, size_t cap)
 {
@@ -550,6 +555,7 @@ static bool kernels_cache_path(const char *cc, char **flags, int n_flags, const 
 	uint64_t h = 0xcbf29ce484222325ull;
 	if (!dir || !*dir || cg_mkdir_p(dir, NULL))
 		return false;
+	h = fnv1a_str(h, KERNELS_LIB_RECIPE);
 	h = fnv1a_str(h, cc);
 	for (int k = 0; k < n_flags; k++)
 		h = fnv1a_str(h, flags[k]);
