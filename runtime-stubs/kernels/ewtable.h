@@ -167,6 +167,11 @@
 #define INGOT_EW_ACT_ALIAS(N, On, fn, R, U, A, PAR, S, V) \
 	INGOT_EW_IF_ACT_##R(INGOT_EW_ACT_PFX(N) = A,)
 
+/* The same for the unary codes under INGOT_EW_UNARY_PFX(NAME) (x86/eltwise.h:
+ * INGOT_X86_EW_##NAME, for x86/rnn.c's gates). */
+#define INGOT_EW_UNARY_ALIAS(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_UNARY_##R(INGOT_EW_UNARY_PFX(N) = U,)
+
 /* The number of codes of each kind (the largest plus one), as sizeof a union of
  * one char array per code. */
 #define INGOT_EW_U_SIZE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_UNARY_##R(char N[U + 1];)

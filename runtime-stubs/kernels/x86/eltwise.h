@@ -9,6 +9,11 @@
 #include "ingot_rt.h"
 #include "../ewtable.h"
 
+/* The unary op codes (field `op`): ewtable.h's, elementwise.h's INGOT_EW_* */
+#define INGOT_EW_UNARY_PFX(N) INGOT_X86_EW_##N
+enum { INGOT_EW_TABLE(INGOT_EW_UNARY_ALIAS) };
+#undef INGOT_EW_UNARY_PFX
+
 /* = INGOT_UNARY_FIELDS: y = op(x) over n contiguous f32 */
 #define INGOT_X86_UNARY_FIELDS(F) F(I64, op) F(I64, dtype) F(I64, n) \
 	F(F32, alpha) F(F32, beta) F(F32, gamma)
