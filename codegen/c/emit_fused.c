@@ -55,6 +55,7 @@ typedef struct Step {
 #define FN_UA(fn) #fn
 #define FN_UX(fn) NULL
 #define VS_VEC(expr) #expr
+#define VS_VM(expr) #expr
 #define VS_NOVEC NULL
 #define X(N, On, fn, R, U, A, PAR, S, V) \
 	INGOT_EW_IF_UNARY_##R([U] = { FN_##R(fn), #On, INGOT_EW_ARGS_##PAR, VS_##V },)
@@ -66,6 +67,7 @@ static const struct { const char *fn, *onnx, *args, *vec; } unary[INGOT_EW_N_UNA
 #undef FN_UA
 #undef FN_UX
 #undef VS_VEC
+#undef VS_VM
 #undef VS_NOVEC
 _Static_assert(INGOT_EW_N_UNARY <= INGOT_FE_BINARY, "unary codes overlap the binary steps");
 
@@ -313,7 +315,7 @@ static void vec_subst(char *buf, size_t cap, const char *vec, int k, const char 
 }
 
 /* The vector statements of a unary step with vector form vec: where vec reads H,
- * first `t<k> = al * x + be` (HardSigmoid's argument, as simd/vmath.h's vm_unit
+ * first `t<k> = al * x + be` (HardSigmoid's argument, as ukernel.h's vm_unit
  * takes it), then `v<k> = vec`. */
 static void vector_unary(Emitter *e, const char *vec, int k, const char *a, const char *lit_a,
                          const char *lit_b)

@@ -43,9 +43,11 @@ static const struct {
 	{ "neon/eltwise", "kernels/simd/vmath.h" },
 	{ "neon/eltwise", "kernels/simd/vbinary.h" },
 	{ "neon/gemm", "kernels/simd/vmath.h" },
+	{ "neon/gemm", "kernels/ewmath.h" },       /* the scalar activations */
 	{ "x86/eltwise", "kernels/simd/vmath.h" },
 	{ "x86/eltwise", "kernels/simd/vbinary.h" },
 	{ "x86/sgemm", "kernels/simd/vmath.h" },
+	{ "x86/sgemm", "kernels/ewmath.h" },       /* the scalar activations */
 	{ "elementwise", "kernels/ewmath.h" },   /* also what fused chains call */
 	{ "arith", "kernels/ewmath.h" },
 	{ "conv", "kernels/ewmath.h" },

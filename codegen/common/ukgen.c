@@ -417,17 +417,22 @@ static void emit_vocabulary(const SimdIsa *isa, Emitter *e)
 	          "{\n\t%s(p, ld, r, nc, nj);\n}\n", isa->store_t8);
 	em_printf(e, "static inline uk_vec uk_sub(uk_vec a, uk_vec b) { return %s; }\n", T2(sub, "a", "b"));
 	em_printf(e, "/* transposes the UK_VF x UK_VF block r[0..UK_VF) (row i: r[i]) in place */\n");
-	em_printf(e, "static inline UK_INLINE void uk_transpose(uk_vec *r) { %s; }\n\n", T1(transpose, "r"));
+	em_printf(e, "static inline UK_INLINE void uk_transpose(uk_vec *r) { %s; }\n", T1(transpose, "r"));
+	/* HardSigmoid's clamp, for ewtable.h's exact forms; it keeps the name it had in
+	 * simd/vmath.h, which the fused loops of generated code call */
+	em_printf(e, "/* fmax(0, fmin(1, t)) as the reference computes it (fminf(1, NaN) is 1) */\n"
+	             "static inline uk_vec vm_unit(uk_vec t)\n{\n"
+	             "\tt = uk_sel_lt(t, uk_bcast(1.0f), uk_bcast(1.0f), t);\n"
+	             "\treturn uk_sel_lt(uk_zero(), t, uk_zero(), t);\n}\n\n");
 }
 
 static const char epilogue_text[] =
 	"/* The fused epilogue of a tile, run on the accumulators after the last k-block,\n"
 	" * in the reference kernels' order (each step rounds to float):\n"
 	" *     y = act(alpha * acc + rbias[r] + beta * cm[r * ldcm + j] + res[r * ldres + j])\n"
-	" * Pointers are at the tile's (0, 0); NULL leaves a term out. The activations\n"
-	" * with a vector form are here; the kernel drivers run the others afterwards. */\n"
-	"enum { UK_ACT_NONE, UK_ACT_RELU, UK_ACT_CLIP, UK_ACT_LEAKY_RELU, UK_ACT_HARD_SIGMOID,\n"
-	"       UK_ACT_HARD_SWISH };\n"
+	" * Pointers are at the tile's (0, 0); NULL leaves a term out. The activations are\n"
+	" * ewtable.h's epilogue codes with an exact vector form (ingot_ew_act_exact), in\n"
+	" * that form; the kernel drivers run the others afterwards. */\n"
 	"typedef struct uk_epi {\n"
 	"\tint scale;                   /* multiply by alpha */\n"
 	"\tfloat alpha;\n"
@@ -437,17 +442,23 @@ static const char epilogue_text[] =
 	"\tfloat beta;\n"
 	"\tconst float *res;            /* the residual */\n"
 	"\tint64_t ldres;\n"
-	"\tint act;                     /* UK_ACT_* */\n"
-	"\tfloat lo, hi;                /* Clip's bounds; LeakyRelu's alpha in lo; HardSigmoid's\n"
-	"\t                              * and HardSwish's alpha in lo, beta in hi */\n"
+	"\tint act;                     /* INGOT_EW_ACT_* (ewtable.h), exact; 0 none */\n"
+	"\tfloat lo, hi;                /* its parameters al and be: Clip's bounds, LeakyRelu's\n"
+	"\t                              * alpha in lo, HardSigmoid's alpha and beta */\n"
 	"} uk_epi;\n\n"
-	"/* fmax(0, fmin(1, alpha * v + beta)) as the reference computes it (fminf(1, NaN) is 1) */\n"
-	"static inline UK_INLINE uk_vec uk_hard_sigmoid(const uk_epi *e, uk_vec v)\n"
+	"/* act(x), A and B its parameters as vectors, H = A x + B */\n"
+	"#define H uk_add(uk_mul(A, x), B)\n"
+	"#define UK_ACT_CASE(N, On, fn, R, U, Ac, PAR, S, V) \\\n"
+	"\tINGOT_EW_IF_ACT_##R(INGOT_EW_IF_EXACT_##V(case Ac: return INGOT_EW_VEC_##V;))\n"
+	"static inline UK_INLINE uk_vec uk_epi_act(int act, uk_vec x, uk_vec A, uk_vec B)\n"
 	"{\n"
-	"\tuk_vec t = uk_add(uk_mul(uk_bcast(e->lo), v), uk_bcast(e->hi));\n"
-	"\tt = uk_sel_lt(t, uk_bcast(1.0f), uk_bcast(1.0f), t);\n"
-	"\treturn uk_sel_lt(uk_zero(), t, uk_zero(), t);\n"
-	"}\n\n"
+	"\tswitch (act) {\n"
+	"\tINGOT_EW_TABLE(UK_ACT_CASE)\n"
+	"\tdefault: return x;\n"
+	"\t}\n"
+	"}\n"
+	"#undef UK_ACT_CASE\n"
+	"#undef H\n\n"
 	"static inline UK_INLINE uk_vec uk_epi_apply(const uk_epi *e, int64_t r, int64_t j, uk_vec v,\n"
 	"                                            uk_mask m, int masked)\n"
 	"{\n"
@@ -463,14 +474,7 @@ static const char epilogue_text[] =
 	"\t\tconst float *p = e->res + r * e->ldres + j;\n"
 	"\t\tv = uk_add(v, masked ? uk_loadm(p, m) : uk_load(p));\n"
 	"\t}\n"
-	"\tswitch (e->act) {\n"
-	"\tcase UK_ACT_RELU: return uk_max(uk_zero(), v);\n"
-	"\tcase UK_ACT_CLIP: return uk_min(uk_bcast(e->hi), uk_max(uk_bcast(e->lo), v));\n"
-	"\tcase UK_ACT_LEAKY_RELU: return uk_select_lt(v, uk_zero(), uk_mul(v, uk_bcast(e->lo)));\n"
-	"\tcase UK_ACT_HARD_SIGMOID: return uk_hard_sigmoid(e, v);\n"
-	"\tcase UK_ACT_HARD_SWISH: return uk_mul(v, uk_hard_sigmoid(e, v));\n"
-	"\tdefault: return v;\n"
-	"\t}\n"
+	"\treturn e->act ? uk_epi_act(e->act, v, uk_bcast(e->lo), uk_bcast(e->hi)) : v;\n"
 	"}\n\n";
 
 /* One microkernel: mr rows, nv vectors; edge: the last vector masked to the
@@ -569,7 +573,7 @@ void ukgen_emit(const Target *t, const SimdIsa *isa, Emitter *e)
 	          nv, mr * nv, nv);
 	em_printf(e, " * registers. Used by the kernel drivers in kernels/%s/. */\n", t->simd);
 	em_printf(e, "#ifndef INGOT_UKERNEL_H\n#define INGOT_UKERNEL_H\n\n");
-	em_printf(e, "#include <%s>\n#include <stdint.h>\n\n", isa->header);
+	em_printf(e, "#include <%s>\n#include <stdint.h>\n\n#include \"../ewtable.h\"\n\n", isa->header);
 	em_printf(e, "#if defined(__GNUC__)\n#define UK_INLINE __attribute__((always_inline))\n#else\n"
 	             "#define UK_INLINE\n#endif\n\n");
 	em_printf(e, "#define UK_TARGET \"%s\"\n", isa->target);

@@ -63,18 +63,11 @@ SAME_STRUCT(INGOT_SOFTMAX_FIELDS, INGOT_NEON_SOFTMAX_FIELDS)
 #undef REF
 #undef TGT
 
-/* The unary codes NEON implements, the binary codes and the pool kinds (the enums
- * are distinct types: compare as int); the activation codes are ewtable.h's */
+/* The pool kinds (the enums are distinct types: compare as int); the unary and
+ * activation codes are ewtable.h's */
 #define EQ(a, b) ((int)(a) == (int)(b))
-_Static_assert(EQ(INGOT_NEON_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_NEON_EW_EXP, INGOT_EW_EXP) &&
-               EQ(INGOT_NEON_EW_ERF, INGOT_EW_ERF) &&
-               EQ(INGOT_NEON_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
-               EQ(INGOT_NEON_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
-               EQ(INGOT_NEON_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) &&
-               EQ(INGOT_NEON_EW_NEG, INGOT_EW_NEG) && EQ(INGOT_NEON_EW_RELU, INGOT_EW_RELU) &&
-               EQ(INGOT_NEON_EW_SIGMOID, INGOT_EW_SIGMOID) && EQ(INGOT_NEON_EW_TANH, INGOT_EW_TANH) &&
-               EQ(INGOT_NEON_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_NEON_POOL_AVG, INGOT_POOL_AVG),
-               "NEON op codes differ from the reference");
+_Static_assert(EQ(INGOT_NEON_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_NEON_POOL_AVG, INGOT_POOL_AVG),
+               "NEON pool kinds differ from the reference");
 
 /* ---- descriptors of the NEON structs (the C initializers name these types) ---- */
 
@@ -159,29 +152,18 @@ static void pick(const Graph *g, NodeId n, KernelCall *kc)
 			use(kc, KERNEL_NAME_FAMILY(ingot_neon_binary), &binary_desc);
 		break;
 	}
-	case OP_ABS:
-	case OP_ERF:
-	case OP_EXP:
-	case OP_HARD_SIGMOID:
-	case OP_HARD_SWISH:
-	case OP_LEAKY_RELU:
-	case OP_NEG:
-	case OP_RELU:
-	case OP_SIGMOID:
-	case OP_TANH: {
-		const ingot_unary_params *p = kc->params;
-		if (kc->fn == ingot_unary && p->dtype == INGOT_DT_F32)
-			use(kc, KERNEL_NAME_FAMILY(ingot_neon_unary), &unary_desc);
-		break;
-	}
 	case OP_SOFTMAX: {
 		const ingot_softmax_params *p = kc->params;
 		if (kc->fn == ingot_softmax && p->dtype == INGOT_DT_F32)
 			use(kc, KERNEL_NAME_FAMILY(ingot_neon_softmax), &softmax_desc);
 		break;
 	}
-	default:
+	default: {   /* a unary op (ingot_unary) whose ewtable.h row has a vector form */
+		const ingot_unary_params *p = kc->params;
+		if (kc->fn == ingot_unary && p->dtype == INGOT_DT_F32 && ingot_ew_unary_has_vec(p->op))
+			use(kc, KERNEL_NAME_FAMILY(ingot_neon_unary), &unary_desc);
 		break;
+	}
 	}
 }
 

@@ -1,8 +1,8 @@
 /* lower.c — lowering for the x86 targets: f32 Conv (1 or 2 spatial dims, not
  * transposed), MatMul and Gemm (C absent or with unit column stride) call the
  * kernels of runtime-stubs/kernels/x86/sgemm.c, f32 RNN/GRU/LSTM that of x86/rnn.c
- * (all attributes; Elu and Softplus activations keep the reference); pooling, some
- * unary ops and Gelu, f32 Add/Sub/Mul/Div, GlobalAveragePool, Softmax over
+ * (all attributes; Elu and Softplus activations keep the reference); pooling, the
+ * unary ops with a vector form in ewtable.h and Gelu, f32 Add/Sub/Mul/Div, GlobalAveragePool, Softmax over
  * contiguous rows and LayerNormalization their x86 kernels; every other node the
  * reference kernel of the C target. An x86 kernel takes its reference kernel's
  * parameters plus `packed`: the node is lowered the reference way, the struct is
@@ -124,14 +124,8 @@ _Static_assert(EQ(INGOT_X86_RNN_SIMPLE, INGOT_RNN_SIMPLE) && EQ(INGOT_X86_RNN_GR
                EQ(INGOT_X86_RNN_ELU, INGOT_RNN_ELU) && EQ(INGOT_X86_RNN_SOFTSIGN, INGOT_RNN_SOFTSIGN) &&
                EQ(INGOT_X86_RNN_SOFTPLUS, INGOT_RNN_SOFTPLUS),
                "x86 RNN kinds or activation codes differ from the reference");
-_Static_assert(EQ(INGOT_X86_EW_ABS, INGOT_EW_ABS) && EQ(INGOT_X86_EW_EXP, INGOT_EW_EXP) &&
-               EQ(INGOT_X86_EW_ERF, INGOT_EW_ERF) && EQ(INGOT_X86_MU_GELU, INGOT_MU_GELU) &&
-               EQ(INGOT_X86_MU_GELU_TANH, INGOT_MU_GELU_TANH) &&
-               EQ(INGOT_X86_EW_HARD_SIGMOID, INGOT_EW_HARD_SIGMOID) &&
-               EQ(INGOT_X86_EW_HARD_SWISH, INGOT_EW_HARD_SWISH) &&
-               EQ(INGOT_X86_EW_LEAKY_RELU, INGOT_EW_LEAKY_RELU) && EQ(INGOT_X86_EW_NEG, INGOT_EW_NEG) &&
-               EQ(INGOT_X86_EW_RELU, INGOT_EW_RELU) && EQ(INGOT_X86_EW_SIGMOID, INGOT_EW_SIGMOID) &&
-               EQ(INGOT_X86_EW_TANH, INGOT_EW_TANH), "x86 unary op codes differ from the reference");
+_Static_assert(EQ(INGOT_X86_MU_GELU, INGOT_MU_GELU) && EQ(INGOT_X86_MU_GELU_TANH, INGOT_MU_GELU_TANH),
+               "x86 Gelu codes differ from the reference");
 _Static_assert(EQ(INGOT_VB_ADD, INGOT_EW_ADD) && EQ(INGOT_VB_SUB, INGOT_EW_SUB) &&
                EQ(INGOT_VB_MUL, INGOT_EW_MUL) && EQ(INGOT_VB_DIV, INGOT_EW_DIV),
                "simd/vbinary.h's op codes differ from the reference");
@@ -250,19 +244,6 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		return ref->fn == ingot_global_pool && p->dtype == INGOT_DT_F32 && p->kind == INGOT_POOL_AVG
 		       ? X86_GPOOL : X86_REF;
 	}
-	case OP_ABS:
-	case OP_ERF:
-	case OP_EXP:
-	case OP_HARD_SIGMOID:
-	case OP_HARD_SWISH:
-	case OP_LEAKY_RELU:
-	case OP_NEG:
-	case OP_RELU:
-	case OP_SIGMOID:
-	case OP_TANH: {
-		const ingot_unary_params *p = ref->params;
-		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 ? X86_UNARY : X86_REF;
-	}
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
@@ -300,8 +281,11 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		*packable = const_f32(g, node->in[1]) || const_f32(g, node->in[2]);
 		return X86_RNN;
 	}
-	default:
-		return X86_REF;
+	default: {   /* a unary op (ingot_unary) whose ewtable.h row has a vector form */
+		const ingot_unary_params *p = ref->params;
+		return ref->fn == ingot_unary && p->dtype == INGOT_DT_F32 && ingot_ew_unary_has_vec(p->op)
+		       ? X86_UNARY : X86_REF;
+	}
 	}
 }
 

@@ -24,16 +24,6 @@ enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
 static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID",
                                               NULL };
 
-/* index = the kernel's INGOT_CONV_ACT_* code = ewtable.h's epilogue code; the names are
- * ewtable.h's fn column */
-#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = #fn,)
-static const char *const act_names[INGOT_EW_N_ACT + 1] = { "none", INGOT_EW_TABLE(X) };
-#undef X
-/* how many act_params each activation takes */
-#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = INGOT_EW_NPAR_##PAR,)
-static const int act_n_params[INGOT_EW_N_ACT] = { 0, INGOT_EW_TABLE(X) };
-#undef X
-
 /* ConvAttrs and its EpilogueAttrs are in op_attrs.h */
 
 static const AttrField conv_fields[] = {
@@ -43,7 +33,7 @@ static const AttrField conv_fields[] = {
 	{ "kernel_shape", AK_INTS, offsetof(ConvAttrs, kernel_shape), NULL },
 	{ "pads", AK_INTS, offsetof(ConvAttrs, pads), NULL },
 	{ "strides", AK_INTS, offsetof(ConvAttrs, strides), NULL },
-	{ "activation", AK_ENUM, offsetof(ConvAttrs, ep.activation), act_names, .has_default = true, .def = 0 },
+	{ "activation", AK_ENUM, offsetof(ConvAttrs, ep.activation), op_act_names, .has_default = true, .def = 0 },
 	{ "act_params", AK_FLOATS, offsetof(ConvAttrs, ep.act_params), NULL },
 	{ "residual", AK_INT, offsetof(ConvAttrs, ep.residual), NULL, .has_default = true, .def = 0 },
 	/* ConvTranspose only: its table is this one with two more fields */
@@ -198,11 +188,11 @@ static int epilogue_infer(InferCtx *c, const Type *y)
 	const EpilogueAttrs *a = &((const ConvAttrs *)infer_node(c)->attrs)->ep;
 	const Type *r = infer_in(c, 3);
 	int np = a->act_params.n < 0 ? 0 : a->act_params.n;
-	if (a->activation < 0 || a->activation >= COUNTOF(act_n_params))
+	if (a->activation < 0 || a->activation >= INGOT_EW_N_ACT)
 		return infer_fail_attr(c, "activation", "unknown activation %d", a->activation);
-	if (np != act_n_params[a->activation])
+	if (np != op_act_n_params[a->activation])
 		return infer_fail_attr(c, "act_params", "%s takes %d parameters, got %d",
-		                       act_names[a->activation], act_n_params[a->activation], np);
+		                       op_act_names[a->activation], op_act_n_params[a->activation], np);
 	if (a->residual != 0 && a->residual != 1)
 		return infer_fail_attr(c, "residual", "expected 0 or 1, got %lld", (long long)a->residual);
 	if (!a->residual) {

@@ -40,20 +40,10 @@ static int check_size(InferCtx *c, int slot)
 
 /* ---- the fused epilogue, shared by MatMul and Gemm ---- */
 
-/* index = the kernel's INGOT_LINALG_ACT_* code = ewtable.h's epilogue code; the names are
- * ewtable.h's fn column */
-#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = #fn,)
-static const char *const act_names[INGOT_EW_N_ACT + 1] = { "none", INGOT_EW_TABLE(X) };
-#undef X
-/* how many act_params each activation takes */
-#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = INGOT_EW_NPAR_##PAR,)
-static const int act_n_params[INGOT_EW_N_ACT] = { 0, INGOT_EW_TABLE(X) };
-#undef X
-
 /* The fields of EpilogueAttrs (op_attrs.h), never imported from ONNX, set by passes;
  * it is the first member of both attr structs. */
 #define EPILOGUE_FIELDS(T) \
-	{ "activation", AK_ENUM, offsetof(T, ep.activation), act_names, .has_default = true, .def = 0 }, \
+	{ "activation", AK_ENUM, offsetof(T, ep.activation), op_act_names, .has_default = true, .def = 0 }, \
 	{ "act_params", AK_FLOATS, offsetof(T, ep.act_params), NULL }, \
 	{ "residual", AK_INT, offsetof(T, ep.residual), NULL, .has_default = true, .def = 0 },
 
@@ -65,11 +55,11 @@ static int epilogue_infer(InferCtx *c, const EpilogueAttrs *e, int slot, const T
 {
 	const Type *r = infer_in(c, slot);
 	int np = e->act_params.n < 0 ? 0 : e->act_params.n;
-	if (e->activation < 0 || e->activation >= COUNTOF(act_n_params))
+	if (e->activation < 0 || e->activation >= INGOT_EW_N_ACT)
 		return infer_fail_attr(c, "activation", "unknown activation %d", e->activation);
-	if (np != act_n_params[e->activation])
+	if (np != op_act_n_params[e->activation])
 		return infer_fail_attr(c, "act_params", "%s takes %d parameters, got %d",
-		                       act_names[e->activation], act_n_params[e->activation], np);
+		                       op_act_names[e->activation], op_act_n_params[e->activation], np);
 	if (e->residual != 0 && e->residual != 1)
 		return infer_fail_attr(c, "residual", "expected 0 or 1, got %lld", (long long)e->residual);
 	if ((e->activation || e->residual) && infer_check_dtype(c, 0, ep_dtypes))

@@ -1,9 +1,18 @@
 /* op_attrs.c — the accessors of op_attrs.h: a node's typed attributes when its op
- * belongs to the group that imports them. An op's group (ops.h) fixes which struct
+ * belongs to the group that imports them; the epilogue activations' names. An op's group (ops.h) fixes which struct
  * its attributes are, so the check compares the group's OpImpl. */
 #include "op_attrs.h"
 
 #include "opimpl.h"
+
+#include "ewtable.h"
+
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = #fn,)
+const char *const op_act_names[INGOT_EW_N_ACT + 1] = { "none", INGOT_EW_TABLE(X) };
+#undef X
+#define X(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_ACT_##R([A] = INGOT_EW_NPAR_##PAR,)
+const int op_act_n_params[INGOT_EW_N_ACT] = { 0, INGOT_EW_TABLE(X) };
+#undef X
 
 /* Node id's attributes when its op belongs to group impl, else NULL. */
 static void *of_group(Graph *g, NodeId id, const OpImpl *impl)

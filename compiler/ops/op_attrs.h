@@ -25,6 +25,12 @@ typedef struct EpilogueAttrs {
 	int64_t residual;            /* 1: the trailing input is added first */
 } EpilogueAttrs;
 
+/* op_attrs.c: by activation code (INGOT_EW_N_ACT of them, ewtable.h), its name in the
+ * text IR (ewtable.h's fn column; "none", NULL-terminated as AttrField names are) and
+ * how many act_params it takes. Conv's and MatMul/Gemm's AttrField tables share them. */
+extern const char *const op_act_names[];
+extern const int op_act_n_params[];
+
 /* conv.c: groups conv (Conv) and conv_transpose (ConvTranspose) */
 typedef struct ConvAttrs {
 	int auto_pad;                        /* NOTSET, SAME_UPPER, SAME_LOWER, VALID */

@@ -24,21 +24,27 @@
  *        1/6 and 1/2, no ONNX attributes), PCLIP Clip's bounds (al lo, be hi)
  * SCALAR the formula in x, al, be, ga; the type is INGOT_EW_T, a libm function
  *        INGOT_EW_M(exp) (expf or exp), another row's function INGOT_EW_FN(fn)
- * VEC    VEC(expr) in the uk_* vector vocabulary and simd/vmath.h, x the operand,
- *        A and B alpha and beta as vectors, H the vector al * x + be; or NOVEC
+ * VEC    the vector form, x the operand, A and B alpha and beta as vectors, H the
+ *        vector al * x + be: VEC(expr), exact (SCALAR's very bits, in the uk_* vector
+ *        vocabulary of ukernel.h, which has vm_unit too); VM(expr), the vector math of simd/vmath.h (its
+ *        errors stated there); or NOVEC. Every SIMD kernel takes its forms from here:
+ *        the unary kernels run the float rows with a form, the microkernel epilogues
+ *        the activations with an exact one, the others after the tile.
  * Rows are in the order of their codes; a row uses only the functions of rows
  * above it.
  */
 #ifndef INGOT_KERNELS_EWTABLE_H
 #define INGOT_KERNELS_EWTABLE_H
 
+#include <stdint.h>
+
 #define INGOT_EW_TABLE(X) \
 	X(ABS, Abs, abs, U, 0, _, P0, INGOT_EW_M(fabs)(x), VEC(uk_abs(x))) \
 	X(CEIL, Ceil, ceil, U, 1, _, P0, INGOT_EW_M(ceil)(x), /* -floor(-x): exact, -0 included */ \
 	  VEC(uk_mul(uk_floor(uk_mul(x, uk_bcast(-1.0f))), uk_bcast(-1.0f)))) \
 	X(ELU, Elu, elu, U, 2, _, PA(1.0f), x < 0 ? al * INGOT_EW_M(expm1)(x) : x, NOVEC) \
-	X(ERF, Erf, erf, U, 3, _, P0, INGOT_EW_M(erf)(x), VEC(vm_erf(x))) \
-	X(EXP, Exp, exp, U, 4, _, P0, INGOT_EW_M(exp)(x), VEC(vm_exp(x))) \
+	X(ERF, Erf, erf, U, 3, _, P0, INGOT_EW_M(erf)(x), VM(vm_erf(x))) \
+	X(EXP, Exp, exp, U, 4, _, P0, INGOT_EW_M(exp)(x), VM(vm_exp(x))) \
 	X(FLOOR, Floor, floor, U, 5, _, P0, INGOT_EW_M(floor)(x), VEC(uk_floor(x))) \
 	X(HARD_SIGMOID, HardSigmoid, hard_sigmoid, UA, 6, 5, PAB(0.2f, 0.5f), \
 	  INGOT_EW_M(fmax)((INGOT_EW_T)0, INGOT_EW_M(fmin)((INGOT_EW_T)1, al * x + be)), \
@@ -60,27 +66,29 @@
 	/* e^-|x| never overflows: 1 / (1 + e^-x) above 0, e^x / (1 + e^x) below */ \
 	X(SIGMOID, Sigmoid, sigmoid, UA, 15, 4, P0, x >= 0 ? (INGOT_EW_T)1 / ((INGOT_EW_T)1 + \
 	  INGOT_EW_M(exp)(-x)) : INGOT_EW_M(exp)(x) / ((INGOT_EW_T)1 + INGOT_EW_M(exp)(x)), \
-	  VEC(vm_sigmoid(x))) \
+	  VM(vm_sigmoid(x))) \
 	X(SOFTPLUS, Softplus, softplus, U, 16, _, P0, \
 	  x > 0 ? x + INGOT_EW_M(log1p)(INGOT_EW_M(exp)(-x)) : INGOT_EW_M(log1p)(INGOT_EW_M(exp)(x)), \
 	  NOVEC) \
 	X(SOFTSIGN, Softsign, softsign, U, 17, _, P0, x / ((INGOT_EW_T)1 + INGOT_EW_M(fabs)(x)), \
 	  VEC(uk_div(x, uk_add(uk_bcast(1.0f), uk_abs(x))))) \
 	X(SQRT, Sqrt, sqrt, U, 18, _, P0, INGOT_EW_M(sqrt)(x), NOVEC) \
-	X(TANH, Tanh, tanh, UA, 19, 7, P0, INGOT_EW_M(tanh)(x), VEC(vm_tanh(x))) \
-	X(CLIP, Clip, clip, AX, _, 2, PCLIP, x, NOVEC) \
+	X(TANH, Tanh, tanh, UA, 19, 7, P0, INGOT_EW_M(tanh)(x), VM(vm_tanh(x))) \
+	/* x < lo ? lo : x, then > hi ? hi : x, as ingot_ewf_clip */ \
+	X(CLIP, Clip, clip, AX, _, 2, PCLIP, x, \
+	  VEC(uk_sel_lt(B, uk_sel_lt(x, A, x, A), uk_sel_lt(x, A, x, A), B))) \
 	/* Gelu: 0.5 x (1 + erf(x / sqrt 2)) written as 0.5 x erfc(-x / sqrt 2), which keeps \
 	 * its relative accuracy below 0, where 1 + erf cancels */ \
 	X(GELU, Gelu, gelu, A, _, 8, P0, \
 	  (INGOT_EW_T)0.5 * x * INGOT_EW_M(erfc)(x * (INGOT_EW_T)-0.70710678118654752440), \
-	  VEC(vm_gelu(x))) \
+	  VM(vm_gelu(x))) \
 	/* Gelu, tanh form: 0.5 x (1 + tanh z) = x / (1 + e^-2z), z = sqrt(2/pi) (x + 0.044715 x^3), \
 	 * no cancellation either */ \
 	X(GELU_TANH, Gelu, gelu_tanh, A, _, 9, P0, x / ((INGOT_EW_T)1 + INGOT_EW_M(exp)( \
 	  (INGOT_EW_T)-1.59576912160573071176 * (x + (INGOT_EW_T)0.044715 * x * x * x))), \
-	  VEC(vm_gelu_tanh(x))) \
+	  VM(vm_gelu_tanh(x))) \
 	X(SWISH, Swish, swish, UA, 20, 10, PA(1.0f), x * INGOT_EW_FN(sigmoid)(al * x), \
-	  VEC(uk_mul(x, vm_sigmoid(uk_mul(A, x)))))
+	  VM(uk_mul(x, vm_sigmoid(uk_mul(A, x)))))
 
 /* Role selectors: INGOT_EW_IF_<what>_##ROLE(text) is text where the row has it. */
 #define INGOT_EW_IF_UNARY_U(...) __VA_ARGS__       /* an ingot_unary code */
@@ -103,6 +111,22 @@
 #define INGOT_EW_IF_FN_UX(...)
 #define INGOT_EW_IF_FN_A(...) __VA_ARGS__
 #define INGOT_EW_IF_FN_AX(...)
+
+/* Per VEC (a consumer pastes its prefix to the VEC column: INGOT_EW_VEC_##V...): the
+ * form (x for NOVEC; the consumer has x, A, B and H in scope), whether there is one,
+ * and text kept only where it is exact. */
+#define INGOT_EW_VEC_VEC(...) __VA_ARGS__
+#define INGOT_EW_VEC_VM(...) __VA_ARGS__
+#define INGOT_EW_VEC_NOVEC x
+#define INGOT_EW_HAS_VEC(...) 1
+#define INGOT_EW_HAS_VM(...) 1
+#define INGOT_EW_HAS_NOVEC 0
+/* INGOT_EW_IF_EXACT_##V(text): text where the form is exact */
+#define INGOT_EW_IF_EXACT_VEC(...) INGOT_EW_KEEP
+#define INGOT_EW_IF_EXACT_VM(...) INGOT_EW_DROP
+#define INGOT_EW_IF_EXACT_NOVEC INGOT_EW_DROP
+#define INGOT_EW_KEEP(...) __VA_ARGS__
+#define INGOT_EW_DROP(...)
 
 /* Per PAR (a consumer pastes its prefix to the PAR column: PFX_##PAR is PFX_P0 or
  * PFX_PA(default)...): the parameter declarations after x, the call of F(fn) on
@@ -143,6 +167,11 @@
 #define INGOT_EW_ACT_ALIAS(N, On, fn, R, U, A, PAR, S, V) \
 	INGOT_EW_IF_ACT_##R(INGOT_EW_ACT_PFX(N) = A,)
 
+/* The same for the unary codes under INGOT_EW_UNARY_PFX(NAME) (x86/eltwise.h:
+ * INGOT_X86_EW_##NAME, for x86/rnn.c's gates). */
+#define INGOT_EW_UNARY_ALIAS(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_UNARY_##R(INGOT_EW_UNARY_PFX(N) = U,)
+
 /* The number of codes of each kind (the largest plus one), as sizeof a union of
  * one char array per code. */
 #define INGOT_EW_U_SIZE(N, On, fn, R, U, A, PAR, S, V) INGOT_EW_IF_UNARY_##R(char N[U + 1];)
@@ -151,5 +180,37 @@ union ingot_ew_n_unary { INGOT_EW_TABLE(INGOT_EW_U_SIZE) };
 union ingot_ew_n_act { INGOT_EW_TABLE(INGOT_EW_A_SIZE) };
 #define INGOT_EW_N_UNARY ((int)sizeof(union ingot_ew_n_unary))
 #define INGOT_EW_N_ACT ((int)sizeof(union ingot_ew_n_act))
+
+/* Whether ingot_unary's code op is a float op with a vector form: the ops the SIMD
+ * unary kernels run (x86/eltwise.c, neon/eltwise.c). */
+#define INGOT_EW_UNARY_VEC_CASE(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_FLOAT_##R(case U: return INGOT_EW_HAS_##V;)
+static inline int ingot_ew_unary_has_vec(int64_t op)
+{
+	switch (op) {
+	INGOT_EW_TABLE(INGOT_EW_UNARY_VEC_CASE)
+	default: return 0;
+	}
+}
+
+/* The vector form of epilogue code act: 2 exact (NONE too), 1 vector math, 0 none.
+ * The microkernels' epilogue (ukernel.h's uk_epi_apply) runs the exact ones, x86/sgemm.c
+ * and neon/gemm.c the others over the finished tile; an activation without a form runs
+ * ewmath.h's ingot_ewf_act per element. */
+#define INGOT_EW_FORM_VEC(...) 2
+#define INGOT_EW_FORM_VM(...) 1
+#define INGOT_EW_FORM_NOVEC 0
+#define INGOT_EW_ACT_FORM_CASE(N, On, fn, R, U, A, PAR, S, V) \
+	INGOT_EW_IF_ACT_##R(case A: return INGOT_EW_FORM_##V;)
+static inline int ingot_ew_act_form(int64_t act)
+{
+	switch (act) {
+	case 0: return 2;
+	INGOT_EW_TABLE(INGOT_EW_ACT_FORM_CASE)
+	default: return 0;
+	}
+}
+static inline int ingot_ew_act_has_vec(int64_t act) { return ingot_ew_act_form(act) > 0; }
+static inline int ingot_ew_act_exact(int64_t act) { return ingot_ew_act_form(act) == 2; }
 
 #endif /* INGOT_KERNELS_EWTABLE_H */

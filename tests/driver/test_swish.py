@@ -12,10 +12,12 @@ Seven models, their outputs from numpy (float64, rounded to float32):
 - Swish of a constant (folded away at compile time).
 `ingot check` passes each at -O0 and -O2 for --target c and the x86 targets this CPU
 runs, and at -O2 for neon and neon32 under qemu (rtol 1e-5: the vector sigmoid is within
-a few ulp). At -O2 only the two models of Swish alone keep a Swish node; the linear nodes
+a few ulp). Swish alone calls the x86 and NEON unary kernels (ingot_x86_unary,
+ingot_neon_unary: its row's vector form), not the reference kernel, at -O0 and -O2. At -O2 only the two models of Swish alone keep a Swish node; the linear nodes
 carry activation="swish", the chain is one FusedElementwise, and the constant is folded.
 """
 import os
+import re
 
 import numpy as np
 from onnx import TensorProto, helper
@@ -108,6 +110,17 @@ def run_swish(ingot, work):
             check('activation="swish"' in ir, "%s: Swish is not the epilogue:\n%s" % (name, ir))
         if name == "swish_chain":
             check(ir.count("FusedElementwise(") == 1, "swish_chain is not one fused loop:\n%s" % ir)
+    # Swish alone runs the SIMD targets' unary kernels (its row's vector form), not the
+    # reference ingot_unary
+    for target, kernel in (("x86-avx2", "ingot_x86_unary"), ("x86-avx512", "ingot_x86_unary"),
+                           ("neon", "ingot_neon_unary"), ("neon32", "ingot_neon_unary")):
+        for opt in ("-O0", "-O2"):
+            out = os.path.join(work, "gen_%s%s" % (target, opt))
+            run_ok([ingot, "compile", os.path.join(dirs["swish"], "model.onnx"), "-o", out,
+                    "--name", "m", "--target", target, opt])
+            src = open(os.path.join(out, "m.c")).read()
+            check(re.search(r"\b%s\b" % kernel, src) and not re.search(r"\bingot_unary\b", src),
+                  "%s %s: Swish alone does not call %s:\n%s" % (target, opt, kernel, src))
     ran = 0
     for target in ("c", "x86-avx2", "x86-avx512"):
         if not cpu_runs(target):

@@ -1,9 +1,9 @@
 /* neon/eltwise.c — NEON f32 binary ops with broadcasting (simd/vbinary.h: the
- * contiguous and one-value inner runs vectorized), unary activations, and
- * Softmax/LogSoftmax. exp, sigmoid, tanh and erf are the vector math of
- * simd/vmath.h over the generated NEON vocabulary (ukernel.h; errors stated there);
- * everything else (LogSoftmax included) computes exactly what the reference
- * kernels compute. */
+ * contiguous and one-value inner runs vectorized), unary ops (ewtable.h's vector
+ * forms), and Softmax/LogSoftmax. exp, sigmoid, tanh, erf and the other VM forms are
+ * the vector math of simd/vmath.h over the generated NEON vocabulary (ukernel.h;
+ * errors stated there); everything else (LogSoftmax included) computes exactly what
+ * the reference kernels compute. */
 #include "eltwise.h"
 #if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
@@ -12,12 +12,6 @@
 
 #include <arm_neon.h>
 #include <math.h>
-
-#if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
-#define NE_FMA(acc, a, b) vfmaq_f32(acc, a, b)
-#else
-#define NE_FMA(acc, a, b) vmlaq_f32(acc, a, b)
-#endif
 
 static void ne_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 {
@@ -31,24 +25,19 @@ static void ne_split(int64_t n, int task, int n_tasks, int64_t *lo, int64_t *hi)
 
 /* ---- unary ---- */
 
-/* One vector of the unary op. */
-static inline float32x4_t ne_unary_v(const ingot_neon_unary_params *p, float32x4_t v)
+/* One vector of unary op code op: ewtable.h's vector form, x the operand, A and B
+ * alpha and beta as vectors, H = A x + B. */
+#define H uk_add(uk_mul(A, x), B)
+static inline float32x4_t ne_unary_v(int64_t op, float32x4_t x, float32x4_t A, float32x4_t B)
 {
-	const float32x4_t zero = vdupq_n_f32(0.0f), al = vdupq_n_f32(p->alpha);
-	const float32x4_t be = vdupq_n_f32(p->beta);
-	switch (p->op) {
-	case INGOT_NEON_EW_ABS: return vabsq_f32(v);
-	case INGOT_NEON_EW_EXP: return vm_exp(v);
-	case INGOT_NEON_EW_HARD_SIGMOID: return vm_unit(NE_FMA(be, al, v));
-	case INGOT_NEON_EW_HARD_SWISH: return vmulq_f32(v, vm_unit(NE_FMA(be, al, v)));
-	case INGOT_NEON_EW_LEAKY_RELU: return vbslq_f32(vcltq_f32(v, zero), vmulq_f32(al, v), v);
-	case INGOT_NEON_EW_NEG: return vnegq_f32(v);
-	case INGOT_NEON_EW_RELU: return vbslq_f32(vcltq_f32(v, zero), zero, v);
-	case INGOT_NEON_EW_SIGMOID: return vm_sigmoid(v);
-	case INGOT_NEON_EW_ERF: return vm_erf(v);
-	default: return vm_tanh(v);
+	switch (op) {
+#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_FLOAT_##R(case U: return INGOT_EW_VEC_##V;)
+	INGOT_EW_TABLE(X)
+#undef X
+	default: return x;
 	}
 }
+#undef H
 
 INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks)
@@ -56,29 +45,21 @@ INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, voi
 	const ingot_neon_unary_params *p = (const ingot_neon_unary_params *)params;
 	const float *x = (const float *)in[0];
 	float *y = (float *)out[0];
+	const float32x4_t al = vdupq_n_f32(p->alpha), be = vdupq_n_f32(p->beta);
 	int64_t lo, hi, i;
 	(void)scratch;
-	if (!x || !y || p->dtype != INGOT_DT_F32)
+	if (!x || !y || p->dtype != INGOT_DT_F32 || !ingot_ew_unary_has_vec(p->op))
 		return INGOT_EINVAL;
-	switch (p->op) {
-	case INGOT_NEON_EW_ABS: case INGOT_NEON_EW_EXP: case INGOT_NEON_EW_HARD_SIGMOID:
-	case INGOT_NEON_EW_HARD_SWISH: case INGOT_NEON_EW_LEAKY_RELU: case INGOT_NEON_EW_NEG:
-	case INGOT_NEON_EW_RELU: case INGOT_NEON_EW_SIGMOID: case INGOT_NEON_EW_TANH:
-	case INGOT_NEON_EW_ERF:
-		break;
-	default:
-		return INGOT_EINVAL;
-	}
 	/* tasks take whole vectors: only the last has the tail, a masked vector, so
 	 * every element gets the same formula whatever the split */
 	ne_split((p->n + 3) / 4, task, n_tasks, &lo, &hi);
 	lo = 4 * lo < p->n ? 4 * lo : p->n;
 	hi = 4 * hi < p->n ? 4 * hi : p->n;
 	for (i = lo; i + 4 <= hi; i += 4)
-		vst1q_f32(y + i, ne_unary_v(p, vld1q_f32(x + i)));
+		vst1q_f32(y + i, ne_unary_v(p->op, vld1q_f32(x + i), al, be));
 	if (i < hi) {
 		const uk_mask m = uk_mask_n(hi - i);
-		uk_storem(y + i, m, ne_unary_v(p, uk_loadm(x + i, m)));
+		uk_storem(y + i, m, ne_unary_v(p->op, uk_loadm(x + i, m), al, be));
 	}
 	return INGOT_OK;
 }

@@ -1,20 +1,14 @@
 /* neon/eltwise.h — NEON kernels of f32 elementwise ops and Softmax for the neon and
  * neon32 targets: binary Add/Sub/Mul/Div with broadcasting, unary activations, and
  * Softmax/LogSoftmax, with the reference kernels' parameters and slots
- * (elementwise.h, norm.h). The field lists and op codes are repeated here because a
- * model directory holds only this family's files; codegen/neon/lower.c checks at
- * build time that they equal the reference ones. */
+ * (elementwise.h, norm.h). The field lists are repeated here because a model
+ * directory holds only this family's files (and ewtable.h, the unary codes);
+ * codegen/neon/lower.c checks at build time that they equal the reference ones. */
 #ifndef INGOT_KERNELS_NEON_ELTWISE_H
 #define INGOT_KERNELS_NEON_ELTWISE_H
 
 #include "ingot_rt.h"
-
-/* The INGOT_EW_* codes of elementwise.h this file implements. */
-enum {
-	INGOT_NEON_EW_ABS = 0, INGOT_NEON_EW_ERF = 3, INGOT_NEON_EW_EXP = 4, INGOT_NEON_EW_HARD_SIGMOID = 6,
-	INGOT_NEON_EW_HARD_SWISH = 7, INGOT_NEON_EW_LEAKY_RELU = 8, INGOT_NEON_EW_NEG = 10,
-	INGOT_NEON_EW_RELU = 13, INGOT_NEON_EW_SIGMOID = 15, INGOT_NEON_EW_TANH = 19
-};
+#include "../ewtable.h"
 
 /* = INGOT_UNARY_FIELDS: y = op(x) over n contiguous f32 */
 #define INGOT_NEON_UNARY_FIELDS(F) F(I64, op) F(I64, dtype) F(I64, n) \
@@ -31,7 +25,9 @@ INGOT_PARAMS(ingot_neon_binary_params, INGOT_NEON_BINARY_FIELDS)
 	F(I64, log)
 INGOT_PARAMS(ingot_neon_softmax_params, INGOT_NEON_SOFTMAX_FIELDS)
 
-/* Tasks split the output elements (binary, unary) or the outer * inner rows. */
+/* ingot_neon_unary runs the unary codes of ewtable.h whose row has a vector form
+ * (ingot_ew_unary_has_vec), in that form. Tasks split the output elements (binary,
+ * unary) or the outer * inner rows. */
 INGOT_KERNEL int ingot_neon_unary(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_neon_binary(const void *params, const void *const *in,

@@ -11,6 +11,7 @@
 #include "gemm.h"
 #if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"          /* generated: the microkernels and their blocking */
+#include "../ewmath.h"
 #include "../simd/vmath.h"
 
 #include <arm_neon.h>
@@ -67,69 +68,21 @@ typedef struct ng_job {
 
 /* ---- the epilogue ---- */
 
-/* Relu, Clip, LeakyRelu, HardSigmoid and HardSwish with the reference kernels' exact
- * expressions. */
-static float ng_act(int64_t act, float x, float al, float be)
-{
-	switch (act) {
-	case INGOT_NEON_ACT_RELU: return x < 0 ? 0.0f : x;
-	case INGOT_NEON_ACT_CLIP: x = x < al ? al : x; return x > be ? be : x;
-	case INGOT_NEON_ACT_LEAKY_RELU: return x < 0 ? al * x : x;
-	case INGOT_NEON_ACT_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, al * x + be));
-	case INGOT_NEON_ACT_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, al * x + be));
-	default: return x;
-	}
-}
-
-/* Activations with a vector form in ng_act_v; sigmoid, tanh and Gelu run in the
- * vector math after the row (ng_math), HardSigmoid and HardSwish per element. */
-static int ng_act_simple(int64_t act)
-{
-	return act == INGOT_NEON_ACT_NONE || act == INGOT_NEON_ACT_RELU ||
-	       act == INGOT_NEON_ACT_CLIP || act == INGOT_NEON_ACT_LEAKY_RELU;
-}
-
-/* The vector forms of ewtable.h's activations, x the vector, A and B its parameters
- * as vectors, H = A x + B; ng_has_vec: whether act has one. */
-#define VEC(expr) expr
-#define NOVEC x
-#define HAS_VEC(expr) 1
-#define HAS_NOVEC 0
+/* ewtable.h's vector forms of the activations, x the vector, A and B its parameters
+ * as vectors, H = A x + B. The exact ones (ingot_ew_act_exact) run on each vector as
+ * it is finished, the others (the vector math: sigmoid, tanh, Gelu, Swish...) after
+ * the row (ng_math). */
 #define H uk_add(uk_mul(A, x), B)
-static int ng_has_vec(int64_t act)
+static inline float32x4_t ng_act_v(int64_t act, float32x4_t x, float32x4_t A, float32x4_t B)
 {
 	switch (act) {
-#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_ACT_##R(case INGOT_NEON_ACT_##N: return HAS_##V;)
-	INGOT_EW_TABLE(X)
-#undef X
-	default: return 0;
-	}
-}
-
-/* Activations run in the vector math after the row: those with a vector form but
- * neither simple nor HardSigmoid/HardSwish (sigmoid, tanh, Gelu, Swish...). */
-static int ng_act_math(int64_t act)
-{
-	return !ng_act_simple(act) && act != INGOT_NEON_ACT_HARD_SIGMOID &&
-	       act != INGOT_NEON_ACT_HARD_SWISH && ng_has_vec(act);
-}
-
-static inline float32x4_t ng_math_v(int64_t act, float32x4_t x, float al, float be)
-{
-	const uk_vec A = uk_bcast(al), B = uk_bcast(be);
-	(void)A;
-	(void)B;
-	switch (act) {
-#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_ACT_##R(case INGOT_NEON_ACT_##N: return V;)
+#define X(N, On, fn, R, U, Ac, PAR, S, V) \
+	INGOT_EW_IF_ACT_##R(case INGOT_NEON_ACT_##N: return INGOT_EW_VEC_##V;)
 	INGOT_EW_TABLE(X)
 #undef X
 	default: return x;
 	}
 }
-#undef VEC
-#undef NOVEC
-#undef HAS_VEC
-#undef HAS_NOVEC
 #undef H
 
 /* y[0..len) = act(y) in the vector math of simd/vmath.h (maximum errors stated
@@ -137,28 +90,13 @@ static inline float32x4_t ng_math_v(int64_t act, float32x4_t x, float al, float 
  * wherever it lies. */
 static void ng_math(const ng_epi *e, float *y, int64_t len)
 {
+	const float32x4_t A = vdupq_n_f32(e->al), B = vdupq_n_f32(e->be);
 	int64_t j = 0;
 	for (; j + 4 <= len; j += 4)
-		vst1q_f32(y + j, ng_math_v(e->act, vld1q_f32(y + j), e->al, e->be));
+		vst1q_f32(y + j, ng_act_v(e->act, vld1q_f32(y + j), A, B));
 	if (j < len) {
 		const uk_mask m = uk_mask_n(len - j);
-		uk_storem(y + j, m, ng_math_v(e->act, uk_loadm(y + j, m), e->al, e->be));
-	}
-}
-
-static inline float32x4_t ng_act_v(const ng_epi *e, float32x4_t v)
-{
-	const float32x4_t zero = vdupq_n_f32(0.0f);
-	switch (e->act) {
-	case INGOT_NEON_ACT_RELU: return vbslq_f32(vcltq_f32(v, zero), zero, v);
-	case INGOT_NEON_ACT_CLIP: {
-		float32x4_t lo = vdupq_n_f32(e->al), hi = vdupq_n_f32(e->be);
-		v = vbslq_f32(vcltq_f32(v, lo), lo, v);
-		return vbslq_f32(vcgtq_f32(v, hi), hi, v);
-	}
-	case INGOT_NEON_ACT_LEAKY_RELU:
-		return vbslq_f32(vcltq_f32(v, zero), vmulq_f32(v, vdupq_n_f32(e->al)), v);
-	default: return v;
+		uk_storem(y + j, m, ng_act_v(e->act, uk_loadm(y + j, m), A, B));
 	}
 }
 
@@ -169,7 +107,8 @@ static void ng_finish(const ng_epi *e, const float *acc, float *y, const float *
 {
 	const float32x4_t va = vdupq_n_f32(e->alpha), vbeta = vdupq_n_f32(e->beta);
 	const float32x4_t vrb = vdupq_n_f32(rb ? *rb : 0.0f);
-	const int simple = ng_act_simple(e->act);
+	const float32x4_t A = vdupq_n_f32(e->al), B = vdupq_n_f32(e->be);
+	const int exact = ingot_ew_act_exact(e->act);
 	int64_t j = 0;
 	for (; j + 4 <= len; j += 4) {
 		float32x4_t v = vld1q_f32(acc + j);
@@ -194,7 +133,7 @@ static void ng_finish(const ng_epi *e, const float *acc, float *y, const float *
 		}
 		if (res)
 			v = vaddq_f32(v, vld1q_f32(res + j));
-		vst1q_f32(y + j, simple ? ng_act_v(e, v) : v);
+		vst1q_f32(y + j, exact ? ng_act_v(e->act, v, A, B) : v);
 	}
 	for (; j < len; j++) {
 		float v = acc[j];
@@ -206,13 +145,13 @@ static void ng_finish(const ng_epi *e, const float *acc, float *y, const float *
 			v += e->beta * c[j * e->c_cs];
 		if (res)
 			v += res[j];
-		y[j] = simple ? ng_act(e->act, v, e->al, e->be) : v;
+		y[j] = exact ? ingot_ewf_act(e->act, v, e->al, e->be) : v;   /* the same bits */
 	}
-	if (ng_act_math(e->act))
+	if (!exact && ingot_ew_act_has_vec(e->act))
 		ng_math(e, y, len);
-	else if (!simple)
+	else if (!exact)
 		for (j = 0; j < len; j++)
-			y[j] = ng_act(e->act, y[j], e->al, e->be);
+			y[j] = ingot_ewf_act(e->act, y[j], e->al, e->be);
 }
 
 /* Row i, columns j0..j0 + len of a job from its accumulators. */

@@ -28,15 +28,7 @@
 
 #include <math.h>
 
-#ifdef UK_VF   /* the vocabulary is there */
-
-/* fmax(0, fmin(1, t)) as the reference computes it (HardSigmoid, HardSwish):
- * fminf(1, NaN) is 1 */
-static inline uk_vec vm_unit(uk_vec t)
-{
-	t = uk_sel_lt(t, uk_bcast(1.0f), uk_bcast(1.0f), t);   /* NaN compares false: 1 */
-	return uk_sel_lt(uk_zero(), t, uk_zero(), t);
-}
+#ifdef UK_VF   /* the vocabulary is there (with vm_unit, HardSigmoid's clamp) */
 
 /* e^x: +inf above ln(FLT_MAX), 0 below ln(FLT_MIN), NaN stays NaN */
 static inline uk_vec vm_exp(uk_vec x)

@@ -1,8 +1,9 @@
-/* x86/eltwise.c — f32 unary and binary (simd/vbinary.h) elementwise ops, Softmax and
- * LayerNormalization for the x86 targets, in the generated vector vocabulary (ukernel.h). exp, sigmoid, tanh,
- * erf and Gelu are the vector approximations of simd/vmath.h (maximum errors stated
- * there, asserted by tests/unit/x86/x86_math_test.py); everything else computes
- * exactly what the reference kernel computes, including NaN handling. */
+/* x86/eltwise.c — f32 unary (ewtable.h's vector forms) and binary (simd/vbinary.h)
+ * elementwise ops, Softmax and LayerNormalization for the x86 targets, in the generated vector vocabulary (ukernel.h). exp, sigmoid, tanh,
+ * erf, Gelu and the other VM forms are the vector approximations of simd/vmath.h
+ * (maximum errors stated there, asserted by tests/unit/x86/x86_math_test.py);
+ * everything else computes exactly what the reference kernel computes, including
+ * NaN handling. */
 #include "eltwise.h"
 #if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
@@ -11,32 +12,28 @@
 
 #include <math.h>
 
-/* The vector forms of the ops the two unary kernels take, by their own codes */
-enum { XE_ABS, XE_ERF, XE_EXP, XE_GELU, XE_GELU_TANH, XE_HARD_SIGMOID, XE_HARD_SWISH,
-       XE_LEAKY_RELU, XE_NEG, XE_RELU, XE_SIGMOID, XE_TANH, XE_NONE };
-
-static inline uk_vec xe_op(int op, uk_vec v, uk_vec al, uk_vec be)
+/* One vector of unary op code op: ewtable.h's vector form (x the operand, A and B
+ * alpha and beta as vectors, H = A x + B) of a unary code, or Gelu's two forms by
+ * the codes after them. */
+enum { XE_GELU = INGOT_EW_N_UNARY, XE_GELU_TANH, XE_NONE };
+#define H uk_add(uk_mul(A, x), B)
+static inline uk_vec xe_op(int64_t op, uk_vec x, uk_vec A, uk_vec B)
 {
 	switch (op) {
-	case XE_ABS: return uk_abs(v);
-	case XE_ERF: return vm_erf(v);
-	case XE_EXP: return vm_exp(v);
-	case XE_GELU: return vm_gelu(v);
-	case XE_GELU_TANH: return vm_gelu_tanh(v);
-	case XE_HARD_SIGMOID: return vm_unit(uk_add(uk_mul(al, v), be));
-	case XE_HARD_SWISH: return uk_mul(v, vm_unit(uk_add(uk_mul(al, v), be)));
-	case XE_LEAKY_RELU: return uk_select_lt(v, uk_zero(), uk_mul(al, v));
-	case XE_NEG: return uk_mul(v, uk_bcast(-1.0f));
-	case XE_RELU: return uk_sel_lt(v, uk_zero(), v, uk_zero());
-	case XE_SIGMOID: return vm_sigmoid(v);
-	default: return vm_tanh(v);
+#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_FLOAT_##R(case U: return INGOT_EW_VEC_##V;)
+	INGOT_EW_TABLE(X)
+#undef X
+	case XE_GELU: return vm_gelu(x);
+	case XE_GELU_TANH: return vm_gelu_tanh(x);
+	default: return x;
 	}
 }
+#undef H
 
 /* y = op(x) over n floats. Tasks take whole vectors, so only the last task has the
  * tail (done in masked vectors: the same formula as every other element) and the
  * results do not depend on the split (NAME_run_par). */
-static int xe_map(int op, const float *x, float *y, int64_t n, float alpha, float beta, int task,
+static int xe_map(int64_t op, const float *x, float *y, int64_t n, float alpha, float beta, int task,
                   int n_tasks)
 {
 	const uk_vec al = uk_bcast(alpha), be = uk_bcast(beta);
@@ -64,32 +61,20 @@ INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void
                                  void *scratch, int task, int n_tasks)
 {
 	const ingot_x86_unary_params *p = (const ingot_x86_unary_params *)params;
-	int op;
 	(void)scratch;
-	switch (p->op) {
-	case INGOT_X86_EW_ABS: op = XE_ABS; break;
-	case INGOT_X86_EW_ERF: op = XE_ERF; break;
-	case INGOT_X86_EW_EXP: op = XE_EXP; break;
-	case INGOT_X86_EW_HARD_SIGMOID: op = XE_HARD_SIGMOID; break;
-	case INGOT_X86_EW_HARD_SWISH: op = XE_HARD_SWISH; break;
-	case INGOT_X86_EW_LEAKY_RELU: op = XE_LEAKY_RELU; break;
-	case INGOT_X86_EW_NEG: op = XE_NEG; break;
-	case INGOT_X86_EW_RELU: op = XE_RELU; break;
-	case INGOT_X86_EW_SIGMOID: op = XE_SIGMOID; break;
-	case INGOT_X86_EW_TANH: op = XE_TANH; break;
-	default: op = XE_NONE; break;
-	}
 	if (p->dtype != INGOT_DT_F32)
 		return INGOT_EINVAL;
-	return xe_map(op, (const float *)in[0], (float *)out[0], p->n, p->alpha, p->beta, task, n_tasks);
+	return xe_map(ingot_ew_unary_has_vec(p->op) ? p->op : XE_NONE, (const float *)in[0],
+	              (float *)out[0], p->n, p->alpha, p->beta, task, n_tasks);
 }
 
 INGOT_KERNEL int ingot_x86_math_unary(const void *params, const void *const *in, void *const *out,
                                       void *scratch, int task, int n_tasks)
 {
 	const ingot_x86_math_unary_params *p = (const ingot_x86_math_unary_params *)params;
-	const int op = p->op == INGOT_X86_MU_GELU ? XE_GELU : p->op == INGOT_X86_MU_GELU_TANH ? XE_GELU_TANH
-	                                                                                   : XE_NONE;
+	const int op = p->op == INGOT_X86_MU_GELU        ? XE_GELU
+	               : p->op == INGOT_X86_MU_GELU_TANH ? XE_GELU_TANH
+	                                                 : XE_NONE;
 	(void)scratch;
 	if (p->dtype != INGOT_DT_F32)
 		return INGOT_EINVAL;

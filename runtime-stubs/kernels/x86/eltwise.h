@@ -1,28 +1,29 @@
 /* x86/eltwise.h — x86 (AVX2, AVX-512) kernels of f32 unary and binary elementwise
  * ops, Softmax and LayerNormalization for the x86 targets, with the reference kernel's parameters and slots (elementwise.h).
- * The field list and the op codes it takes are repeated here because a model
- * directory holds only this family's files; codegen/x86/lower.c checks at build
- * time that they equal the reference ones. */
+ * The field lists and the Gelu codes are repeated here because a model directory
+ * holds only this family's files (and ewtable.h, the unary codes); codegen/x86/lower.c
+ * checks at build time that they equal the reference ones. */
 #ifndef INGOT_KERNELS_X86_ELTWISE_H
 #define INGOT_KERNELS_X86_ELTWISE_H
 
 #include "ingot_rt.h"
+#include "../ewtable.h"
 
-/* = the unary op codes of elementwise.h this kernel runs */
-enum {
-	INGOT_X86_EW_ABS = 0, INGOT_X86_EW_ERF = 3, INGOT_X86_EW_EXP = 4, INGOT_X86_EW_HARD_SIGMOID = 6,
-	INGOT_X86_EW_HARD_SWISH = 7, INGOT_X86_EW_LEAKY_RELU = 8, INGOT_X86_EW_NEG = 10,
-	INGOT_X86_EW_RELU = 13, INGOT_X86_EW_SIGMOID = 15, INGOT_X86_EW_TANH = 19
-};
+/* The unary op codes (field `op`): ewtable.h's, elementwise.h's INGOT_EW_* */
+#define INGOT_EW_UNARY_PFX(N) INGOT_X86_EW_##N
+enum { INGOT_EW_TABLE(INGOT_EW_UNARY_ALIAS) };
+#undef INGOT_EW_UNARY_PFX
 
 /* = INGOT_UNARY_FIELDS: y = op(x) over n contiguous f32 */
 #define INGOT_X86_UNARY_FIELDS(F) F(I64, op) F(I64, dtype) F(I64, n) \
 	F(F32, alpha) F(F32, beta) F(F32, gamma)
 INGOT_PARAMS(ingot_x86_unary_params, INGOT_X86_UNARY_FIELDS)
 
-/* Tasks split the elements. erf, exp, sigmoid and tanh are vector approximations
- * (maximum errors stated in simd/vmath.h, measured by tests/unit/x86/x86_math_test.py);
- * the other ops compute exactly what the reference kernel does. */
+/* The unary op codes of ewtable.h (elementwise.h's INGOT_EW_*) whose row has a
+ * vector form (ingot_ew_unary_has_vec), in that form: VM rows (exp, sigmoid...) are
+ * vector approximations (maximum errors stated in simd/vmath.h, measured by
+ * tests/unit/x86/x86_math_test.py), the others compute exactly what the reference
+ * kernel does. Tasks split the elements. */
 INGOT_KERNEL int ingot_x86_unary(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks);
 

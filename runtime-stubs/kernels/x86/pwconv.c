@@ -189,12 +189,12 @@ INGOT_KERNEL int ingot_x86_pwconv(const void *params, const void *const *in, voi
 	if (N <= 0 || M <= 0 || P <= 0)
 		return INGOT_OK;
 	ingot_x86_epi_init(&act, p->act, p->act_alpha, p->act_beta);
-	if (act.act == UK_ACT_RELU) {
+	if (act.act == INGOT_X86_ACT_RELU) {
 		clo = 0.0f;
-	} else if (act.act == UK_ACT_CLIP) {
+	} else if (act.act == INGOT_X86_ACT_CLIP) {
 		clo = act.lo;
 		chi = act.hi;
-	} else if (act.act != UK_ACT_NONE) {
+	} else if (act.act != INGOT_X86_ACT_NONE) {
 		clip = 0;
 	}
 	nt = (P + PW_NB - 1) / PW_NB;

@@ -5,13 +5,14 @@
  * by the compiler (constant weights) or are packed here per block into stack
  * buffers: A from a strided matrix, B from a strided matrix or, for Conv, straight
  * from the input image (implicit im2col: no im2col buffer). The epilogue runs in
- * the microkernel on the last k-block; sigmoid, tanh and Gelu (no form in the
- * microkernels) run afterwards on the tile in the vector math of simd/vmath.h. Depthwise Conv runs directly, vectorized over output
+ * the microkernel on the last k-block; the activations without an exact vector form
+ * in ewtable.h (sigmoid, tanh, Gelu...) run afterwards on the tile in the vector math of simd/vmath.h. Depthwise Conv runs directly, vectorized over output
  * columns. Sums are reordered against the reference kernels, so results differ
  * only by rounding. Tasks split the output by rows or columns of tiles. */
 #include "sgemm.h"
 #if !defined(__has_include) || __has_include("ukernel.h")   /* absent: stubs built alone */
 #include "ukernel.h"
+#include "../ewmath.h"
 #include "../simd/vmath.h"
 
 #include <math.h>
@@ -52,19 +53,9 @@ typedef struct sg_job {
 	int post;
 } sg_job;
 
-/* HardSigmoid and HardSwish of one scalar, with the reference kernels' expressions
- * (the microkernels' vector forms compute the same). */
-static float sg_hard(int64_t act, float x, float al, float be)
-{
-	const float t = fmaxf(0.0f, fminf(1.0f, al * x + be));
-	return act == INGOT_X86_ACT_HARD_SWISH ? x * t : t;
-}
-
 /* The activations the microkernels' epilogue lacks (ingot_x86_act_in_epilogue), in
- * the vector math of simd/vmath.h (maximum errors stated there): ewtable.h's vector
- * forms, x the vector, A and B the parameters as vectors, H = A x + B. */
-#define VEC(expr) expr
-#define NOVEC x
+ * ewtable.h's vector forms (the vector math of simd/vmath.h, maximum errors stated
+ * there), x the vector, A and B the parameters as vectors, H = A x + B. */
 #define H uk_add(uk_mul(A, x), B)
 static inline uk_vec sg_post_v(int64_t act, uk_vec x, float al, float be)
 {
@@ -72,20 +63,24 @@ static inline uk_vec sg_post_v(int64_t act, uk_vec x, float al, float be)
 	(void)A;
 	(void)B;
 	switch (act) {
-#define X(N, On, fn, R, U, Ac, PAR, S, V) INGOT_EW_IF_ACT_##R(case INGOT_X86_ACT_##N: return V;)
+#define X(N, On, fn, R, U, Ac, PAR, S, V) \
+	INGOT_EW_IF_ACT_##R(case INGOT_X86_ACT_##N: return INGOT_EW_VEC_##V;)
 	INGOT_EW_TABLE(X)
 #undef X
 	default: return x;
 	}
 }
-#undef VEC
-#undef NOVEC
 #undef H
 
 /* y[0..n) = act(y[0..n)) of job jb, the last vector masked: every element, wherever
  * it lies in a tile, gets the same formula. */
 static void sg_post(const sg_job *jb, float *y, int64_t n)
 {
+	if (!ingot_ew_act_has_vec(jb->act)) {   /* none in the table: per element */
+		for (int64_t q = 0; q < n; q++)
+			y[q] = ingot_ewf_act(jb->act, y[q], jb->e.lo, jb->e.hi);
+		return;
+	}
 	for (int64_t q = 0; q < n; q += UK_VF) {
 		const uk_mask m = uk_mask_n(n - q < UK_VF ? n - q : UK_VF);
 		uk_storem(y + q, m, sg_post_v(jb->act, uk_loadm(y + q, m), jb->e.lo, jb->e.hi));
@@ -98,15 +93,10 @@ INGOT_KERNEL int ingot_x86_epi_init(struct uk_epi *e, int64_t act, float al, flo
 	e->alpha = 1.0f;
 	e->lo = al;                  /* read only by the activations that take them */
 	e->hi = be;
-	switch (act) {
-	case INGOT_X86_ACT_RELU: e->act = UK_ACT_RELU; break;
-	case INGOT_X86_ACT_CLIP: e->act = UK_ACT_CLIP; break;
-	case INGOT_X86_ACT_LEAKY_RELU: e->act = UK_ACT_LEAKY_RELU; break;
-	case INGOT_X86_ACT_HARD_SIGMOID: e->act = UK_ACT_HARD_SIGMOID; break;
-	case INGOT_X86_ACT_HARD_SWISH: e->act = UK_ACT_HARD_SWISH; break;
-	default: break;
-	}
-	return ingot_x86_act_in_epilogue(act);
+	if (!ingot_x86_act_in_epilogue(act))
+		return 0;
+	e->act = (int)act;
+	return 1;
 }
 
 /* The epilogue of a job: alpha, the activation in the microkernel or after it. */
@@ -279,17 +269,11 @@ static float sg_epi1(const sg_job *jb, const uk_epi *e, float v, int64_t r, int6
 		v += e->beta * e->cm[r * e->ldcm + j];
 	if (e->res)
 		v += e->res[r * e->ldres + j];
-	switch (e->act) {
-	case UK_ACT_RELU: return v < 0 ? 0.0f : v;
-	case UK_ACT_CLIP: v = v < e->lo ? e->lo : v; return v > e->hi ? e->hi : v;
-	case UK_ACT_LEAKY_RELU: return v < 0 ? e->lo * v : v;
-	case UK_ACT_HARD_SIGMOID: return sg_hard(INGOT_X86_ACT_HARD_SIGMOID, v, e->lo, e->hi);
-	case UK_ACT_HARD_SWISH: return sg_hard(INGOT_X86_ACT_HARD_SWISH, v, e->lo, e->hi);
-	default:
-		if (jb->post)
-			sg_post(jb, &v, 1);
-		return v;
-	}
+	if (e->act)   /* exact: the scalar form is the vector form's bits */
+		return ingot_ewf_act(e->act, v, e->lo, e->hi);
+	if (jb->post)
+		sg_post(jb, &v, 1);
+	return v;
 }
 
 /* k = 0: the epilogue of zero sums. */

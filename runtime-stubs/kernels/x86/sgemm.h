@@ -25,20 +25,11 @@
 enum { INGOT_X86_ACT_NONE, INGOT_EW_TABLE(INGOT_EW_ACT_ALIAS) };
 #undef INGOT_EW_ACT_PFX
 
-/* Whether the microkernels' epilogue (uk_epi_apply) runs activation act. */
+/* Whether the microkernels' epilogue (uk_epi_apply) runs activation act: those with
+ * an exact vector form in ewtable.h. */
 static inline int ingot_x86_act_in_epilogue(int64_t act)
 {
-	switch (act) {
-	case INGOT_X86_ACT_NONE:
-	case INGOT_X86_ACT_RELU:
-	case INGOT_X86_ACT_CLIP:
-	case INGOT_X86_ACT_LEAKY_RELU:
-	case INGOT_X86_ACT_HARD_SIGMOID:
-	case INGOT_X86_ACT_HARD_SWISH:
-		return 1;
-	default:
-		return 0;
-	}
+	return ingot_ew_act_exact(act);
 }
 
 /* = INGOT_CONV_FIELDS (conv.h) + packed; f32 Conv (not transposed), 1 or 2
@@ -105,8 +96,8 @@ INGOT_KERNEL int ingot_x86_gemm(const void *params, const void *const *in, void 
 
 /* Sets *e (ukernel.h) to the microkernels' epilogue of activation act with parameters
  * al, be: alpha 1, no bias, C or residual. Returns ingot_x86_act_in_epilogue(act); for
- * an activation without a vector form e->act is UK_ACT_NONE, and the caller runs it
- * after the microkernel. The x86 Conv families call it, with x86/sgemm in their set. */
+ * an activation the epilogue lacks e->act is 0 (none), and the caller runs it after
+ * the microkernel. The x86 Conv families call it, with x86/sgemm in their set. */
 struct uk_epi;
 INGOT_KERNEL int ingot_x86_epi_init(struct uk_epi *e, int64_t act, float al, float be);
 

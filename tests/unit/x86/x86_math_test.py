@@ -3,7 +3,8 @@
 
 usage: x86_math_test.py INGOT WORKDIR
 One model applies Exp, Sigmoid, Tanh, Erf, Gelu (both forms), HardSigmoid, HardSwish,
-Relu, LeakyRelu, Abs and Neg to a dense sweep of floats (every 2^-12 step over [-100, 100], plus NaN, +-inf,
+Relu, LeakyRelu, Abs, Neg, Ceil, Floor, Reciprocal and Softsign (every float op of
+ewtable.h with a vector form but Swish, whose test is tests/driver/test_swish.py) to a dense sweep of floats (every 2^-12 step over [-100, 100], plus NaN, +-inf,
 +-0, denormals and the ends of exp's range), compiled at -O0 for x86-avx2 and
 x86-avx512 where the CPU has them (else exits 77, skipped, after the rest; cpu.py). The generated code must call the x86 unary kernel, and
 against float64 numpy:
@@ -14,8 +15,9 @@ against float64 numpy:
   (measured: 1.12, 5.44, 0.82 of the bound; the generated code must call the x86 kernels
   for these too);
   results below FLT_MIN (2^-126) may flush to 0;
-  HardSigmoid, HardSwish, Relu, LeakyRelu, Abs, Neg bit-identical to the rounded
-  float32 formula the reference kernel evaluates;
+  HardSigmoid, HardSwish, Relu, LeakyRelu, Abs, Neg, Ceil, Floor, Reciprocal, Softsign
+  (ewtable.h's exact VEC forms) bit-identical to the rounded float32 formula the
+  reference kernel evaluates;
   NaN stays NaN, exp(+inf) = inf, exp(-inf) = 0, sigmoid/tanh of +-inf are +-1 / 0, 1.
 Prints the measured maxima.
 """
@@ -37,7 +39,8 @@ failures = []
 
 OPS = [("Exp", {}), ("Sigmoid", {}), ("Tanh", {}), ("Erf", {}), ("Gelu", {}),
        ("Gelu", {"approximate": "tanh"}), ("HardSigmoid", {"alpha": 0.2, "beta": 0.5}),
-       ("HardSwish", {}), ("Relu", {}), ("LeakyRelu", {"alpha": 0.1}), ("Abs", {}), ("Neg", {})]
+       ("HardSwish", {}), ("Relu", {}), ("LeakyRelu", {"alpha": 0.1}), ("Abs", {}), ("Neg", {}),
+       ("Ceil", {}), ("Floor", {}), ("Reciprocal", {}), ("Softsign", {})]
 
 
 def fail(msg):
@@ -97,6 +100,10 @@ def main():
             "LeakyRelu": np.where(x32 < 0, np.float32(0.1) * x32, x32).astype(np.float32),
             "Abs": np.abs(x32),
             "Neg": -x32,
+            "Ceil": np.ceil(x32),
+            "Floor": np.floor(x32),
+            "Reciprocal": (np.float32(1) / x32).astype(np.float32),
+            "Softsign": (x32 / (np.float32(1) + np.abs(x32))).astype(np.float32),
         }
     for target in targets:
         out = os.path.join(work, target)
