@@ -4,7 +4,8 @@
 #   - the whole must-pass list with --target x86-avx512 (-O3) and x86-avx2, natively
 #     (CI's suite simd runs the 327 tests of the op families with x86 kernels);
 #   - the whole must-pass list under ASan+UBSan at -O0, generated code built with the
-#     sanitizers, when a sanitizer build is given (CI's step 3 runs tests/cross/list.txt);
+#     sanitizers, when a sanitizer build is given (CI's step 3 runs tests/cross/list.txt),
+#     and there the x86 kernel tests on both x86 targets (CI's on the widest);
 #   - tests/cross/full.sh: the whole list and the exported models on neon and neon32
 #     under qemu (CI's suite cross runs tests/cross/list.txt).
 # Prints one line per part and exits 0 only if every part passed.
@@ -39,6 +40,12 @@ if [ -n "$asan" ]; then
 	INGOT_CHECK_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	part "ASan+UBSan -O0, whole list" \
 		"$here/conformance/must_pass.sh" "$asan/compiler/driver/ingot" "$asan/onnx-tests" "$list"
+	for t in x86 x86_rnn; do
+		INGOT_CHECK_CACHE=$asan/check-cache INGOT_TEST_X86_WIDEST=0 \
+		INGOT_CHECK_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
+		part "ASan+UBSan ${t}_test.py, both x86 targets" /usr/bin/python3 "$here/unit/x86/${t}_test.py" \
+			"$asan/compiler/driver/ingot" "$asan/full-$t"
+	done
 fi
 part "neon and neon32 under qemu (tests/cross/full.sh)" "$here/cross/full.sh" "$ingot"
 printf '%s\n' "${summary[@]}"

@@ -4,6 +4,10 @@ missing runs what it can and exits 77 (meson: skipped), never 0.
 
 INGOT_TEST_HIDE_CPU_FLAGS="avx512f,avx2" hides flags from /proc/cpuinfo, so a machine
 that has them can take the path of one that lacks them.
+
+INGOT_TEST_X86_WIDEST=1 (the sanitizer build of CI, to stay within its time) runs only
+the widest of the x86 targets this CPU runs; the plain build runs them all, and
+tests/full.sh runs them all under the sanitizers.
 """
 import os
 import sys
@@ -39,6 +43,9 @@ def runnable(targets):
         if missing:
             print("note: this CPU lacks %s; %s is not run" % (" ".join(missing), t))
         (skipped if missing else run).append(t)
+    if os.environ.get("INGOT_TEST_X86_WIDEST") == "1" and len(run) > 1:
+        print("note: INGOT_TEST_X86_WIDEST=1: only %s runs (not %s)" % (run[-1], ", ".join(run[:-1])))
+        run = run[-1:]
     return run, skipped
 
 
