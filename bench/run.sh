@@ -45,6 +45,9 @@ if ! [ -x "$ingot" ]; then
 	[ -f "$build/build.ninja" ] || meson setup "$build" "$root"
 	meson compile -C "$build"
 fi
+if [ $doc = 1 ] && [ $smoke = 0 ]; then   # docs/performance.md names a commit that reproduces it
+	prov=$("$root/tools/provenance.sh" docs/performance.md) || die "refusing to write docs/performance.md (--no-doc measures anyway)"
+fi
 "$root/tools/install-ort.sh" || die "cannot install onnxruntime-node into bench/.ort"
 ORT_VERSION=$(node -p "require('$ort_dir/node_modules/onnxruntime-node/package.json').version")
 
@@ -135,6 +138,12 @@ if ! "$work/exe/$probe/$probe" --bench 1 --threads 2 $(inputs "$probe") 2>&1 >/d
 	ingot_threads="1 2"
 fi
 
+# how busy the machine was, in words, from the 1-minute load averages at both ends
+load_words() {
+	awk -v a="${1%% *}" -v b="${2%% *}" -v n="$3" 'BEGIN {
+		m = (a > b ? a : b) / n
+		print m < 0.25 ? "quiet: little else ran" : m < 1 ? "shared: other work ran beside it, so the figures carry noise" : "loaded: more runnable work than CPUs, so the figures carry much noise" }'
+}
 clamp() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { v = int(v); print (v < lo ? lo : v > hi ? hi : v) }'; }
 
 # the RSS budget: the emitted weights blob + the workspace + the graph's inputs and
@@ -206,6 +215,11 @@ cpus=$(nproc)
 cache=$(lscpu | sed -n 's/^L2 cache: *//p' | head -1)
 simd=$(grep -o -w -E 'avx512f|avx2|fma|neon|asimd' /proc/cpuinfo | sort -u | paste -sd' ')
 cflags=$(sed -n 's/^CFLAGS ?= *//p' "$work/exe/$first/Makefile" | head -1)
+case " $cflags " in   # what --target host chose on this CPU (codegen/target.c), from its flags
+*" -mavx512f "*) host_target=x86-avx512 ;;
+*" -mavx2 "*) host_target=x86-avx2 ;;
+*) host_target="c or neon (no x86 SIMD flags)" ;;
+esac
 node_rss=$(node -e "console.log(process.resourceUsage().maxRSS)")
 ort_rss=$(node -e "const r=require('module').createRequire('$ort_dir/package.json');r('onnxruntime-node');r('onnxruntime-node/dist/binding.js').initOrt();console.log(process.resourceUsage().maxRSS)")
 sync_ok=$(awk -F'\t' '$3 == "ort" && $10 != "na" && $10 != "" { ok = 1 } END { print ok ? 1 : 0 }' "$results")
@@ -220,12 +234,11 @@ if [ $doc = 1 ]; then
 Measured by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); regenerate with
 \`bench/run.sh\` (about 10-15 minutes), check the harness with \`bench/run.sh --smoke\`.
 
-- Machine: $machine, $cpus CPUs (L2 $cache; $simd), $(uname -sr).
-  **Shared and loaded:** load average $load_start at the start, $load_end at the end, on
-  $cpus CPUs, so every figure carries noise; medians of $rounds alternating rounds.
-- ingot: commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes in the tree)'),
-  \`ingot compile M.onnx --emit exe --target host\` (-O2 pipeline), built with
-  $(cc --version | head -1) and \`$cflags\`. The host target is x86-avx512 here:
+- Measured at $prov, $(uname -sr); L2 $cache; $simd.
+  Load average $load_start at the start and $load_end at the end on $cpus CPUs
+  ($(load_words "$load_start" "$load_end" "$cpus")); medians of $rounds alternating rounds.
+- ingot: \`ingot compile M.onnx --emit exe --target host\` (-O2 pipeline), built with
+  $(cc --version | head -1) and \`$cflags\`. The host target is $host_target here$( [ "${host_target#x86}" != "$host_target" ] || echo " (what follows is the x86 targets' and does not apply)" ):
   Conv/Gemm/MatMul run on the generated microkernels (\`kernels/x86/ukernel.h\`) with
   weights pre-packed at compile time, 3x3 stride-1 Conv as Winograd F(2x2, 3x3)
   (its transformed weights are 16/9 the size: ResNet-18's blob grows from 47 to 75 MB,
@@ -246,8 +259,9 @@ How to read it:
 - Times are medians (of each round's median over its runs; ~${time_s} s of timed runs per
   process after 10 warm-ups). ingot: the generated executable's \`--bench N\`, i.e. the
   \`NAME_run_v\` call alone. ORT $( [ "$sync_ok" = 1 ] && echo "sync: the binding's synchronous \`run\` (the native call the async API wraps in \`setImmediate\`, reached through the package's internal \`dist/binding.js\`); ORT async: \`await session.run()\`, which adds the promise and event-loop overhead" || echo "figures are \`await session.run()\` only: this binding offers no synchronous path" ).
-- ingot/ORT = ingot 1-thread median / ORT 1-thread $( [ "$sync_ok" = 1 ] && echo sync || echo async ) median (above 1: ingot is slower); the last
-  row is their geometric mean. GFLOP/s = 2 x MACs / median.
+- ingot/ORT = ingot 1-thread median / ORT 1-thread async median (\`await session.run()\`;
+  above 1: ingot is slower)$( [ "$sync_ok" = 1 ] && echo "; ingot/ORT sync divides by ORT's synchronous median instead, the stricter ratio" ); the
+  last row is their geometric mean. GFLOP/s = 2 x MACs / median.
 - MACs come from \`ingot inspect --json\` (by formula for Conv/Gemm/MatMul/RNNs); a dash
   means inspect reported 0.
 - ORT 2T uses a second intra-op thread; on a small machine shared with other jobs that

@@ -318,12 +318,8 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 			snprintf(line, cap, "runner exit %d: %s", rc, out);
 		return R_ERROR;
 	}
-	double rtol = o->rtol, atol = o->atol;
-	check_read_tolerance(dir, &rtol, &atol);
-	if (o->rtol_set)
-		rtol = o->rtol;
-	if (o->atol_set)
-		atol = o->atol;
+	CheckTol tol = { o->rtol, o->atol, o->rtol_set, o->atol_set };
+	check_read_tolerance(dir, &tol);   /* the command line wins over the file */
 	/* the runner's output files: one per tensor, sequences flattened */
 	int idx = 0, n_got = 0, n_want = 0;
 	CheckValue *want_all = calloc((size_t)(set->n_outputs ? set->n_outputs : 1), sizeof *want_all);
@@ -376,7 +372,7 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 				check_value_free(&want);
 				return R_FAIL;
 			}
-			rc = check_compare(&got, &want.t[j], rtol, atol, why, sizeof why);
+			rc = check_compare(&got, &want.t[j], &tol, why, sizeof why);
 			if (rc)
 				snprintf(line, cap, "data set %d output %d '%s'%s: %s", set_idx, k,
 				         want.t[j].name[0] ? want.t[j].name : oname, elem, why);

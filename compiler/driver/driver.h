@@ -104,12 +104,21 @@ typedef struct CheckValue {
 int check_value_read(const char *path, IoKind kind, CheckValue *v, char *err, size_t cap);
 void check_value_free(CheckValue *v);
 
-/* check_compare.c: the tolerance rule of `ingot check`. Reads rtol and atol from
- * dir/tolerance when there is one (else leaves them); compares got with want and
- * returns 0, or -1 with the first difference in why. */
-void check_read_tolerance(const char *dir, double *rtol, double *atol);
-int check_compare(const struct ingot_tensor *got, const struct ingot_tensor *want, double rtol,
-                  double atol, char *why, size_t cap);
+/* check_compare.c: the tolerance rule of `ingot check`. A value given (--rtol/--atol,
+ * or a test's `tolerance` file) holds for every float type; one not given takes the
+ * element type's default: f64 CHECK_F64_RTOL/ATOL, other floats rtol/atol's defaults
+ * (ONNX's 1e-3, 1e-7). */
+#define CHECK_F64_RTOL 1e-12
+#define CHECK_F64_ATOL 1e-15
+typedef struct CheckTol {
+	double rtol, atol;
+	bool rtol_set, atol_set;
+} CheckTol;
+/* Reads rtol and atol from dir/tolerance when there is one, for those not set yet. */
+void check_read_tolerance(const char *dir, CheckTol *tol);
+/* Compares got with want: 0, or -1 with the first difference in why. */
+int check_compare(const struct ingot_tensor *got, const struct ingot_tensor *want, const CheckTol *tol,
+                  char *why, size_t cap);
 
 int cmd_compile(const Options *o);
 int cmd_check(const Options *o);

@@ -3,8 +3,9 @@
 # gate (tests/conformance/must_pass.txt) and every exported model (tests/models/) with
 # --target neon (qemu-aarch64) and --target neon32 (qemu-arm); prints the lines that
 # did not pass and a pass count per target and set, and writes them to
-# tests/cross/full_results.md, which tests/conformance/report.py puts into
-# docs/conformance.md. Exit 0 only if all passed.
+# tests/cross/full_results.md (naming the commit and the machine; it refuses to run on
+# a tree with uncommitted changes, tools/provenance.sh), which
+# tests/conformance/report.py puts into docs/conformance.md. Exit 0 only if all passed.
 #   tests/cross/full.sh [INGOT] [WORKDIR] [JOBS]
 # WORKDIR holds the generated node tests (WORKDIR/onnx-tests) and the exported models
 # (WORKDIR/models); both are regenerated only when stale.
@@ -13,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ingot=${1:-$here/../../build/compiler/driver/ingot}
 work=${2:-$here/../../build/cross-full}
 jobs=${3:-$(nproc)}
-commit=$(git -C "$here" describe --always --dirty 2>/dev/null || echo '?')   # before this run writes
+prov=$("$here/../../tools/provenance.sh" tests/cross/full_results.md) || exit 1   # a clean tree
 mkdir -p "$work"
 work=$(cd "$work" && pwd)   # check resolves data-set paths from the runner's directory
 /usr/bin/python3 "$here/../conformance/generate.py" "$work/onnx-tests" || exit 1
@@ -23,6 +24,7 @@ while read -r t; do
 	[ -n "$t" ] && tests+=("$work/onnx-tests/node/$t")
 done < "$here/../conformance/must_pass.txt"
 models=("$work"/models/*_op*)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=0
 summary=()
 rows=()
@@ -49,10 +51,11 @@ done
 	echo
 	echo "The whole must-pass list and the exported models, compiled with \`--target neon\`"
 	echo "(aarch64, run by qemu-aarch64) and \`--target neon32\` (armv7 hard-float + NEON, qemu-arm),"
-	echo "on $(date -u '+%Y-%m-%d') at commit $commit."
+	echo "measured at $prov, $(date -u '+%Y-%m-%d'), load average $load_start at the start"
+	echo "and $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 	echo "CI runs the per-op subset \`tests/cross/list.txt\` on both targets (suite \`cross\`)."
 	echo
-	echo "| target | set | tests | pass | not passed | time (2 cores, shared) |"
+	echo "| target | set | tests | pass | not passed | time |"
 	echo "|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 	if [ ${#notes[@]} -gt 0 ]; then

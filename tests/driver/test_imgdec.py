@@ -59,11 +59,17 @@ def run_exe(exe, work, data, n):
     return rc, (np.load(os.path.join(out_dir, 'output_0.npy')) if rc == 0 else None), err
 
 
+WORST_MEAN = [0.0]   # the largest mean difference of a lossy (JPEG) case, printed
+
+
 def compare(name, got, want, tol):
+    """exact where tol is 0; else within tol levels and 0.05 on average (docs/ops.md)"""
     check(got.shape == want.shape, '%s: shape %s, expected %s' % (name, got.shape, want.shape))
     d = np.abs(got.astype(np.int32) - want.astype(np.int32))
-    check(d.max() <= tol and (tol == 0 or d.mean() < 0.2),
-          '%s: max difference %d, mean %.3f (tolerance %d)' % (name, d.max(), d.mean(), tol))
+    if tol:
+        WORST_MEAN[0] = max(WORST_MEAN[0], float(d.mean()))
+    check(d.max() <= tol and (tol == 0 or d.mean() <= 0.05),
+          '%s: max difference %d, mean %.3f (tolerance %d, mean 0.05)' % (name, d.max(), d.mean(), tol))
 
 
 def e2e(ingot, work):
@@ -86,7 +92,8 @@ def e2e(ingot, work):
             rc, got, err = run_exe(os.path.join(d, 'dec'), work, data, n)
             check(rc == 0, '%s %s: exit %d\n%s' % (fmt, name, rc, err))
             compare('%s %s' % (fmt, name), got, want, tol)
-    print('%d images x %d pixel formats match' % (len(cases), len(FORMATS)))
+    print('%d images x %d pixel formats match (JPEG: mean difference at most %.4f)' %
+          (len(cases), len(FORMATS), WORST_MEAN[0]))
     errors(ingot, work, cases)
     constants(ingot, work, cases)
 
