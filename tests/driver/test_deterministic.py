@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""deterministic: the same model compiled twice into two directories gives
+"""deterministic: every test of tests/cross/list.txt (one conformance test per op type)
+compiled twice for every target (c, x86-avx2, x86-avx512, neon, neon32), into other
+directories from another working directory under another locale, time zone and malloc
+fill byte, gives byte-identical files; the same model compiled twice into two directories gives
 byte-identical files, and at -O3 the same files but for the header's flags line; a model with > 1 MB of weights defaults to the .incbin form
 (NAME_weights.S + NAME_weights.bin, no megabytes of C text) and builds and runs right
 with the generated Makefile and CMakeLists.txt; `--weights c` and `--weights extern`
 (the program provides NAME_weights, read from the .bin at startup) run right too."""
 import filecmp
 import os
+import shutil
+import subprocess
 
 import numpy as np
 from onnx import TensorProto, helper
@@ -72,7 +77,50 @@ def files_of(d):
     return sorted(os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs)
 
 
-def test(ingot, work):
+TARGETS = ("c", "x86-avx2", "x86-avx512", "neon", "neon32")
+
+
+def many_models(ingot, work, data, listing):
+    """Every test of LIST (one per op type) for every target, compiled twice: into
+    different directories from different working directories, under another locale,
+    time zone and malloc fill byte. The generated files must be the same bytes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    rc = subprocess.run(["/usr/bin/python3", os.path.join(here, "..", "conformance", "generate.py"), data]).returncode
+    check(rc == 0, "cannot generate the conformance tests into %s" % data)
+    names = [t for t in open(listing).read().split() if t]
+    check(len(names) >= 150, "%s names only %d tests" % (listing, len(names)))
+    envs = [dict(os.environ, LC_ALL="C", TZ="UTC", MALLOC_PERTURB_="0"),
+            dict(os.environ, LC_ALL="C.UTF-8", TZ="Asia/Kolkata", MALLOC_PERTURB_="165")]
+    compared = 0
+    os.makedirs(os.path.join(work, "many1"))
+    for target in TARGETS:
+        for t in names:
+            model_path = os.path.join(data, "node", t, "model.onnx")
+            outs = []
+            for k, env in enumerate(envs):
+                out = os.path.join(work, "many%d" % k, "x" * (k * 40), target, t)
+                r = subprocess.run([ingot, "compile", model_path, "-o", out, "--name", "m", "--target", target],
+                                   cwd=os.path.join(work, "many%d" % k) if k else work, env=env,
+                                   capture_output=True, text=True)
+                outs.append((r.returncode, r.stderr.replace(out, "OUT"), out))
+            (rc0, err0, d0), (rc1, err1, d1) = outs
+            check(rc0 == rc1 and err0 == err1, "%s %s: the two compiles answered differently:\n%s\n%s" %
+                  (target, t, err0, err1))
+            if rc0 == 0:
+                diff = same_tree(d0, d1)
+                check(not diff, "%s %s: two compiles differ in: %s" % (target, t, ", ".join(diff)))
+                compared += 1
+            shutil.rmtree(d0, ignore_errors=True)
+            shutil.rmtree(d1, ignore_errors=True)
+    # a test that needs its inputs bound (check binds them) does not compile alone
+    check(compared >= 0.8 * len(names) * len(TARGETS), "only %d of %d compiles to compare" %
+          (compared, len(names) * len(TARGETS)))
+    print("deterministic: %d models x targets compiled twice, byte-identical" % compared)
+
+
+def test(ingot, work, data, listing):
+    many_models(ingot, work, data, listing)
+
     make, cmake, cc, clang = tool("make"), tool("cmake"), tool("cc"), tool("clang")
     r = rng(3)
     # ---- 1. byte-identical output: a small model with several kernel families ----
