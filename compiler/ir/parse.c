@@ -488,15 +488,18 @@ static int parse_node(Parser *P)
 		memcpy(n->origins, origins, (size_t)n_orig * sizeof *origins);
 		n->n_origins = n_orig;
 	}
-	if (eat(P, "@arena+")) {
-		int64_t off;
+	/* the memory plan: one "@arena+N" or "@-" per output that is not _, in order */
+	for (int i = 0; i < n_out; i++) {
+		int64_t off = -1;
+		if (outs[i] == IR_NONE)
+			continue;
+		if (eat(P, "@-"))
+			continue;
+		if (!eat(P, "@arena+"))
+			break;
 		if (parse_i64(P, &off))
 			return -1;
-		for (int i = 0; i < n_out; i++)
-			if (outs[i] != IR_NONE) {
-				P->g->values[outs[i]].arena_off = off;
-				break;
-			}
+		P->g->values[outs[i]].arena_off = off;
 	}
 	return 0;
 }

@@ -213,6 +213,7 @@ static void print_const(FILE *f, const Graph *g, ValueId id)
 }
 
 static void print_region(FILE *f, const Graph *g, RegionId r, int depth, bool plan);
+static void print_offsets(FILE *f, const Graph *g, const Node *n);
 
 /* The constants live nodes of region r and of its bodies read, each once. */
 static void print_consts(FILE *f, const Graph *g, RegionId r, int depth, unsigned char *seen)
@@ -283,14 +284,32 @@ static void print_node(FILE *f, const Graph *g, NodeId id, int depth, bool plan)
 		}
 		fputc(')', f);
 	}
-	for (int i = 0; plan && i < n->n_out; i++)
-		if (n->out[i] != IR_NONE && g->values[n->out[i]].arena_off >= 0) {
-			fprintf(f, " @arena+%" PRId64, g->values[n->out[i]].arena_off);
-			break;
-		}
+	if (plan)
+		print_offsets(f, g, n);
 	fputc('\n', f);
 	for (int b = 0; b < n->n_bodies; b++)
 		print_region(f, g, n->bodies[b], depth + 1, plan);
+}
+
+/* The memory plan of a node's outputs: " @arena+N" for a node whose one output (the
+ * only one not _) has an arena offset; with several outputs one entry per output that
+ * is not _, in order, "@-" for one outside the arena, once any of them has one. */
+static void print_offsets(FILE *f, const Graph *g, const Node *n)
+{
+	int n_named = 0, n_arena = 0;
+	for (int i = 0; i < n->n_out; i++)
+		if (n->out[i] != IR_NONE) {
+			n_named++;
+			n_arena += g->values[n->out[i]].arena_off >= 0;
+		}
+	for (int i = 0; n_arena && i < n->n_out; i++) {
+		if (n->out[i] == IR_NONE)
+			continue;
+		if (g->values[n->out[i]].arena_off >= 0)
+			fprintf(f, " @arena+%" PRId64, g->values[n->out[i]].arena_off);
+		else if (n_named > 1)
+			fputs(" @-", f);
+	}
 }
 
 static void print_region(FILE *f, const Graph *g, RegionId r, int depth, bool plan)
