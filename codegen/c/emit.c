@@ -1,5 +1,5 @@
 /* emit.c — writes a model directory for the C target: NAME.h (the API of
- * DESIGN.md), NAME.c (the graph as straight-line kernel calls, each under a
+ * docs/api.md), NAME.c (the graph as straight-line kernel calls, each under a
  * comment naming its ONNX node), the kernels it uses, the weights, the runner
  * (NAME_main.c) and the build files. Output is deterministic: same graph and
  * options, same bytes.

@@ -1,6 +1,6 @@
 /* codegen.h — code generation shared by every target: the text emitter, C naming,
  * weight layout and files, build files, and the Target descriptor. A target lowers
- * each node to a kernel call and emits a model directory (DESIGN.md, Codegen).
+ * each node to a kernel call and emits a model directory (docs/design.md, Codegen).
  *
  * Sections: emitter.c, naming.c, weights.c, buildfiles.c; codegen/c/: target.c,
  * lower.c, kernels.c, emit.c.

@@ -1,4 +1,4 @@
-/* driver.h — the ingot command line (DESIGN.md, The CLI): option parsing shared by
+/* driver.h — the ingot command line (docs/cli.md): option parsing shared by
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,

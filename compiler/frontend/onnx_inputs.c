@@ -89,7 +89,7 @@ static int find_dim(Loader *L, const char *sym, const DiagLoc *loc, int64_t *v)
 	return 0;
 }
 
-/* Fixes every dim of an unbound input (DESIGN.md, The IR: shapes are static). */
+/* Fixes every dim of an unbound input (docs/design.md, The IR: shapes are static). */
 static int resolve_dims(Loader *L, const char *name, const Declared *dc, const DiagLoc *loc,
                         Type *ty)
 {

@@ -304,7 +304,7 @@ RawAttr raw_attr_int(const char *name, int64_t v);
 double scalar_to_f64(const Scalar *s);
 Scalar scalar_from_f64(DType dt, double v);
 
-/* ---- print.c / parse.c: the text IR (DESIGN.md, The IR) ---- */
+/* ---- print.c / parse.c: the text IR (docs/ir.md) ---- */
 
 void ir_print(const Graph *g, FILE *f);
 /* The same text without the memory plan (no @arena+N, no workspace line): what the

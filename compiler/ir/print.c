@@ -1,4 +1,4 @@
-/* print.c — the deterministic text form of the IR (DESIGN.md, The IR). The same
+/* print.c — the deterministic text form of the IR (docs/ir.md). The same
  * graph always prints the same bytes; ir_parse() reads it back.
  *
  *   input %x : f32[1,3,8,8]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""api: a C program against the generated API of DESIGN.md. It checks the
+"""api: a C program against the generated API of docs/api.md. It checks the
 NAME_inputs[] / NAME_outputs[] descriptors (name, dtype, rank, dims, bytes) and
 NAME_WORKSPACE_SIZE (= `inspect` workspace_bytes), runs the typed NAME_run and
 NAME_run_v, gets INGOT_EINVAL for a misaligned or NULL workspace, and gets identical

@@ -3,7 +3,7 @@
 keywords or hold '/', '"', '\\' and '*/'; an input passed straight through to an
 output and one value listed twice as an output; a model without inputs; bool,
 float16 and int8 inputs. Each compiles warning-free under -Wpedantic -Werror with
-clang and gcc, its typed NAME_run has the C types of DESIGN.md, and its runner
+clang and gcc, its typed NAME_run has the C types of docs/api.md, and its runner
 writes what numpy computes (output names preserved in the .pb files)."""
 import os
 

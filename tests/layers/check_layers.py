@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The build enforces the layers (DESIGN.md; docs/internals.md).
+"""The build enforces the layers (docs/design.md; docs/internals.md).
 
 usage: check_layers.py CC SOURCE_ROOT BUILD_ROOT
 
