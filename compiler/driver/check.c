@@ -504,18 +504,9 @@ static void prebuild_failed(const char *what, const char *detail)
 	        what, *what ? " " : "", detail);
 }
 
-/* 64-bit FNV-1a of n bytes, continuing from h */
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static uint64_t fnv1a_str(uint64_t h, const char *s)
 {
-	return fnv1a(h, s, strlen(s) + 1);
+	return ir_fnv1a64(h, s, strlen(s) + 1);
 }
 
 /* Hashes the file at path into h; false when it cannot be read. */
@@ -527,7 +518,7 @@ static bool fnv1a_file(uint64_t *h, const char *path)
 	if (!f)
 		return false;
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		*h = fnv1a(*h, buf, n);
+		*h = ir_fnv1a64(*h, buf, n);
 	bool ok = !ferror(f);
 	fclose(f);
 	return ok;
@@ -548,7 +539,7 @@ static bool kernels_cache_path(const char *cc, char **flags, int n_flags, const 
 {
 	const char *dir = getenv("INGOT_CHECK_CACHE");
 	char uk[4200];
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = IR_FNV64;
 	if (!dir || !*dir || cg_mkdir_p(dir, NULL))
 		return false;
 	h = fnv1a_str(h, KERNELS_LIB_RECIPE);
@@ -557,7 +548,7 @@ static bool kernels_cache_path(const char *cc, char **flags, int n_flags, const 
 		h = fnv1a_str(h, flags[k]);
 	for (const IngotStub *s = ingot_stubs; s->path; s++) {
 		h = fnv1a_str(h, s->path);
-		h = fnv1a(h, s->text, s->size);
+		h = ir_fnv1a64(h, s->text, s->size);
 	}
 	if (t->simd[0]) {
 		snprintf(uk, sizeof uk, "%s/kernels/%s/ukernel.h", work, t->simd);

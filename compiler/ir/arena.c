@@ -135,3 +135,19 @@ bool size_add(int64_t a, int64_t b, int64_t *out)
 	*out = a + b;
 	return true;
 }
+
+uint32_t ir_fnv1a32(uint32_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+uint64_t ir_fnv1a64(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}

@@ -31,7 +31,7 @@ typedef int32_t ValueId;
 typedef int32_t NodeId;
 typedef int32_t RegionId;
 
-/* ---- arena.c: bump allocator and the one overflow-checked vector helper ---- */
+/* ---- arena.c: bump allocator, the one overflow-checked vector helper, hashes ---- */
 
 typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
@@ -55,6 +55,12 @@ void vec_reserve(void **items, int *cap, int need, size_t elem);
 /* Multiplies/adds sizes, reporting overflow (returns false) instead of wrapping. */
 bool size_mul(int64_t a, int64_t b, int64_t *out);
 bool size_add(int64_t a, int64_t b, int64_t *out);
+/* FNV-1a of n bytes, continuing from h (start from IR_FNV32/IR_FNV64): the 32-bit one
+ * checks the text IR's constant blobs, the 64-bit one keys ingot check's cache. */
+#define IR_FNV32 2166136261u
+#define IR_FNV64 0xcbf29ce484222325ull
+uint32_t ir_fnv1a32(uint32_t h, const void *p, size_t n);
+uint64_t ir_fnv1a64(uint64_t h, const void *p, size_t n);
 
 /* ---- types.c: element types, layouts, quantization, tensor types ---- */
 

@@ -184,14 +184,6 @@ static int parse_type(Parser *P, Type *t)
 	return type_bytes(t) < 0 ? fail(P, "type too large") : 0;
 }
 
-static uint32_t fnv1a(const uint8_t *p, int64_t n)
-{
-	uint32_t h = 2166136261u;
-	for (int64_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 /* Element i of a constant from text. */
 static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 {
@@ -266,7 +258,7 @@ static int parse_const(Parser *P)
 		if (len != bytes || off < 0 || (uint64_t)off + (uint64_t)len > P->blob_len)
 			return fail(P, "blob(%lld, %lld) is outside the blob file or the wrong size",
 			            (long long)off, (long long)len);
-		if (fnv1a(P->blob + off, len) != (uint32_t)hash)
+		if (ir_fnv1a32(IR_FNV32, P->blob + off, (size_t)len) != (uint32_t)hash)
 			return fail(P, "blob hash mismatch for '%s'", P->g->values[id].name);
 		ir_value_set_const(P->g, id, P->blob + off);
 		return 0;

@@ -99,14 +99,6 @@ static void print_elem(FILE *f, DType dt, const uint8_t *p, int64_t i)
 	}
 }
 
-static uint32_t fnv1a(const uint8_t *p, int64_t n)
-{
-	uint32_t h = 2166136261u;
-	for (int64_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 /* A field with a default (AttrField.def) prints only when it differs from it: absent,
  * the parser fills the default in. */
 static bool elided_default(const AttrField *af, const char *p)
@@ -208,7 +200,7 @@ static void print_const(FILE *f, const Graph *g, ValueId id)
 		fputs("]\n", f);
 	} else {
 		fprintf(f, " = blob(%" PRId64 ", %" PRId64 ", %08x)\n", v->const_off, bytes,
-		        (unsigned)fnv1a(data, bytes));
+		        (unsigned)ir_fnv1a32(IR_FNV32, data, (size_t)bytes));
 	}
 }
 
