@@ -148,9 +148,10 @@ def sigmoid(x):
     return (1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(np.float32)
 
 
-def softmax(x, axis=-1):
+def softmax(x, axis=-1, dtype=np.float32):
+    """computed in float64, returned as dtype"""
     e = np.exp(x.astype(np.float64) - x.max(axis=axis, keepdims=True))
-    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
+    return (e / e.sum(axis=axis, keepdims=True)).astype(dtype)
 
 
 def pad2d(x, pads, value=0.0):

@@ -45,7 +45,7 @@ def attention_ref(q, k, v, mask, past_k, past_v, causal, softcap):
     n_q, n_t, past = q.shape[2], k.shape[2], past_k.shape[2]
     keep = mask & (np.arange(n_t)[None, :] <= np.arange(n_q)[:, None] + past) if causal else mask
     s = np.where(keep, s, -np.inf)
-    return softmax(s) @ v, k[:, ::rep], v[:, ::rep]
+    return softmax(s, dtype=np.float64) @ v, k[:, ::rep], v[:, ::rep]
 
 
 def rotary_ref(x, cos, sin, pos, heads, rot):
