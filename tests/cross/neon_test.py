@@ -179,7 +179,7 @@ def check_kernels(target):
                                       "-o", voc]).returncode:
         return
     r = run(t["qemu"] + [voc])
-    print("%s %s" % (target, r.stdout.strip()))
+    print("%s %s%s" % (target, r.stdout.strip(), r.stderr.strip()))
 
 
 os.makedirs(work, exist_ok=True)
