@@ -43,6 +43,13 @@ def main(fn):
     print("PASS")
 
 
+# The sanitizer build (meson's test setup sets INGOT_TEST_SANITIZED=1): ingot itself runs
+# under ASan+UBSan there. The generated code, built by the system cc, is the same bytes
+# as in the plain build, which builds and runs every variant of it, so the heavy tests
+# build it in one variant there (SANITIZED).
+SANITIZED = os.environ.get("INGOT_TEST_SANITIZED") == "1"
+
+
 # ---- tools ----
 
 def tool(name):

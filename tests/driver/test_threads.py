@@ -7,7 +7,8 @@ kernel; data movement with a Resize whose tables
 live in per-task scratch; a normalization/reduction model) plus any model directories given (conformance
 tests, exported models). Every node that can split is split (-DINGOT_PAR_GRAIN=1).
 Built plainly, under ThreadSanitizer (two callers share one pool) and under
-ASan+UBSan, and again with --target x86-avx2 on a host that runs it (the x86
+ASan+UBSan (the sanitizer build: ASan+UBSan only, common.SANITIZED), and again with
+--target x86-avx2 on a host that runs it (the x86
 kernels split tiles their own way); a -DINGOT_NO_THREADS build compiles with -ffreestanding, has no pool and
 still runs. The runner's --threads and --bench --threads give the same outputs.
 
@@ -21,8 +22,8 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import (check, ingot_compile, init, main, model, randf, rng, run, run_ok, save, tool,
-                    vi, write)
+from common import (SANITIZED, check, ingot_compile, init, main, model, randf, rng, run, run_ok, save,
+                    tool, vi, write)
 
 PROG = r"""
 #define _POSIX_C_SOURCE 200112L
@@ -310,7 +311,7 @@ def check_model(ingot, work, tag, onnx_path, cc, target="c"):
             check(re.search(r"#define M_PAR_SCRATCH [1-9]", f.read()), "shapes: no per-task scratch")
     builds = [("plain", ["-O2"]), ("tsan", ["-O1", "-g", "-fsanitize=thread"]),
               ("asan", ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"])]
-    for kind, flags in builds:
+    for kind, flags in builds[2:] if SANITIZED else builds:   # the sanitizer build: ASan only
         exe = "par_" + kind
         build(cc, d, flags, exe, [os.path.basename(f) for f in w])
         rc, out, err = run([os.path.join(d, exe)], cwd=d)
@@ -430,9 +431,12 @@ def run_all(ingot, work, *extra):
     for tag, p in models:
         d, n = check_model(ingot, work, tag, p, cc)
         check_runner(d, tag)
-        print("%s: %d split calls, identical on 1..4 threads (plain, TSan, ASan+UBSan)" % (tag, n))
+        print("%s: %d split calls, identical on 1..4 threads (%s)" % (tag, n, "ASan+UBSan" if SANITIZED else
+                                                                      "plain, TSan, ASan+UBSan"))
     # the x86 kernels (Conv, MatMul, Gemm, pooling) split their own way: same check
-    if host_has_avx2():
+    if SANITIZED:
+        print("the sanitizer build: the x86-avx2 runs are the plain build's (common.SANITIZED)")
+    elif host_has_avx2():
         for tag, p in models[:4]:
             d, n = check_model(ingot, work, tag, p, cc, "x86-avx2")
             print("%s --target x86-avx2: %d split calls, identical on 1..4 threads (plain, TSan)" % (tag, n))

@@ -8,8 +8,8 @@ onnx.numpy_helper.from_array (raw_data) and onnx.helper.make_tensor (typed field
 TIO_TOOL and compared with what onnx/numpy decode, then converted by TIO_TOOL and read
 back with onnx.load_tensor / numpy.load. Every input/output .pb of the ONNX node tests
 under ONNX_TESTS_DIR/node (the build's onnx-tests, generated here by
-tests/conformance/generate.py when absent) is read too; without that data the test
-fails. Exits 77 (skip) without onnx/numpy.
+tests/conformance/generate.py when absent) is read too (every third test's in the
+sanitizer build); without that data the test fails. Exits 77 (skip) without onnx/numpy.
 """
 import os
 import subprocess
@@ -272,7 +272,10 @@ def node_tests(tmp):
         fail('node-test data: %s absent and generate.py failed (rc %d)' % (root, r.returncode))
         return
     n = 0
-    for test in sorted(os.listdir(root)):
+    # the sanitizer build (INGOT_TEST_SANITIZED=1, meson's test setup) reads every third
+    # test's files under ASan: the plain build reads them all
+    step = 3 if os.environ.get('INGOT_TEST_SANITIZED') == '1' else 1
+    for test in sorted(os.listdir(root))[::step]:
         ds = os.path.join(root, test, 'test_data_set_0')
         if not os.path.isdir(ds):
             continue
