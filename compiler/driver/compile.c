@@ -245,8 +245,13 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		argv[argc++] = cc;
 		for (int k = 0; k < n_flags; k++)
 			argv[argc++] = flags[k];
-		if (extern_kernels_lib)   /* tensor I/O is in the kernels library too */
+		/* ingot check: tensor I/O is in the kernels library too, and the runner, which
+		 * only reads, fills and compares buffers around the model's calls, is built
+		 * at -O0 (the model's own objects keep the target's flags) */
+		if (extern_kernels_lib) {
 			argv[argc++] = "-DINGOT_RUNNER_EXTERN_TENSOR_IO";
+			argv[argc++] = "-O0";
+		}
 		argv[argc++] = "-o";
 		argv[argc++] = exe;
 		argv[argc++] = main_c;
