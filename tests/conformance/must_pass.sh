@@ -14,7 +14,7 @@ ingot=$1 data=$2 list=$3 jobs=${4:-$(nproc)}
 extra=$(grep -vxFf "$here/must_pass.txt" "$list" || true)
 [ -z "$extra" ] || { echo "$list names tests not in must_pass.txt: $extra"; exit 1; }
 # the tests of exact.txt (ops that only move, pick or compare values: data movement,
-# Max/Min, MaxPool, MaxRoiPool, Relu, Cast, comparisons, ...) must match bit for bit
+# Max/Min, MaxPool, Relu, Cast, comparisons, ...) must match bit for bit
 # (--rtol 0 --atol 0; 0 and -0 compare equal), the others within check's tolerance
 bad=$(grep -vxFf "$here/must_pass.txt" "$here/exact.txt" || true)
 [ -z "$bad" ] || { echo "exact.txt names tests not in must_pass.txt: $bad"; exit 1; }

@@ -52,9 +52,11 @@ def fail(msg):
 
 DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4,
                "u32": 4, "i64": 8, "u64": 8, "bool": 1}
-# ops whose output may share its input's storage (docs/cli.md: views, in-place writes)
-ALIAS_OPS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"} | ELEMENTWISE | {
-    "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Gelu", "Softplus", "Elu", "Selu", "Pow", "Min", "Max"}
+# ops whose output may share its input's storage (docs/cli.md): views for as long as
+# either lives, in-place writes only where the input dies
+VIEW_OPS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
+INPLACE_OPS = ELEMENTWISE | {"Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "Gelu", "Softplus", "Elu", "Selu",
+                             "Pow", "Min", "Max"}
 PLAN_LINE = re.compile(r'^(%s(?:, %s)*) = (\w+)\((.*?)\)(?: \{.*\})? :(.*?)(?: loc\(.*\))?((?: @(?:arena\+\d+|-))*)$'
                        % (NAME, NAME))
 
@@ -99,7 +101,8 @@ def check_plan(ir, base):
     for v, (off, size, d, last, _) in vals.items():
         op, ins = nodes[d]
         for src in ins:
-            if src in vals and vals[src][0] == off and op in ALIAS_OPS:
+            if src in vals and vals[src][0] == off and (op in VIEW_OPS or
+                                                        op in INPLACE_OPS and vals[src][3] == d):
                 vals[v][4] = vals[src][4]
                 break
     root = lambda v: v if vals[v][4] == v else root(vals[v][4])
