@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Opt-in, not in CI (about 30 minutes per target on 2 busy cores): the whole conformance
+# Opt-in, not in CI (about 5 minutes per target for the must-pass list on 2 cores): the whole conformance
 # gate (tests/conformance/must_pass.txt) and every exported model (tests/models/) with
 # --target neon (qemu-aarch64) and --target neon32 (qemu-arm); prints the lines that
 # did not pass and a pass count per target and set, and writes them to
