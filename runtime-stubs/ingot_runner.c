@@ -1,12 +1,15 @@
 /* ingot_runner.c — the command-line runner shared by every generated executable.
- * Hosted C99 + POSIX clocks. NAME_main.c defines RUNNER_* for its model, then
- * includes this file:
+ * Hosted C99 + POSIX clocks. The runner is the same code for every model: NAME_main.c
+ * describes its model in an ingot_runner_model (ingot_runner.h), includes this file
+ * and calls ingot_runner_main; ingot check compiles it once, with
+ * INGOT_RUNNER_EXTERN, into the library its tests link, where main() runs
+ * ingot_runner_the_model.
  *   ./m --input in0.pb [--input in1.pb] [--output-dir D]   run once, write output_N.pb/.npy
  *   ./m --bench N [--threads T] [--input ...]               time N runs after 10 warm-ups
  *   --seed S: unseeded random ops start every run from seed S (NAME_seed), else seed 0
  * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. --threads T runs
  * the model through NAME_run_par on a pool of T threads. A model compiled with
- * --profile (RUNNER_PROF defined) times every node and prints a table of them, slowest
+ * --profile (run_prof_v set) times every node and prints a table of them, slowest
  * first: after the bench runs on stdout, after a single run on stderr.
  *
  * The workspace is exactly its size on the heap (NAME_WORKSPACE_SIZE, or
@@ -14,10 +17,15 @@
  * it) and filled with garbage before each run; a plain run runs twice, over
  * different garbage, and fails unless both give the same bytes: a kernel that reads
  * memory it never wrote, or a wrong memory plan, shows up. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "ingot_runner.h"
 
 #ifdef INGOT_RUNNER_EXTERN_TENSOR_IO
 #include "ingot_tensor_io.h"   /* ingot check links one prebuilt copy into every runner */
@@ -28,6 +36,8 @@
 
 #define MAX_RUNNER_INPUTS 64
 
+static const ingot_runner_model *M;   /* the model being run */
+
 static int usage(const char *argv0)
 {
 	fprintf(stderr,
@@ -36,7 +46,7 @@ static int usage(const char *argv0)
 	        "--seed S seeds the random ops that have no seed attribute (default 0).\n"
 	        "Runs model '%s'. Inputs are ONNX TensorProto .pb or numpy .npy files, in the\n"
 	        "model's input order; outputs are written as output_<i>.pb (.npy if the inputs were).\n",
-	        argv0, argv0, RUNNER_NAME);
+	        argv0, argv0, M->name);
 	return 2;
 }
 
@@ -102,13 +112,9 @@ static double now_us(void)
 
 static int cmp_double(const void *a, const void *b);
 
-#ifdef RUNNER_PROF
-#define PROF_N (RUNNER_NUM_PROF_NODES > 0 ? RUNNER_NUM_PROF_NODES : 1)
-#else
-#define PROF_N 1
-#endif
+/* per-node slots of a profile row */
+#define PROF_N (M->num_prof_nodes > 0 ? (size_t)M->num_prof_nodes : 1u)
 
-#ifdef RUNNER_PROF
 static double prof_clock(void *ctx)
 {
 	(void)ctx;
@@ -127,12 +133,16 @@ static int cmp_prof(const void *a, const void *b)
  * node's median time, its share of the sum of the medians, GFLOP/s (2 FLOPs per MAC). */
 static void print_profile(FILE *f, const double *rows, int runs)
 {
-	static double med[PROF_N];
-	int order[PROF_N], i, r;
+	double *med = (double *)malloc(sizeof(double) * PROF_N);
+	int *order = (int *)malloc(sizeof(int) * PROF_N), i, r;
 	double total = 0, *col = (double *)malloc(sizeof(double) * (size_t)runs);
-	if (!col)
+	if (!col || !med || !order) {
+		free(col);
+		free(med);
+		free(order);
 		return;
-	for (i = 0; i < RUNNER_NUM_PROF_NODES; i++) {
+	}
+	for (i = 0; i < M->num_prof_nodes; i++) {
 		for (r = 0; r < runs; r++)
 			col[r] = rows[(size_t)r * PROF_N + (size_t)i];
 		qsort(col, (size_t)runs, sizeof col[0], cmp_double);
@@ -142,12 +152,12 @@ static void print_profile(FILE *f, const double *rows, int runs)
 	}
 	free(col);
 	prof_sort_key = med;
-	qsort(order, (size_t)RUNNER_NUM_PROF_NODES, sizeof order[0], cmp_prof);
-	fprintf(f, "profile: %d nodes, median of %d run%s, %.2f us in nodes\n", RUNNER_NUM_PROF_NODES, runs,
+	qsort(order, (size_t)M->num_prof_nodes, sizeof order[0], cmp_prof);
+	fprintf(f, "profile: %d nodes, median of %d run%s, %.2f us in nodes\n", M->num_prof_nodes, runs,
 	        runs == 1 ? "" : "s", total * 1e6);
 	fprintf(f, "%12s %7s %9s  %-20s %-24s %s\n", "time_us", "share%", "GFLOP/s", "op", "shape", "onnx_nodes");
-	for (i = 0; i < RUNNER_NUM_PROF_NODES; i++) {
-		const ingot_prof_node *n = &RUNNER_PROF_NODES[order[i]];
+	for (i = 0; i < M->num_prof_nodes; i++) {
+		const ingot_prof_node *n = &M->prof_nodes[order[i]];
 		double t = med[order[i]];
 		char gf[32] = "-";
 		if (n->macs > 0 && t > 0)
@@ -155,10 +165,11 @@ static void print_profile(FILE *f, const double *rows, int runs)
 		fprintf(f, "%12.2f %7.2f %9s  %-20s %-24s %s\n", t * 1e6, total > 0 ? 100.0 * t / total : 0.0, gf,
 		        n->op, n->shape, n->names);
 	}
+	free(med);
+	free(order);
 }
-#endif
 
-/* --seed S: a model with unseeded random ops (RUNNER_SEED = NAME_seed) starts every
+/* --seed S: a model with unseeded random ops (seed = NAME_seed) starts every
  * run from seed S; without it the workspace's garbage holds no seed, so seed 0. */
 static int have_seed;
 static unsigned long long seed_value;
@@ -167,20 +178,16 @@ static unsigned long long seed_value;
 static int run_model(const void *const *inputs, void *const *outputs, void *ws, const ingot_par *par,
                      double *prof_seconds)
 {
-#ifdef RUNNER_SEED
-	if (have_seed)
-		RUNNER_SEED(ws, (uint64_t)seed_value);
-#endif
-#ifdef RUNNER_PROF
-	ingot_prof prof;
-	prof.clock = prof_clock;
-	prof.ctx = NULL;
-	prof.seconds = prof_seconds;
-	return RUNNER_RUN_PROF_V(inputs, outputs, ws, par, prof_seconds ? &prof : NULL);
-#else
-	(void)prof_seconds;
-	return RUNNER_RUN_PAR_V(inputs, outputs, ws, par);
-#endif
+	if (have_seed && M->seed)
+		M->seed(ws, (uint64_t)seed_value);
+	if (M->run_prof_v) {
+		ingot_prof prof;
+		prof.clock = prof_clock;
+		prof.ctx = NULL;
+		prof.seconds = prof_seconds;
+		return M->run_prof_v(inputs, outputs, ws, par, prof_seconds ? &prof : NULL);
+	}
+	return M->run_par_v(inputs, outputs, ws, par);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -191,7 +198,7 @@ static int cmp_double(const void *a, const void *b)
 
 static int check_input(int i, const ingot_tensor *t, const char *path)
 {
-	const ingot_io *io = &RUNNER_INPUTS[i];
+	const ingot_io *io = &M->inputs[i];
 	int k, same = t->dtype == io->dtype && t->rank == io->rank;
 	for (k = 0; same && k < io->rank; k++)
 		same = t->dims[k] == io->dims[k];
@@ -206,8 +213,8 @@ static int check_input(int i, const ingot_tensor *t, const char *path)
 static size_t out_bytes(void *ws, int i)
 {
 	int64_t dims[INGOT_MAX_RANK];
-	int rank = RUNNER_OUT_DIMS(ws, i, dims), k;
-	size_t n = ingot_dtype_size(RUNNER_OUTPUTS[i].dtype);
+	int rank = M->out_dims(ws, i, dims), k;
+	size_t n = ingot_dtype_size(M->outputs[i].dtype);
 	for (k = 0; k < rank; k++)
 		n *= (size_t)dims[k];
 	return n;
@@ -218,52 +225,71 @@ static size_t out_bytes(void *ws, int i)
 static int run_twice(const char *argv0, const void *const *inputs, void *const *outputs, void *ws,
                      size_t ws_bytes, const ingot_par *par, double *prof)
 {
-	void *first[RUNNER_NUM_OUTPUTS > 0 ? RUNNER_NUM_OUTPUTS : 1];
-	size_t n_first[RUNNER_NUM_OUTPUTS > 0 ? RUNNER_NUM_OUTPUTS : 1];
-	int rc, i;
-	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++)
-		fill_garbage(outputs[i], RUNNER_OUTPUTS[i].bytes, 100u + (uint32_t)i);
+	size_t slots = M->num_outputs > 0 ? (size_t)M->num_outputs : 1u;
+	void **first = (void **)calloc(slots, sizeof *first);
+	size_t *n_first = (size_t *)calloc(slots, sizeof *n_first);
+	int rc = -1, i;
+	if (!first || !n_first) {
+		fprintf(stderr, "%s: out of memory\n", argv0);
+		goto done;
+	}
+	for (i = 0; i < M->num_outputs; i++)
+		fill_garbage(outputs[i], M->outputs[i].bytes, 100u + (uint32_t)i);
 	fill_garbage(ws, ws_bytes, 1);
 	if ((rc = run_model(inputs, outputs, ws, par, NULL)) != 0)
-		return rc;
-	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+		goto done;
+	for (i = 0; i < M->num_outputs; i++) {
 		size_t n = out_bytes(ws, i);
 		n_first[i] = n;
 		first[i] = malloc(n ? n : 1);
 		if (!first[i]) {
 			fprintf(stderr, "%s: out of memory\n", argv0);
-			return -1;
+			rc = -1;
+			goto done;
 		}
 		memcpy(first[i], outputs[i], n);
-		fill_garbage(outputs[i], RUNNER_OUTPUTS[i].bytes, 200u + (uint32_t)i);
+		fill_garbage(outputs[i], M->outputs[i].bytes, 200u + (uint32_t)i);
 	}
 	fill_garbage(ws, ws_bytes, 2);
 	rc = run_model(inputs, outputs, ws, par, prof);     /* the timed run of --profile */
-	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
+	for (i = 0; i < M->num_outputs; i++) {
 		size_t n = out_bytes(ws, i);
 		if (rc == 0 && (n != n_first[i] || memcmp(first[i], outputs[i], n) != 0)) {
 			fprintf(stderr, "%s: output %d differs between two runs over different workspace "
 			        "garbage (a kernel reads, or leaves, memory it never wrote)\n", argv0, i);
 			rc = -1;
 		}
-		free(first[i]);
 	}
+done:
+	for (i = 0; first && i < M->num_outputs; i++)
+		free(first[i]);
+	free(first);
+	free(n_first);
 	return rc;
 }
 
-int main(int argc, char **argv)
+#ifdef INGOT_RUNNER_EXTERN
+#define INGOT_RUNNER_API
+int ingot_runner_main(const ingot_runner_model *model, int argc, char **argv);
+#else
+#define INGOT_RUNNER_API static
+#endif
+
+/* The runner's command line for `model`; returns main's exit status. */
+INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc, char **argv)
 {
 	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".";
-	int n_in_files = 0, bench = 0, threads = 1, i, rc = 0, npy = 0;
-	const void *inputs[RUNNER_NUM_INPUTS > 0 ? RUNNER_NUM_INPUTS : 1];
-	void *outputs[RUNNER_NUM_OUTPUTS], *bases[RUNNER_NUM_INPUTS + RUNNER_NUM_OUTPUTS + 1];
-	void *ws, *ws_base;
+	int n_in_files = 0, bench = 0, threads = 1, i, rc = 0, status = 1, npy = 0;
+	const void **inputs = NULL;
+	void **outputs = NULL, **bases = NULL;
+	void *ws = NULL;
 	size_t ws_bytes;
 	char err[512];
 	int n_bases = 0;
 	ingot_par *par = NULL;
 	double *prof_seconds = NULL;
 
+	M = model;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
 			if (n_in_files == MAX_RUNNER_INPUTS) {
@@ -297,74 +323,76 @@ int main(int argc, char **argv)
 			return usage(argv[0]);
 		}
 	}
-	if (!bench && n_in_files == 0 && RUNNER_NUM_INPUTS > 0)
+	if (!bench && n_in_files == 0 && M->num_inputs > 0)
 		return usage(argv[0]);
-	if (n_in_files && n_in_files != RUNNER_NUM_INPUTS) {
-		fprintf(stderr, "%s: model '%s' has %d inputs, got %d --input files\n", argv[0], RUNNER_NAME,
-		        RUNNER_NUM_INPUTS, n_in_files);
+	if (n_in_files && n_in_files != M->num_inputs) {
+		fprintf(stderr, "%s: model '%s' has %d inputs, got %d --input files\n", argv[0], M->name,
+		        M->num_inputs, n_in_files);
 		return 2;
 	}
+	inputs = (const void **)calloc((size_t)M->num_inputs + 1, sizeof *inputs);
+	outputs = (void **)calloc((size_t)M->num_outputs + 1, sizeof *outputs);
+	bases = (void **)calloc((size_t)M->num_inputs + (size_t)M->num_outputs + 1, sizeof *bases);
+	/* one row of per-node times per timed run */
+	if (M->run_prof_v)
+		prof_seconds = (double *)calloc((size_t)(bench > 0 ? bench : 1) * PROF_N, sizeof(double));
+	if (!inputs || !outputs || !bases || (M->run_prof_v && !prof_seconds)) {
+		fprintf(stderr, "%s: out of memory\n", argv[0]);
+		goto out;
+	}
 	if (threads > 1) {
-		par = RUNNER_PAR_CREATE(threads);
+		par = M->par_create(threads);
 		if (!par || par->n_threads < threads)
 			fprintf(stderr, "%s: note: running on %d thread%s, not %d\n", argv[0], par ? par->n_threads : 1,
 			        par && par->n_threads > 1 ? "s" : "", threads);
 	}
-#ifdef RUNNER_PROF
-	/* one row of per-node times per timed run */
-	prof_seconds = (double *)calloc((size_t)(bench > 0 ? bench : 1) * PROF_N, sizeof(double));
-	if (!prof_seconds) {
-		fprintf(stderr, "%s: out of memory\n", argv[0]);
-		return 1;
-	}
-#endif
 
-	ws_bytes = RUNNER_WORKSPACE_SIZE_PAR(par ? par->n_threads : 1);
-	ws = ws_base = alloc_exact(ws_bytes);
+	ws_bytes = M->workspace_size_par(par ? par->n_threads : 1);
+	ws = alloc_exact(ws_bytes);
 	if (!ws) {
 		fprintf(stderr, "%s: out of memory\n", argv[0]);
-		return 1;
+		goto out;
 	}
-	for (i = 0; i < RUNNER_NUM_INPUTS; i++) {
-		void *buf = bases[n_bases] = alloc_exact(RUNNER_INPUTS[i].bytes);
+	for (i = 0; i < M->num_inputs; i++) {
+		void *buf = bases[n_bases] = alloc_exact(M->inputs[i].bytes);
 		n_bases++;
 		if (!buf) {
 			fprintf(stderr, "%s: out of memory\n", argv[0]);
-			return 1;
+			goto out;
 		}
 		if (n_in_files) {
 			ingot_tensor t;
 			size_t len = strlen(in_files[i]);
 			if (ingot_tensor_read(in_files[i], &t, err, sizeof err)) {
 				fprintf(stderr, "%s: %s\n", in_files[i], err);
-				return 1;
+				goto out;
 			}
 			if (check_input(i, &t, in_files[i])) {
 				ingot_tensor_free(&t);
-				return 1;
+				goto out;
 			}
 			if (t.bytes)
 				memcpy(buf, t.data, t.bytes);
 			ingot_tensor_free(&t);
 			npy |= len > 4 && strcmp(in_files[i] + len - 4, ".npy") == 0;
 		} else {
-			fill_random(&RUNNER_INPUTS[i], buf);
+			fill_random(&M->inputs[i], buf);
 		}
 		inputs[i] = buf;
 	}
-	for (i = 0; i < RUNNER_NUM_OUTPUTS; i++) {
-		outputs[i] = bases[n_bases] = alloc_exact(RUNNER_OUTPUTS[i].bytes);
+	for (i = 0; i < M->num_outputs; i++) {
+		outputs[i] = bases[n_bases] = alloc_exact(M->outputs[i].bytes);
 		n_bases++;
 		if (!outputs[i]) {
 			fprintf(stderr, "%s: out of memory\n", argv[0]);
-			return 1;
+			goto out;
 		}
 	}
 
 	if (bench) {
 		double *t = (double *)malloc(sizeof(double) * (size_t)bench);
 		if (!t)
-			return 1;
+			goto out;
 		fill_garbage(ws, ws_bytes, 1);
 		for (i = 0; i < 10 && rc == 0; i++)
 			rc = run_model(inputs, outputs, ws, par, NULL);
@@ -374,9 +402,8 @@ int main(int argc, char **argv)
 			t[i] = now_us() - t0;
 		}
 		if (rc == 0) {
-#ifdef RUNNER_PROF
-			print_profile(stdout, prof_seconds, bench);
-#endif
+			if (prof_seconds)
+				print_profile(stdout, prof_seconds, bench);
 			qsort(t, (size_t)bench, sizeof *t, cmp_double);
 			printf("median_us=%.2f p10_us=%.2f p90_us=%.2f runs=%d\n", t[bench / 2],
 			       t[bench / 10], t[(bench * 9) / 10 < bench ? (bench * 9) / 10 : bench - 1], bench);
@@ -384,18 +411,16 @@ int main(int argc, char **argv)
 		free(t);
 	} else {
 		rc = run_twice(argv[0], inputs, outputs, ws, ws_bytes, par, prof_seconds);
-#ifdef RUNNER_PROF
-		if (rc == 0)
+		if (rc == 0 && prof_seconds)
 			print_profile(stderr, prof_seconds, 1);
-#endif
-		for (i = 0; i < RUNNER_NUM_OUTPUTS && rc == 0; i++) {
+		for (i = 0; i < M->num_outputs && rc == 0; i++) {
 			ingot_tensor t;
 			char path[4096];
 			int k;
 			memset(&t, 0, sizeof t);
-			strncpy(t.name, RUNNER_OUTPUTS[i].name, sizeof t.name - 1);
-			t.dtype = RUNNER_OUTPUTS[i].dtype;
-			t.rank = RUNNER_OUT_DIMS(ws, i, t.dims);   /* data-dependent sizes too */
+			strncpy(t.name, M->outputs[i].name, sizeof t.name - 1);
+			t.dtype = M->outputs[i].dtype;
+			t.rank = M->out_dims(ws, i, t.dims);   /* data-dependent sizes too */
 			t.bytes = ingot_dtype_size(t.dtype);
 			for (k = 0; k < t.rank; k++)
 				t.bytes *= (size_t)t.dims[k];
@@ -412,10 +437,23 @@ int main(int argc, char **argv)
 		        rc == INGOT_ERANGE ? "an index input is out of range, a string result does not "
 		                             "fit its slot, or a data-dependent size exceeds its bound" :
 		        rc == INGOT_EINVAL ? "invalid argument" : "device error");
+	status = rc == 0 ? 0 : 1;
+out:
 	for (i = 0; i < n_bases; i++)
 		free(bases[i]);
-	free(ws_base);
+	free(bases);
+	free(inputs);
+	free(outputs);
+	free(ws);
 	free(prof_seconds);
-	RUNNER_PAR_DESTROY(par);
-	return rc == 0 ? 0 : 1;
+	if (par)
+		M->par_destroy(par);
+	return status;
 }
+
+#ifdef INGOT_RUNNER_EXTERN
+int main(int argc, char **argv)
+{
+	return ingot_runner_main(ingot_runner_the_model, argc, argv);
+}
+#endif

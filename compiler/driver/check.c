@@ -6,7 +6,9 @@
  *
  * Each test runs in a forked child (a compiler crash becomes an ERROR line, -j runs
  * tests in parallel). The kernels are compiled once per run into a library that
- * every test links (-DINGOT_EXTERN_KERNELS), so a test compiles only its model.c.
+ * every test links (-DINGOT_EXTERN_KERNELS), with the tensor I/O and the runner's
+ * main(), so a test compiles only its model.c and its runner table (model_main.c
+ * with -DINGOT_RUNNER_EXTERN), as one unit.
  * Symbolic input dims are fixed from data set 0; graph inputs that must be known at
  * compile time (a Reshape's shape, Slice's starts...) are bound to the data set's
  * values with --bind. Sequence and optional data (check_value.c) become one runner
@@ -526,7 +528,7 @@ static bool fnv1a_file(uint64_t *h, const char *path)
 
 /* Which files build_kernels_lib compiles and how: bump it whenever that changes, so a
  * cache never hands out a library built by an older recipe. */
-#define KERNELS_LIB_RECIPE "2: kernels/*.c of the target, ingot_tensor_io.c"
+#define KERNELS_LIB_RECIPE "3: kernels/*.c of the target, ingot_tensor_io.c, ingot_runner.c (extern)"
 
 /* INGOT_CHECK_CACHE=DIR keeps each prebuilt kernel library as
  * DIR/kernels-KEY.a, KEY a hash of the recipe, the compiler, its flags and every byte
@@ -632,8 +634,11 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
 		size_t len = strlen(s->path);
 		const char *sub = strchr(s->path + 8, '/');
-		bool tio = strcmp(s->path, "ingot_tensor_io.c") == 0;   /* every runner's */
-		if ((!tio && strncmp(s->path, "kernels/", 8)) || strcmp(s->path + len - 2, ".c"))
+		/* every runner's tensor I/O, and the runner itself (the same code for every
+		 * model: each test's model_main.c only exports its ingot_runner_model) */
+		bool tio = strcmp(s->path, "ingot_tensor_io.c") == 0;
+		bool runner = strcmp(s->path, "ingot_runner.c") == 0;
+		if ((!tio && !runner && strncmp(s->path, "kernels/", 8)) || strcmp(s->path + len - 2, ".c"))
 			continue;
 		/* a SIMD folder (kernels/neon/) only for its own targets */
 		if (sub && (!t->simd[0] || strncmp(s->path + 8, t->simd, (size_t)(sub - s->path - 8)) != 0))
@@ -648,6 +653,10 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		argv[argc++] = cc;
 		for (int k = 0; k < n_flags; k++)
 			argv[argc++] = flags[k];
+		if (runner) {
+			argv[argc++] = "-DINGOT_RUNNER_EXTERN";
+			argv[argc++] = "-DINGOT_RUNNER_EXTERN_TENSOR_IO";
+		}
 		argv[argc++] = "-c";
 		argv[argc++] = s->path;
 		argv[argc++] = "-o";

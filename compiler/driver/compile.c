@@ -187,6 +187,25 @@ static int build_step(const char **argv, const char *cwd, DiagSink *d, const cha
 	return 0;
 }
 
+/* ingot check's one compilation unit of a test: NAME.c and the runner table of
+ * NAME_main.c (built with -DINGOT_RUNNER_EXTERN). */
+static int write_check_unit(const char *out_dir, const char *file, const char *name, DiagSink *d)
+{
+	char path[4400];
+	snprintf(path, sizeof path, "%s/%s", out_dir, file);
+	FILE *f = fopen(path, "w");
+	bool ok = f && fprintf(f, "/* ingot check: %s.c with the runner table of %s_main.c */\n"
+	                          "#include \"%s.c\"\n#include \"%s_main.c\"\n", name, name, name, name) > 0;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok) {
+		DiagLoc l = diag_loc_file(path);
+		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
                          const char *extern_kernels_lib, DiagSink *d)
 {
@@ -207,7 +226,9 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		n_src++;
 	else if (file_exists(out_dir, (snprintf(src[n_src], sizeof src[0], "%s_weights.S", name), src[n_src])))
 		n_src++;
-	for (int i = 0; i < n_src && !rc; i++) {
+	/* ingot check (extern_kernels_lib set, and an executable): NAME.c is compiled with
+	 * NAME_main.c, as one unit, in the link step below */
+	for (int i = extern_kernels_lib && (o->emit & EMIT_EXE) ? 1 : 0; i < n_src && !rc; i++) {
 		size_t len = strlen(src[i]);
 		snprintf(obj[i], sizeof obj[i], "%.*s.o", (int)(len - 2), src[i]);
 		argc = 0;
@@ -245,28 +266,33 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		argv[argc++] = cc;
 		for (int k = 0; k < n_flags; k++)
 			argv[argc++] = flags[k];
-		/* ingot check: tensor I/O is in the kernels library too, and the runner, which
-		 * only reads, fills and compares buffers around the model's calls, is built
-		 * at -O0 (the model's own objects keep the target's flags) */
-		if (extern_kernels_lib) {
-			argv[argc++] = "-DINGOT_RUNNER_EXTERN_TENSOR_IO";
-			argv[argc++] = "-O0";
-		}
 		argv[argc++] = "-o";
 		argv[argc++] = exe;
-		argv[argc++] = main_c;
 		if (extern_kernels_lib) {
-			for (int i = 0; i < n_src; i++)
+			/* ingot check: the kernels, the tensor I/O and the runner (main) are in
+			 * the prebuilt library; NAME_check.c is NAME.c plus NAME_main.c's table
+			 * of the model, so one compiler run builds the test's own code */
+			snprintf(main_c, sizeof main_c, "%s_check.c", name);
+			if (write_check_unit(out_dir, main_c, name, d)) {
+				rc = -1;
+				goto done;
+			}
+			argv[argc++] = "-DINGOT_EXTERN_KERNELS";
+			argv[argc++] = "-DINGOT_RUNNER_EXTERN";
+			argv[argc++] = main_c;
+			for (int i = 1; i < n_src; i++)
 				argv[argc++] = obj[i];
 			argv[argc++] = extern_kernels_lib;
 		} else {
+			argv[argc++] = main_c;
 			argv[argc++] = lib;
 		}
 		argv[argc++] = "-lm";
 		argv[argc++] = "-pthread";   /* NAME_run_par's pool */
 		argv[argc] = NULL;
-		rc = build_step(argv, out_dir, d, "linking the runner");
+		rc = build_step(argv, out_dir, d, extern_kernels_lib ? "building the runner" : "linking the runner");
 	}
+done:
 	for (int k = 0; k < n_flags; k++)
 		free(flags[k]);
 	return rc;
