@@ -3,8 +3,11 @@
  *   tio_tool read IN RAW [IN RAW ...]  per file, one line on stdout
  *                                      "dtype=D rank=R dims=a,b bytes=N name=S" (data to RAW)
  *                                      or "error: IN: reason"; exit 1 if any failed
- *   tio_tool convert IN OUT            read IN, write OUT (.npy by extension, else .pb)
- */
+ *   tio_tool convert IN OUT [IN OUT ...]  read IN, write OUT (.npy by extension, else .pb);
+ *                                      per pair, one line on stdout: "ok" or
+ *                                      "error: FILE: reason"; exit 1 if any failed
+ * (many files a run: test_interop.py reads and writes thousands, and a sanitizer
+ * build pays its start-up once a process) */
 #define INGOT_TENSOR_IO_API static
 #include "ingot_tensor_io.c"
 
@@ -32,28 +35,33 @@ static int read_one(const char *in, const char *raw)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int convert_one(const char *in, const char *out)
 {
 	ingot_tensor t;
 	char err[512];
-	int i, rc = 0;
-	if (argc >= 4 && argc % 2 == 0 && strcmp(argv[1], "read") == 0) {
-		for (i = 2; i < argc; i += 2)
-			rc |= read_one(argv[i], argv[i + 1]);
-		return rc;
-	}
-	if (argc != 4 || strcmp(argv[1], "convert") != 0) {
-		fprintf(stderr, "usage: tio_tool read IN RAW [IN RAW ...] | tio_tool convert IN OUT\n");
-		return 2;
-	}
-	if (ingot_tensor_read(argv[2], &t, err, sizeof err) != 0) {
-		fprintf(stderr, "error: %s: %s\n", argv[2], err);
+	int rc = 0;
+	if (ingot_tensor_read(in, &t, err, sizeof err) != 0) {
+		printf("error: %s: %s\n", in, err);
 		return 1;
 	}
-	if (ingot_tensor_write(argv[3], &t, err, sizeof err) != 0) {
-		fprintf(stderr, "error: %s: %s\n", argv[3], err);
+	if (ingot_tensor_write(out, &t, err, sizeof err) != 0) {
+		printf("error: %s: %s\n", out, err);
 		rc = 1;
+	} else {
+		printf("ok\n");
 	}
 	ingot_tensor_free(&t);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int i, rc = 0, convert = argc > 1 && strcmp(argv[1], "convert") == 0;
+	if (argc < 4 || argc % 2 != 0 || (!convert && strcmp(argv[1], "read") != 0)) {
+		fprintf(stderr, "usage: tio_tool read IN RAW [IN RAW ...] | tio_tool convert IN OUT [IN OUT ...]\n");
+		return 2;
+	}
+	for (i = 2; i < argc; i += 2)
+		rc |= convert ? convert_one(argv[i], argv[i + 1]) : read_one(argv[i], argv[i + 1]);
 	return rc;
 }
