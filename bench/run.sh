@@ -213,6 +213,10 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 machine=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 cpus=$(nproc)
 cache=$(lscpu | sed -n 's/^L2 cache: *//p' | head -1)
+for idx in /sys/devices/system/cpu/cpu0/cache/index*; do   # lscpu may not know it
+	[ -z "$cache" ] && [ "$(cat "$idx/level" 2>/dev/null)" = 2 ] && cache="$(cat "$idx/size") per core"
+done
+cache=${cache:-not reported (neither lscpu nor sysfs)}
 simd=$(grep -o -w -E 'avx512f|avx2|fma|neon|asimd' /proc/cpuinfo | sort -u | paste -sd' ')
 cflags=$(sed -n 's/^CFLAGS ?= *//p' "$work/exe/$first/Makefile" | head -1)
 case " $cflags " in   # what --target host chose on this CPU (codegen/target.c), from its flags

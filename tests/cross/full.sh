@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Opt-in, not in CI (about 5 minutes per target for the must-pass list on 2 cores): the whole conformance
-# gate (tests/conformance/must_pass.txt) and every exported model (tests/models/) with
-# --target neon (qemu-aarch64) and --target neon32 (qemu-arm); prints the lines that
-# did not pass and a pass count per target and set, and writes them to
+# Opt-in, not in CI (about 5 minutes per target for the must-pass list on 2 cores): the
+# whole conformance gate (tests/conformance/must_pass.txt) and every exported model
+# (tests/models/) with --target neon (qemu-aarch64) and --target neon32 (qemu-arm);
+# prints the lines that did not pass and a pass count per target and set, and writes them to
 # tests/cross/full_results.md (naming the commit and the machine; it refuses to run on
 # a tree with uncommitted changes, tools/provenance.sh), which
 # tests/conformance/report.py puts into docs/conformance.md. Exit 0 only if all passed.
