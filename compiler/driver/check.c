@@ -19,10 +19,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -585,6 +587,20 @@ static bool copy_file_atomic(const char *src, const char *dst)
 	return ok;
 }
 
+/* Locks cache + ".lock" (flock: released when its holder exits, however it exits);
+ * the descriptor, or -1 when it cannot (the caller then just builds). */
+static int cache_lock(const char *cache)
+{
+	char path[4300];
+	snprintf(path, sizeof path, "%s.lock", cache);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Compiles every embedded kernel file, and the runners' tensor I/O, once into
  * work/libingot_kernels.a (or takes it from INGOT_CHECK_CACHE). */
 static const char *build_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
@@ -596,7 +612,7 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 	const char *argv[96];
 	char cache[4200];
 	bool cached;
-	int n_flags, n_objs = 0, rc = 0;
+	int n_flags, n_objs = 0, rc = 0, lock = -1;
 	snprintf(kdir, sizeof kdir, "%s/kernels", work);
 	snprintf(simd_dir, sizeof simd_dir, "%s/kernels/%s", work, t->simd[0] ? t->simd : ".");
 	if (cg_mkdir_p(kdir, NULL) || cg_mkdir_p(simd_dir, NULL)) {
@@ -626,9 +642,14 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		n_flags += proc_split(o->cflags, flags + n_flags, 22);
 	snprintf(lib, cap, "%s/libingot_kernels.a", work);
 	cached = kernels_cache_path(cc, flags, n_flags, work, t, cache, sizeof cache);
-	if (cached && copy_file_atomic(cache, lib)) {
+	/* a run that finds no library waits for any other run building the same one (the
+	 * lock), then looks again: two tests starting together build it once */
+	if (cached && (copy_file_atomic(cache, lib) ||
+	               ((lock = cache_lock(cache)) >= 0 && copy_file_atomic(cache, lib)))) {
 		for (int k = 0; k < n_flags; k++)
 			free(flags[k]);
+		if (lock >= 0)
+			close(lock);
 		return lib;
 	}
 	for (const IngotStub *s = ingot_stubs; s->path && !rc; s++) {
@@ -679,10 +700,14 @@ static const char *build_kernels_lib(const Options *o, const char *work, char *l
 		free(flags[k]);
 	if (rc) {
 		prebuild_failed("", out);
+		if (lock >= 0)
+			close(lock);
 		return NULL;
 	}
 	if (cached)
 		copy_file_atomic(lib, cache);   /* a cache that cannot be written only costs time */
+	if (lock >= 0)
+		close(lock);
 	return lib;
 }
 
