@@ -100,6 +100,73 @@ static void ext_release(ExtData *e)
 	memset(e, 0, sizeof *e);
 }
 
+/* Opens external data `location` for reading, relative to the model's directory:
+ * '.' and '..' are resolved by name (a path that climbs out of the directory is an
+ * error), then every component is opened with openat from the one before it, with
+ * O_NOFOLLOW (a symbolic link anywhere on the path is an error) and the file itself
+ * with O_NONBLOCK (a FIFO cannot hang the load; the caller's fstat rejects it). No
+ * check-then-open race: what is checked is the open file. The fd, or -1 after a
+ * diagnostic. */
+static int ext_open(Loader *L, const char *location, const DiagLoc *loc)
+{
+	char *comps[256];
+	int n = 0, fd = -1;
+	if (location[0] == '/') {
+		onnx_fail(L, DC_IO, loc, "cannot open external data '%s': an absolute path (a location "
+		          "is relative to the model's directory)", location);
+		return -1;
+	}
+	char *path = strdup(location);
+	if (!path)
+		die("out of memory");
+	for (char *save = NULL, *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			if (n == 0) {
+				onnx_fail(L, DC_IO, loc, "external data location '%s' is outside the model's "
+				          "directory", location);
+				goto out;
+			}
+			n--;
+		} else if (n == (int)COUNTOF(comps)) {
+			onnx_fail(L, DC_IO, loc, "external data location '%s' is nested too deep", location);
+			goto out;
+		} else {
+			comps[n++] = c;
+		}
+	}
+	if (n == 0) {
+		onnx_fail(L, DC_IO, loc, "external data '%s' is not a regular file (a directory)", location);
+		goto out;
+	}
+	fd = open(L->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool link = false;
+	for (int i = 0; i < n && fd >= 0; i++) {
+		int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (i + 1 < n ? O_DIRECTORY : O_NONBLOCK);
+		int next = openat(fd, comps[i], flags);
+		int err = errno;
+		struct stat st;
+		/* a link to a directory fails O_DIRECTORY | O_NOFOLLOW with ENOTDIR */
+		link = next < 0 && (err == ELOOP || (err == ENOTDIR && fstatat(fd, comps[i], &st,
+		                                                               AT_SYMLINK_NOFOLLOW) == 0 &&
+		                                     S_ISLNK(st.st_mode)));
+		close(fd);
+		fd = next;
+		errno = err;
+	}
+	if (fd < 0) {
+		if (link)
+			onnx_fail(L, DC_IO, loc, "cannot open external data '%s': a symbolic link on its path "
+			          "(links are not followed)", location);
+		else
+			onnx_fail(L, DC_IO, loc, "cannot open external data '%s': %s", location, strerror(errno));
+	}
+out:
+	free(path);
+	return fd;
+}
+
 static int ext_read(Loader *L, const Onnx__TensorProto *t, int64_t bytes, const Type *ty,
                     const DiagLoc *loc, ExtData *e)
 {
@@ -107,7 +174,6 @@ static int ext_read(Loader *L, const Onnx__TensorProto *t, int64_t bytes, const 
 	int64_t off = 0, len = -1;
 	char tb[128];
 	int rc = -1, fd = -1;
-	char *joined = NULL, *real = NULL, *dir_real = NULL;
 
 	memset(e, 0, sizeof *e);
 	for (size_t i = 0; i < t->n_external_data; i++) {
@@ -127,33 +193,20 @@ static int ext_read(Loader *L, const Onnx__TensorProto *t, int64_t bytes, const 
 	if (len_s && !parse_size(len_s, &len))
 		return onnx_fail(L, DC_PARSE, loc, "bad external data length '%s'", len_s);
 
-	/* the resolved file must lie inside the model's directory (no '..', no symlink out) */
-	joined = malloc(strlen(L->dir) + strlen(location) + 2);
-	if (!joined)
-		die("out of memory");
-	sprintf(joined, "%s/%s", L->dir, location);
-	dir_real = realpath(L->dir, NULL);
-	real = realpath(joined, NULL);
-	if (!dir_real || !real) {
-		onnx_fail(L, DC_IO, loc, "cannot open external data '%s': %s", location, strerror(errno));
-		goto out;
-	}
-	size_t dn = strlen(dir_real);
-	bool inside = strncmp(real, dir_real, dn) == 0 &&
-	              (real[dn] == '/' || (dn == 1 && dir_real[0] == '/'));
-	if (!inside) {
-		onnx_fail(L, DC_IO, loc, "external data location '%s' is outside the model's "
-		          "directory", location);
-		goto out;
-	}
-	fd = open(real, O_RDONLY);
+	/* the file must lie inside the model's directory: opened component by component
+	 * from the directory's fd, never following a symlink and never blocking */
+	fd = ext_open(L, location, loc);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0)
+		goto out;
+	if (fstat(fd, &st) != 0) {
 		onnx_fail(L, DC_IO, loc, "cannot open external data '%s': %s", location, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		onnx_fail(L, DC_IO, loc, "external data '%s' is not a regular file", location);
+		onnx_fail(L, DC_IO, loc, "external data '%s' is not a regular file (%s)", location,
+		          S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+		          S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
 		goto out;
 	}
 	int64_t size = (int64_t)st.st_size, end;
@@ -203,9 +256,6 @@ static int ext_read(Loader *L, const Onnx__TensorProto *t, int64_t bytes, const 
 out:
 	if (fd >= 0)
 		close(fd);
-	free(joined);
-	free(real);
-	free(dir_real);
 	if (rc)
 		ext_release(e);
 	return rc;

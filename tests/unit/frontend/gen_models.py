@@ -215,6 +215,8 @@ with open(path("ext/w2.bin"), "wb") as f:
     f.write(np.array([7, 8], np.int64).tobytes())
 with open(path("outside.bin"), "wb") as f:
     f.write(np.zeros(4, np.float32).tobytes())
+with open(path("ext/x/w.bin"), "wb") as f:
+    f.write(np.ones(4, np.float32).tobytes())
 
 
 def ext_tensor(name, dt, dims, **kv):
@@ -236,6 +238,7 @@ def ext_model(name, tensors, expect, sub=""):
 ext_model("ext/model.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="weights.bin", offset=16, length=16),
                              ext_tensor("w2", TensorProto.INT64, [2], location="w2.bin")], "ok")
 ext_model("ext/subdir_ok.onnx", [ext_tensor("w2", TensorProto.INT64, [2], location="x/../w2.bin")], "ok")
+ext_model("ext/subdir_file.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="./x//w.bin")], "ok")
 ext_model("ext/escape.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="../outside.bin")],
           "fail", "outside the model's directory")
 ext_model("ext/absolute.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location=path("outside.bin"))],
@@ -244,7 +247,18 @@ if os.path.lexists(path("ext/link.bin")):
     os.remove(path("ext/link.bin"))
 os.symlink("../outside.bin", path("ext/link.bin"))
 ext_model("ext/symlink.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="link.bin")],
-          "fail", "outside the model's directory")
+          "fail", "a symbolic link on its path")
+# a link to a directory inside, and a FIFO (opening it must not block the load)
+if os.path.lexists(path("ext/xlink")):
+    os.remove(path("ext/xlink"))
+os.symlink("x", path("ext/xlink"))
+ext_model("ext/symlink_dir.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="xlink/w.bin")],
+          "fail", "a symbolic link on its path")
+if os.path.lexists(path("ext/fifo")):
+    os.remove(path("ext/fifo"))
+os.mkfifo(path("ext/fifo"))
+ext_model("ext/fifo.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="fifo")],
+          "fail", "not a regular file (a FIFO)")
 ext_model("ext/past_end.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="weights.bin",
                                            offset=32, length=16)], "fail", "past the end")
 ext_model("ext/huge_off.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="weights.bin",
@@ -258,7 +272,11 @@ ext_model("ext/no_location.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], offse
 ext_model("ext/bad_offset.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="weights.bin",
                                              offset="-4")], "fail", "bad external data offset")
 ext_model("ext/dir.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="x")],
-          "fail", "not a regular file")
+          "fail", "not a regular file (a directory)")
+ext_model("ext/dot.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="./x/..")],
+          "fail", "not a regular file (a directory)")
+ext_model("ext/escape_deep.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="x/../../outside.bin")],
+          "fail", "outside the model's directory")
 
 # ---------------------------------------------------------------- unsupported
 
