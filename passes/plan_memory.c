@@ -110,11 +110,91 @@ typedef struct Interval {
 	NodeId ctrl;                 /* the control node whose block this is */
 	int64_t off;
 	int group;                   /* plan_check: the storage a tensor is (its root value) */
+	unsigned mark;               /* TimeIndex: the last query that found it */
 } Interval;
 
-static bool lifetimes_overlap(const Interval *a, const Interval *b)
+/* Intervals indexed by lifetime: a segment tree over node indices 0..size-1, each
+ * interval kept at the O(log n) tree nodes whose ranges tile its lifetime, with the
+ * count of intervals kept in each subtree. Finding the k intervals alive at some
+ * point of [s, e] visits O((k + 1) log n) tree nodes, so the planner and its checker
+ * take O(n log n) on a chain of n nodes, where comparing every pair took O(n^2). */
+typedef struct TimeIndex {
+	int size;                    /* leaves: a power of two */
+	Interval ***at;              /* per tree node (heap order, root 1): its intervals */
+	int *n_at, *cap_at, *in_sub;
+	unsigned stamp;
+} TimeIndex;
+
+static void ti_init(TimeIndex *t, int n_time)
 {
-	return a->start <= b->end && b->start <= a->end;
+	memset(t, 0, sizeof *t);
+	t->size = 1;
+	while (t->size < n_time)
+		t->size *= 2;
+	t->at = calloc(2 * (size_t)t->size, sizeof *t->at);
+	t->n_at = calloc(2 * (size_t)t->size, sizeof *t->n_at);
+	t->cap_at = calloc(2 * (size_t)t->size, sizeof *t->cap_at);
+	t->in_sub = calloc(2 * (size_t)t->size, sizeof *t->in_sub);
+	if (!t->at || !t->n_at || !t->cap_at || !t->in_sub)
+		die("out of memory");
+}
+
+static void ti_free(TimeIndex *t)
+{
+	for (int i = 0; i < 2 * t->size; i++)
+		free(t->at[i]);
+	free(t->at);
+	free(t->n_at);
+	free(t->cap_at);
+	free(t->in_sub);
+}
+
+static void ti_add_at(TimeIndex *t, int node, int lo, int hi, Interval *iv)
+{
+	if (iv->end < lo || hi < iv->start)
+		return;
+	t->in_sub[node]++;
+	if (iv->start <= lo && hi <= iv->end) {
+		*VEC_PUSH(t->at[node], t->n_at[node], t->cap_at[node]) = iv;
+		return;
+	}
+	int mid = lo + (hi - lo) / 2;
+	ti_add_at(t, 2 * node, lo, mid, iv);
+	ti_add_at(t, 2 * node + 1, mid + 1, hi, iv);
+}
+
+static void ti_add(TimeIndex *t, Interval *iv)
+{
+	iv->mark = 0;   /* found by no query of this index yet (stamps start at 1) */
+	ti_add_at(t, 1, 0, t->size - 1, iv);
+}
+
+static void ti_find_at(TimeIndex *t, int node, int lo, int hi, int s, int e, Interval ***out, int *n,
+                       int *cap)
+{
+	if (!t->in_sub[node] || e < lo || hi < s)
+		return;
+	for (int i = 0; i < t->n_at[node]; i++) {
+		Interval *iv = t->at[node][i];
+		if (iv->mark != t->stamp) {
+			iv->mark = t->stamp;
+			*VEC_PUSH(*out, *n, *cap) = iv;
+		}
+	}
+	if (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		ti_find_at(t, 2 * node, lo, mid, s, e, out, n, cap);
+		ti_find_at(t, 2 * node + 1, mid + 1, hi, s, e, out, n, cap);
+	}
+}
+
+/* The added intervals alive at some point of [s, e], into *out (a vector); their count. */
+static int ti_find(TimeIndex *t, int s, int e, Interval ***out, int *cap)
+{
+	int n = 0;
+	t->stamp++;
+	ti_find_at(t, 1, 0, t->size - 1, s, e, out, &n, cap);
+	return n;
 }
 
 static int by_size_desc(const void *x, const void *y)
@@ -148,19 +228,18 @@ static int by_off(const void *x, const void *y)
 }
 
 /* Places the intervals in the given order, each at the lowest offset that overlaps
- * no placed interval alive at the same time. Returns the arena size. */
-static int64_t assign(Interval **order, int n)
+ * no placed interval alive at the same time (lifetimes within 0..n_time-1). Returns
+ * the arena size. */
+static int64_t assign(Interval **order, int n, int n_time)
 {
-	Interval **busy = malloc(((size_t)n + 1) * sizeof *busy);
+	Interval **busy = NULL;
+	int cap_busy = 0;
 	int64_t arena = 0;
-	if (!busy)
-		die("out of memory");
+	TimeIndex placed;
+	ti_init(&placed, n_time);
 	for (int i = 0; i < n; i++) {
 		Interval *it = order[i];
-		int n_busy = 0;
-		for (int k = 0; k < i; k++)
-			if (lifetimes_overlap(order[k], it))
-				busy[n_busy++] = order[k];
+		int n_busy = ti_find(&placed, it->start, it->end, &busy, &cap_busy);
 		qsort(busy, (size_t)n_busy, sizeof *busy, by_off);
 		int64_t off = 0;
 		for (int k = 0; k < n_busy; k++) {
@@ -172,8 +251,10 @@ static int64_t assign(Interval **order, int n)
 		it->off = off;
 		if (off + it->size > arena)
 			arena = off + it->size;
+		ti_add(&placed, it);
 	}
 	free(busy);
+	ti_free(&placed);
 	return arena;
 }
 
@@ -215,14 +296,27 @@ typedef struct Check {
 	int n, cap;
 	char *err;
 	size_t err_cap;
+	ValueId *root;               /* storage_root's answers so far (IR_NONE: not yet) */
 } Check;
 
-/* The value whose storage v is (following alias_of). */
-static ValueId storage_root(const Graph *g, ValueId v)
+/* The value whose storage v is (following alias_of), remembered for every value on
+ * the way: a chain of n in-place nodes costs O(n), not O(n^2). */
+static ValueId storage_root(Check *C, ValueId v)
 {
-	for (int guard = 0; g->values[v].alias_of != IR_NONE && guard < g->n_values; guard++)
-		v = g->values[v].alias_of;
-	return v;
+	const Graph *g = C->g;
+	ValueId r = v;
+	for (int guard = 0; g->values[r].alias_of != IR_NONE && C->root[r] == IR_NONE && guard < g->n_values;
+	     guard++)
+		r = g->values[r].alias_of;
+	if (C->root[r] != IR_NONE)
+		r = C->root[r];
+	for (ValueId x = v; x != r && C->root[x] == IR_NONE; x = g->values[x].alias_of) {
+		C->root[x] = r;
+		if (g->values[x].alias_of == IR_NONE)
+			break;
+	}
+	C->root[r] = r;
+	return r;
 }
 
 static int check_fail(Check *C, const char *what, const Interval *a, const Interval *b)
@@ -278,7 +372,7 @@ static int check_region(Check *C, RegionId r)
 				continue;
 			int64_t bytes = type_bytes(&g->values[v].type);
 			*VEC_PUSH(C->t, C->n, C->cap) = (Interval){ i, P.last_use[v], bytes, bytes, v, IR_NONE,
-			                                          g->values[v].arena_off, storage_root(g, v) };
+			                                          g->values[v].arena_off, storage_root(C, v), 0 };
 			if (g->values[v].arena_off < 0 || (r == 0 && g->values[v].arena_off + bytes > g->arena_bytes)) {
 				snprintf(C->err, C->err_cap, "'%s' lies outside the arena", g->values[v].name);
 				free(P.last_use);
@@ -288,23 +382,44 @@ static int check_region(Check *C, RegionId r)
 		if (n->n_bodies) {
 			const CtrlAttrs *a = n->attrs;
 			*VEC_PUSH(C->t, C->n, C->cap) = (Interval){ i, i, a->ws_bytes, a->ws_bytes, IR_NONE,
-			                                          reg->nodes[i], a->ws_off, -1 - i };
+			                                          reg->nodes[i], a->ws_off, -1 - i, 0 };
 		}
 	}
 	free(P.last_use);
+	/* every pair alive at the same time, found by a sweep in order of start: each
+	 * tensor against the earlier-starting ones alive during its lifetime */
+	Interval **by = malloc(((size_t)C->n + 1) * sizeof *by), **alive = NULL;
+	int cap_alive = 0, rc = 0;
+	TimeIndex seen;
+	if (!by)
+		die("out of memory");
 	for (int a = 0; a < C->n; a++)
-		for (int b = a + 1; b < C->n; b++) {
-			Interval *ta = &C->t[a], *tb = &C->t[b];
-			if (ta->off >= tb->off + tb->size || tb->off >= ta->off + ta->size ||
-			    !lifetimes_overlap(ta, tb))
+		by[a] = &C->t[a];
+	qsort(by, (size_t)C->n, sizeof *by, by_start);
+	ti_init(&seen, reg->n_nodes);
+	for (int b = 0; b < C->n && !rc; b++) {
+		int n_alive = ti_find(&seen, by[b]->start, by[b]->end, &alive, &cap_alive);
+		for (int k = 0; k < n_alive && !rc; k++) {
+			/* the pair in the order the tensors were listed, as messages name them */
+			Interval *ta = alive[k] < by[b] ? alive[k] : by[b], *tb = ta == by[b] ? alive[k] : by[b];
+			if (ta->off >= tb->off + tb->size || tb->off >= ta->off + ta->size)
 				continue;
-			if (ta->group != tb->group || ta->v == IR_NONE || ta->off != tb->off)
-				return check_fail(C, "live tensors overlap", ta, tb);
+			if (ta->group != tb->group || ta->v == IR_NONE || ta->off != tb->off) {
+				rc = check_fail(C, "live tensors overlap", ta, tb);
+				break;
+			}
 			/* one storage: the later one is a view, or written after the earlier died */
 			const Interval *lo = ta->start <= tb->start ? ta : tb, *hi = lo == ta ? tb : ta;
 			if (!op_has(g->nodes[g->values[hi->v].producer].op, OPF_VIEW) && lo->end > hi->start)
-				return check_fail(C, "written in place while still read", hi, lo);
+				rc = check_fail(C, "written in place while still read", hi, lo);
 		}
+		ti_add(&seen, by[b]);
+	}
+	free(by);
+	free(alive);
+	ti_free(&seen);
+	if (rc)
+		return rc;
 	for (int i = 0; i < reg->n_nodes; i++) {
 		const Node *n = &g->nodes[reg->nodes[i]];
 		for (int b = 0; b < n->n_bodies && !n->dead; b++)
@@ -321,8 +436,14 @@ int plan_check(const Graph *g, char *err, size_t cap)
 	C.g = g;
 	C.err = err;
 	C.err_cap = cap;
+	C.root = malloc(((size_t)g->n_values + 1) * sizeof *C.root);
+	if (!C.root)
+		die("out of memory");
+	for (ValueId v = 0; v < g->n_values; v++)
+		C.root[v] = IR_NONE;
 	int rc = check_region(&C, 0);
 	free(C.t);
+	free(C.root);
 	return rc;
 }
 
@@ -379,7 +500,7 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 			}
 			P->group[v] = n_iv;
 			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
-			*it = (Interval){ i, P->last_use[v], align_up(bytes), bytes, v, IR_NONE, 0, 0 };
+			*it = (Interval){ i, P->last_use[v], align_up(bytes), bytes, v, IR_NONE, 0, 0, 0 };
 		}
 		/* a control node's block: its own buffers, then its bodies' frames */
 		if (n->n_bodies) {
@@ -392,19 +513,25 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 			}
 			own[i] = t.own_bytes;
 			Interval *it = VEC_PUSH(iv, n_iv, cap_iv);
-			*it = (Interval){ i, i, align_up(t.own_bytes + body), t.own_bytes + body, IR_NONE, id, 0, 0 };
+			*it = (Interval){ i, i, align_up(t.own_bytes + body), t.own_bytes + body, IR_NONE, id, 0, 0, 0 };
 			P->naive += t.own_bytes;
 		}
 	}
-	/* the largest sum of bytes alive at once, over the schedule */
+	/* the largest sum of bytes alive at once, over the schedule (each interval adds
+	 * its bytes at its start and takes them away after its end) */
+	int64_t *delta = calloc((size_t)reg->n_nodes + 2, sizeof *delta), alive = 0;
+	if (!delta)
+		die("out of memory");
+	for (int k = 0; k < n_iv; k++) {
+		delta[iv[k].start] += iv[k].bytes;
+		delta[iv[k].end + 1] -= iv[k].bytes;
+	}
 	for (int i = 0; i < reg->n_nodes; i++) {
-		int64_t alive = 0;
-		for (int k = 0; k < n_iv; k++)
-			if (iv[k].start <= i && i <= iv[k].end)
-				alive += iv[k].bytes;
+		alive += delta[i];
 		if (alive > *peak)
 			*peak = alive;
 	}
+	free(delta);
 	Interval **order = malloc(((size_t)n_iv + 1) * sizeof *order);
 	int64_t *first = malloc(((size_t)n_iv + 1) * sizeof *first);
 	if (!order || !first)
@@ -417,7 +544,7 @@ static int64_t plan_region(Plan *P, RegionId r, int64_t *peak)
 	int64_t arena = -1;
 	for (int o = 0; o < COUNTOF(orders); o++) {
 		qsort(order, (size_t)n_iv, sizeof *order, orders[o]);
-		int64_t a = assign(order, n_iv);
+		int64_t a = assign(order, n_iv, reg->n_nodes);
 		if (arena < 0 || a < arena) {
 			arena = a;
 			for (int k = 0; k < n_iv; k++)

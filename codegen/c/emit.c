@@ -27,6 +27,28 @@ int cg_c_io_index(const ValueId *list, int n, ValueId v)
 	return -1;
 }
 
+/* First index of v in the main region's list (whose per-value table is `index`). */
+static int main_index(const Ctx *c, const ValueId *list, int n, const int *index, ValueId v)
+{
+	return index && v < c->n_indexed ? index[v] : cg_c_io_index(list, n, v);
+}
+
+/* Fills c->main_in / c->main_out: a model with 10^5 inputs looks them up in O(1). */
+static void index_main_io(Ctx *c)
+{
+	const Region *main = &c->g->regions[0];
+	int n = c->g->n_values;
+	c->n_indexed = n;
+	c->main_in = arena_array(&c->g->arena, (size_t)(n ? n : 1), sizeof *c->main_in);
+	c->main_out = arena_array(&c->g->arena, (size_t)(n ? n : 1), sizeof *c->main_out);
+	for (int i = 0; i < n; i++)
+		c->main_in[i] = c->main_out[i] = -1;
+	for (int i = main->n_inputs - 1; i >= 0; i--)
+		c->main_in[main->inputs[i]] = i;
+	for (int i = main->n_outputs - 1; i >= 0; i--)
+		c->main_out[main->outputs[i]] = i;
+}
+
 /* The C expression of a value's storage inside NAME_run_v or a body function. */
 void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap)
 {
@@ -47,10 +69,10 @@ void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap)
 			die("value '%s' has no storage in region '%s'", val->name, reg->name);
 		return;
 	}
-	if ((k = cg_c_io_index(main->outputs, main->n_outputs, v)) >= 0 && val->producer != IR_NONE &&
-	    !c->g->nodes[val->producer].dead)
+	if ((k = main_index(c, main->outputs, main->n_outputs, c->main_out, v)) >= 0 &&
+	    val->producer != IR_NONE && !c->g->nodes[val->producer].dead)
 		snprintf(buf, cap, "outputs[%d]", k);
-	else if ((k = cg_c_io_index(main->inputs, main->n_inputs, v)) >= 0)
+	else if ((k = main_index(c, main->inputs, main->n_inputs, c->main_in, v)) >= 0)
 		snprintf(buf, cap, "inputs[%d]", k);
 	else if (val->is_const && type_bytes(&val->type) == 0)
 		snprintf(buf, cap, "NULL");   /* an empty constant: nothing to read */
@@ -464,7 +486,7 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 		ValueId v = main->outputs[i];
 		const Value *val = &g->values[v];
 		char name[256];
-		int first = cg_c_io_index(main->outputs, main->n_outputs, v);
+		int first = main_index(c, main->outputs, main->n_outputs, c->main_out, v);
 		bool written = val->producer != IR_NONE && !g->nodes[val->producer].dead;
 		if ((written && first == i) || type_bytes(&val->type) == 0)
 			continue;
@@ -672,21 +694,39 @@ static int emit_runner(Ctx *c, DiagSink *d)
 }
 
 /* Typed run() parameter names: sanitized ONNX names, made unique. */
+/* Whether name is in the open-addressing set (cap slots, a power of two); adds it if not. */
+static bool name_seen(char **set, size_t cap, char *name)
+{
+	size_t i = (size_t)ir_fnv1a64(IR_FNV64, name, strlen(name)) & (cap - 1);
+	for (; set[i]; i = (i + 1) & (cap - 1))
+		if (strcmp(set[i], name) == 0)
+			return true;
+	set[i] = name;
+	return false;
+}
+
 static void make_param_names(Ctx *c)
 {
 	const Region *main = &c->g->regions[0];
 	int n = main->n_inputs + main->n_outputs;
+	size_t cap = 16;
+	while (cap < 2 * (size_t)n + 2)   /* each name adds at most two entries... */
+		cap *= 2;
+	cap *= 2;                         /* ...and the set stays at most a quarter full */
+	char **set = arena_array(&c->g->arena, cap, sizeof *set);
 	c->param_names = arena_array(&c->g->arena, (size_t)(n ? n : 1), sizeof *c->param_names);
 	for (int i = 0; i < n; i++) {
 		ValueId v = i < main->n_inputs ? main->inputs[i] : main->outputs[i - main->n_inputs];
 		char id[200];
 		cg_ident(c->g->values[v].name, id, sizeof id);
-		for (int k = 0; k < i; k++)
-			if (strcmp(c->param_names[k], id) == 0) {
-				snprintf(id + strlen(id), sizeof id - strlen(id), "_%d", i);
-				break;
-			}
-		c->param_names[i] = arena_strdup(&c->g->arena, id);
+		/* a name an earlier parameter has gets the parameter's index appended */
+		char *name = arena_strdup(&c->g->arena, id);
+		if (name_seen(set, cap, name)) {
+			snprintf(id + strlen(id), sizeof id - strlen(id), "_%d", i);
+			name = arena_strdup(&c->g->arena, id);
+			name_seen(set, cap, name);
+		}
+		c->param_names[i] = name;
 	}
 }
 
@@ -712,6 +752,7 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	cg_weights_layout(g, &c.w);
 	wm = cg_weights_mode(&c.w, o);
 	make_param_names(&c);
+	index_main_io(&c);
 
 	c.dims_off = g->arena_bytes + g->scratch_bytes;
 	rc = check_dynamic(&c, d);

@@ -13,6 +13,9 @@ typedef struct Ctx {
 	WeightsLayout w;
 	char NAME[80];
 	char **param_names;          /* per main-region input/output: the typed run() name */
+	int n_indexed;               /* values main_in / main_out cover (those before emission) */
+	int *main_in, *main_out;     /* per value: its first index among the main region's
+	                              * inputs / outputs, or -1 (cg_c_io_index, in O(1)) */
 	int64_t dims_off;            /* workspace offset of the run-time dims of dynamic outputs */
 	int n_dynamic;               /* outputs with data-dependent sizes */
 	int64_t rng_off;             /* workspace offset of the random ops' state (random.h) */
