@@ -80,6 +80,10 @@ def test(ingot, work):
         ls = stderr_lines(err)
         check(len(ls) == 1 and fname in ls[0], "a %s input: expected one line naming %s, got %r" %
               (fname[:-4], fname, err))
+        # both types in full, dtype names and dims: "expected float32[2,3], got float64[2,3]"
+        types = "expected float32[%s], got %s[%s]" % (",".join(map(str, a.shape)), arr.dtype.name,
+                                                      ",".join(map(str, arr.shape)))
+        check(types in err, "a %s input: the message lacks %r: %r" % (fname[:-4], types, err))
     junk = os.path.join(work, "junk.pb")
     with open(junk, "wb") as f:
         f.write(b"\xff\xff\xff\xff not a tensor")
