@@ -468,6 +468,13 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 		co.shapes[co.n_shapes++] = ins->e[i].so;
 	for (int i = 0; i < ins->n_extra && co.n_shapes < MAX_LIST; i++)
 		co.shapes[co.n_shapes++] = ins->extra[i];
+	/* the inputs the command line binds (--bind): left out of the runner's inputs, the
+	 * user's value wins over the data set's */
+	bool user_bound[MAX_LIST] = { 0 };
+	for (int i = 0; i < ins->n && i < MAX_LIST; i++)
+		for (int k = 0; k < o->n_binds; k++)
+			if (strcmp(ins->e[i].name, o->binds[k].name) == 0)
+				user_bound[i] = bound[i] = true;
 	/* which inputs must be bound to the data set's values */
 	mark_bound(model, &co, ins, NULL, bound);
 	int base_binds = co.n_binds;
@@ -479,7 +486,7 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 			break;
 		}
 		for (int i = 0; i < ins->n && i < MAX_LIST; i++)
-			if (bound[i] && co.n_binds < MAX_LIST) {
+			if (bound[i] && !user_bound[i] && co.n_binds < MAX_LIST) {
 				co.binds[co.n_binds].name = ins->e[i].name;
 				co.binds[co.n_binds++].spec = ins->e[i].path;
 			}

@@ -12,8 +12,8 @@ import os
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import (Fail, assert_close, check, init, main, model, relu, run, run_ok, save,
-                    stderr_lines, vi)
+from common import (Fail, assert_close, check, check_all_pass, init, main, model, relu, run, run_ok,
+                    save, stderr_lines, vi, write_test_dir)
 
 T = TensorProto
 
@@ -209,6 +209,17 @@ def case_bind(ingot, work):
     check(io_dims(d, "bf", "outputs") == [4, 3], "--bind shape=FILE gave output dims %s" %
           io_dims(d, "bf", "outputs"))
     expect(ingot, [p, "-o", os.path.join(work, "o"), "--bind", "shape=1,2,3"], 1, ["bind.onnx", "'shape'"])
+    # `ingot check --bind` of an input no node needs at compile time (a scalar added to
+    # x): it leaves the runner's inputs, so its data set file is not fed, and the
+    # command line's value wins over the data set's
+    m2 = model([helper.make_node("Add", ["x", "s"], ["y"], name="add0")],
+               [vi("x", T.FLOAT, [2, 6]), vi("s", T.FLOAT, [])], [vi("y", T.FLOAT, [2, 6])])
+    t = write_test_dir(work, "bind_check", m2, [x, np.array(2, np.float32)], [x + 2])
+    check_all_pass(ingot, [t])
+    check_all_pass(ingot, [t], "--bind", "s=2")
+    rc, out, err = run([ingot, "check", t, "--bind", "s=3"])
+    check(rc == 1 and ("FAIL %s" % t) in out, "check --bind s=3 must fail on x + 2: exit %d\n%s%s" %
+          (rc, out, err))
 
 
 def case_max_workspace(ingot, work):
