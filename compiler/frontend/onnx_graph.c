@@ -389,6 +389,13 @@ static int op_node(GraphImport *gi, size_t i)
 	Op op = ir_op_lookup(n->op_type);
 	const OpInfo *info = op_info(op);
 	size_t n_in = n->n_input, n_out = n->n_output;
+	int opset = gi->opsets ? gi->opsets[i] : L->opset;
+
+	/* an op used below the opset that introduced it (op_since.c): not a valid model,
+	 * and no version of the op to follow */
+	if (is_default_domain(n->domain) && opset > 0 && opset < ir_op_since(op))
+		return onnx_fail(L, DC_PARSE, &loc, "%s exists from opset %d; the model imports ai.onnx "
+		                 "opset %d", n->op_type, ir_op_since(op), opset);
 
 	/* trailing omitted optional inputs and outputs may simply be absent; a control
 	 * node keeps all its outputs, which pair with its body's */
@@ -447,7 +454,6 @@ static int op_node(GraphImport *gi, size_t i)
 				return onnx_fail(L, DC_PARSE, &al, "attribute given twice");
 			}
 	}
-	int opset = gi->opsets ? gi->opsets[i] : L->opset;
 	NodeId id = ir_node_new(g, gi->r, op, opset, in, (int)n_in, out, (int)n_out,
 	                        node_name(gi, i));
 	return ops_import_attrs(g, id, raw, (int)n->n_attribute, L->d);

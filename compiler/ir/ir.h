@@ -224,6 +224,7 @@ void ir_value_set_const(Graph *g, ValueId v, const void *data);
 const char *ir_node_name(const Graph *g, NodeId n);
 const char *ir_op_name(Op op);        /* ONNX op type */
 Op ir_op_lookup(const char *onnx_name); /* OP_COUNT if unknown */
+int ir_op_since(Op op);                 /* the ai.onnx opset that introduced it, 0: unchecked */
 DiagLoc ir_node_loc(const Graph *g, NodeId n);
 
 /* ---- attrs.c: typed attribute structs, their field tables, import helpers ---- */

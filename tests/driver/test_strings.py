@@ -61,7 +61,7 @@ def cases():
                 N("CastLike", ["s", "like"], ["g"])],
                [vi("s", T.STRING, [8]), vi("n", T.STRING, [3]), vi("like", T.FLOAT, [1])],
                [vi("f", T.FLOAT, [8]), vi("d", T.DOUBLE, [8]), vi("i", T.INT64, [3]),
-                vi("g", T.FLOAT, [8])]),
+                vi("g", T.FLOAT, [8])], opset=15),   # CastLike exists from opset 15
          [text, ints, np.array([1], np.float32)],
          [text.astype(np.float32), text.astype(np.float64),
           np.array([int(v) for v in ints], np.int64), text.astype(np.float32)]),

@@ -278,6 +278,19 @@ ext_model("ext/dot.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="./x
 ext_model("ext/escape_deep.onnx", [ext_tensor("w", TensorProto.FLOAT, [4], location="x/../../outside.bin")],
           "fail", "outside the model's directory")
 
+# ---------------------------------------------------------------- opsets
+# an op below the opset that introduced it (compiler/ir/op_since.c) is an error naming
+# the op and both opsets; at its first opset it imports
+Y2 = vi("y", TensorProto.FLOAT, ["N", 3])
+save("opset_gelu9.onnx", model([helper.make_node("Gelu", ["x"], ["y"], name="g0")], [X], [Y2], opset=9),
+     "fail", "Gelu exists from opset 20; the model imports ai.onnx opset 9")
+save("opset_gelu20.onnx", model([helper.make_node("Gelu", ["x"], ["y"], name="g0")], [X], [Y2], opset=20),
+     "ok")
+save("opset_layernorm16.onnx", model([helper.make_node("LayerNormalization", ["x", "sc"], ["y"], name="ln")],
+                                     [X], [Y2], [helper.make_tensor("sc", TensorProto.FLOAT, [3], [1, 1, 1])],
+                                     opset=16),
+     "fail", "LayerNormalization exists from opset 17; the model imports ai.onnx opset 16")
+
 # ---------------------------------------------------------------- unsupported
 
 save("unsupported.onnx", model([
