@@ -240,7 +240,8 @@ static int64_t assign(Interval **order, int n, int n_time)
 	for (int i = 0; i < n; i++) {
 		Interval *it = order[i];
 		int n_busy = ti_find(&placed, it->start, it->end, &busy, &cap_busy);
-		qsort(busy, (size_t)n_busy, sizeof *busy, by_off);
+		if (n_busy > 1)   /* (busy is NULL while nothing was found yet) */
+			qsort(busy, (size_t)n_busy, sizeof *busy, by_off);
 		int64_t off = 0;
 		for (int k = 0; k < n_busy; k++) {
 			if (busy[k]->off - off >= it->size)
