@@ -10,7 +10,7 @@ parameter names and input/output lookups: 89x before they were hashed and indexe
 absolute time),
 and its peak RSS must stay under 100x the .onnx file plus 64 MB (these models are all
 nodes and names, no weights). n = 10^4 (10^3 under the sanitizers, where only the
-compile's success is checked: their cost is not linear in the same way).
+compiles' success is checked: ASan's shadow memory and quarantine change both figures).
 
     test_scale.py INGOT WORKDIR [N]     (N = 10^5: 10^5 and 10^6 nodes, by hand)
 """
@@ -66,8 +66,8 @@ def test(ingot, work, n=None):
             got[size] = t
             print("%s of %d nodes: %.2f s of CPU, peak RSS %.1f MB for a %.1f MB model" %
                   (kind, size, t, rss / 2**20, mb / 2**20))
-            check(rss <= 100 * mb + 64 * 2**20, "%s%d: peak RSS %.0f MB is over 100x the model (%.1f MB)"
-                  " + 64 MB" % (kind, size, rss / 2**20, mb / 2**20))
+            check(SANITIZED or rss <= 100 * mb + 64 * 2**20, "%s%d: peak RSS %.0f MB is over 100x the "
+                  "model (%.1f MB) + 64 MB" % (kind, size, rss / 2**20, mb / 2**20))
         ratio = got[10 * n] / got[n]
         print("%s: %d -> %d nodes took %.1fx the CPU time" % (kind, n, 10 * n, ratio))
         if not SANITIZED:
