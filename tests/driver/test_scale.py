@@ -5,9 +5,10 @@ which placed each against every earlier one, and for its checker, which compared
 pair: 67x the time from 10^4 to 10^5 nodes before they indexed lifetimes), and a wide
 graph of n inputs, each through a Relu to its own output (the emitter's run()
 parameter names and input/output lookups: 89x before they were hashed and indexed).
-`ingot compile --emit c` of the larger must take at most 12x the smaller's CPU time
+`ingot compile --emit c` of the larger must take at most 20x the smaller's CPU time
 (user + system, the best of three runs each: a ratio measured in this run, never an
-absolute time),
+absolute time; n log n gives 12.5x from 10^4 to 10^5 and n^2 100x; measured 8.8x to
+13.4x on a shared machine, and 67x and 89x before the fix),
 and its peak RSS must stay under 100x the .onnx file plus 64 MB (these models are all
 nodes and names, no weights). n = 10^4 (10^3 under the sanitizers, where only the
 compiles' success is checked: ASan's shadow memory and quarantine change both figures).
@@ -71,7 +72,7 @@ def test(ingot, work, n=None):
         ratio = got[10 * n] / got[n]
         print("%s: %d -> %d nodes took %.1fx the CPU time" % (kind, n, 10 * n, ratio))
         if not SANITIZED:
-            check(ratio <= 12, "%s: compile time grew %.1fx from %d to %d nodes (at most 12x)" %
+            check(ratio <= 20, "%s: compile time grew %.1fx from %d to %d nodes (at most 20x)" %
                   (kind, ratio, n, 10 * n))
 
 
