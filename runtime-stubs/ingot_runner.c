@@ -196,17 +196,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* "float32[1,3,224,224]" for messages (cut short if it does not fit) */
-static void shape_str(char *s, size_t cap, int dtype, int rank, const int64_t *dims)
-{
-	size_t pos;
-	int k, n = snprintf(s, cap, "%s[", ingot_tensor_dtype_name(dtype));
-	for (pos = n > 0 ? (size_t)n : 0, k = 0; k < rank && pos < cap; k++, pos += n > 0 ? (size_t)n : 0)
-		n = snprintf(s + pos, cap - pos, k ? ",%lld" : "%lld", (long long)dims[k]);
-	if (pos < cap)
-		snprintf(s + pos, cap - pos, "]");
-}
-
 static int check_input(int i, const ingot_tensor *t, const char *path)
 {
 	const ingot_io *io = &M->inputs[i];
@@ -216,8 +205,8 @@ static int check_input(int i, const ingot_tensor *t, const char *path)
 		same = t->dims[k] == io->dims[k];
 	if (same && t->bytes == io->bytes)
 		return 0;
-	shape_str(want, sizeof want, io->dtype, io->rank, io->dims);
-	shape_str(got, sizeof got, t->dtype, t->rank, t->dims);
+	ingot_tensor_shape_str(want, sizeof want, io->dtype, io->rank, io->dims);
+	ingot_tensor_shape_str(got, sizeof got, t->dtype, t->rank, t->dims);
 	fprintf(stderr, "%s: input %d '%s': expected %s, got %s\n", path, i, io->name, want, got);
 	return -1;
 }

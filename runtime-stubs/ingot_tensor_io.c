@@ -78,7 +78,7 @@ TIO_API const char *ingot_tensor_dtype_name(int dtype)
 }
 
 /* "float32[2,3]" for messages; truncated silently, it is only text */
-TIO_FN void tio_shape_str(char *s, size_t cap, int dtype, int rank, const int64_t *dims)
+TIO_API void ingot_tensor_shape_str(char *s, size_t cap, int dtype, int rank, const int64_t *dims)
 {
 	size_t pos = 0;
 	int i, n = snprintf(s, cap, "%s[", ingot_tensor_dtype_name(dtype));
@@ -564,7 +564,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 		return tio_fail(err, cap, "unknown data_type %llu", (tio_ull)s.dtype);
 	dtype = (int)s.dtype;
 	esize = ingot_tensor_elem_size(dtype);
-	tio_shape_str(shape, sizeof shape, dtype, s.rank, s.dims);
+	ingot_tensor_shape_str(shape, sizeof shape, dtype, s.rank, s.dims);
 	if (tio_size(s.rank, s.dims, esize, &bytes, err, cap))
 		return -1;
 	numel = bytes / esize;

@@ -52,5 +52,8 @@ INGOT_TENSOR_IO_API int ingot_tensor_parse(const uint8_t *buf, size_t len, ingot
 INGOT_TENSOR_IO_API size_t ingot_tensor_elem_size(int dtype);
 /* numpy's name of an INGOT_DT_* type ("float32", "bfloat16"), for messages. */
 INGOT_TENSOR_IO_API const char *ingot_tensor_dtype_name(int dtype);
+/* "float32[2,3]": a type for messages, into s (cut short if it does not fit). */
+INGOT_TENSOR_IO_API void ingot_tensor_shape_str(char *s, size_t cap, int dtype, int rank,
+                                                const int64_t *dims);
 
 #endif /* INGOT_TENSOR_IO_H */

@@ -693,7 +693,6 @@ static int emit_runner(Ctx *c, DiagSink *d)
 	return rc;
 }
 
-/* Typed run() parameter names: sanitized ONNX names, made unique. */
 /* Whether name is in the open-addressing set (cap slots, a power of two); adds it if not. */
 static bool name_seen(char **set, size_t cap, char *name)
 {
@@ -705,6 +704,7 @@ static bool name_seen(char **set, size_t cap, char *name)
 	return false;
 }
 
+/* Typed run() parameter names: sanitized ONNX names, made unique. */
 static void make_param_names(Ctx *c)
 {
 	const Region *main = &c->g->regions[0];

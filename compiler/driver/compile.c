@@ -191,19 +191,10 @@ static int build_step(const char **argv, const char *cwd, DiagSink *d, const cha
  * NAME_main.c (built with -DINGOT_RUNNER_EXTERN). */
 static int write_check_unit(const char *out_dir, const char *file, const char *name, DiagSink *d)
 {
-	char path[4400];
-	snprintf(path, sizeof path, "%s/%s", out_dir, file);
-	FILE *f = fopen(path, "w");
-	bool ok = f && fprintf(f, "/* ingot check: %s.c with the runner table of %s_main.c */\n"
-	                          "#include \"%s.c\"\n#include \"%s_main.c\"\n", name, name, name, name) > 0;
-	if (f && fclose(f))
-		ok = false;
-	if (!ok) {
-		DiagLoc l = diag_loc_file(path);
-		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	char text[512];
+	int n = snprintf(text, sizeof text, "/* ingot check: %s.c with the runner table of %s_main.c */\n"
+	                 "#include \"%s.c\"\n#include \"%s_main.c\"\n", name, name, name, name);
+	return cg_write_bytes(out_dir, file, text, (size_t)n, d);
 }
 
 int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
