@@ -219,7 +219,7 @@ typedef enum OpFlag {
 	X(DEQUANTIZE_LINEAR, DequantizeLinear, dequantize, 2, 3, 1, 1, 0x0, 0) \
 	X(DYNAMIC_QUANTIZE_LINEAR, DynamicQuantizeLinear, dynamic_quantize, 1, 1, 3, 3, 0x0, 0) \
 	X(QLINEAR_CONV, QLinearConv, qlinear_conv, 8, 9, 1, 1, 0x0, 0) \
-	X(QLINEAR_MATMUL, QLinearMatMul, qlinear_matmul, 8, 8, 1, 1, 0x0, 0) \
+	X(QLINEAR_MATMUL, QLinearMatMul, qlinear_matmul, 8, 9, 1, 1, 0x0, 0) \
 	X(MATMUL_INTEGER, MatMulInteger, matmul_integer, 2, 4, 1, 1, 0x0, 0) \
 	X(CONV_INTEGER, ConvInteger, conv_integer, 2, 4, 1, 1, 0x0, 0) \
 	/* spectral.c */ \

@@ -12,6 +12,15 @@
 #include "quant.h"
 
 #define QC_MAX_SP 6
+
+/* y_min / y_max: ingot's own, set by fold_qdq for a Relu or Clip folded into the
+ * requantization (the quantized output is clamped to them as well as to its dtype's
+ * range); never read from a model, so an imported node keeps the defaults. */
+#define Q_NO_MIN INT32_MIN
+#define Q_NO_MAX INT32_MAX
+#define Q_CLAMP_FIELDS(S) \
+	{ "y_min", AK_INT, offsetof(S, y_min), NULL, .has_default = true, .def = Q_NO_MIN }, \
+	{ "y_max", AK_INT, offsetof(S, y_max), NULL, .has_default = true, .def = Q_NO_MAX }
 /* attribute values (strides, pads, kernel...) stay far from int64 overflow */
 #define ATTR_MAX ((int64_t)1 << 24)
 
@@ -156,7 +165,31 @@ static int qmm_infer(InferCtx *c)
 	    want_vec(c, 6, g.m, "row of a", &l) || want_vec(c, 7, g.m, "row of a", &l))
 		return -1;
 	(void)ys;
+	const Type *b = infer_in(c, 8);
+	if (b && (b->dtype != DT_I32 || b->rank != 1 || b->dims[0] != g.n))
+		return infer_fail(c, 8, "expected i32[%lld] (one per column)", (long long)g.n);
 	*infer_out(c, 0) = type_make(infer_in(c, 7)->dtype, g.y_rank, g.y_dims);
+	return 0;
+}
+
+typedef struct QmmAttrs {
+	int64_t y_min, y_max;
+} QmmAttrs;
+
+static const AttrField qmm_fields[] = { Q_CLAMP_FIELDS(QmmAttrs) };
+
+static int qmm_import(ImportCtx *c)
+{
+	QmmAttrs *a = c->attrs;
+	const Node *n = ir_node(c->g, c->node);
+	a->y_min = Q_NO_MIN;
+	a->y_max = Q_NO_MAX;
+	if (n->op == OP_QLINEAR_MATMUL && n->n_in > 8) {   /* slot 8 is fold_qdq's bias */
+		DiagLoc l = ir_node_loc(c->g, c->node);
+		diag_report(c->diags, DIAG_ERROR, DC_PARSE, &l,
+		            "QLinearMatMul takes at most 8 inputs, got %d", n->n_in);
+		return -1;
+	}
 	return 0;
 }
 
@@ -194,6 +227,9 @@ static int qmm_lower(LowerCtx *c)
 	p->y_dtype = ir_value(c->g, n->out[0])->type.dtype;
 	p->s_dtype = ql ? ir_value(c->g, n->in[1])->type.dtype : DT_F32;
 	p->qlinear = ql;
+	p->has_bias = ql && n->n_in > 8 && n->in[8] != IR_NONE;
+	p->y_lo = ((const QmmAttrs *)n->attrs)->y_min;
+	p->y_hi = ((const QmmAttrs *)n->attrs)->y_max;
 	p->m = g.m;
 	p->n = g.n;
 	p->k = g.k;
@@ -217,6 +253,7 @@ typedef struct QConvAttrs {
 	int auto_pad;
 	int64_t group;
 	IntList dilations, kernel_shape, pads, strides;
+	int64_t y_min, y_max;
 } QConvAttrs;
 
 static const AttrField qconv_fields[] = {
@@ -226,12 +263,15 @@ static const AttrField qconv_fields[] = {
 	{ "kernel_shape", AK_INTS, offsetof(QConvAttrs, kernel_shape), NULL },
 	{ "pads", AK_INTS, offsetof(QConvAttrs, pads), NULL },
 	{ "strides", AK_INTS, offsetof(QConvAttrs, strides), NULL },
+	Q_CLAMP_FIELDS(QConvAttrs),
 };
 
 static int qconv_import(ImportCtx *c)
 {
 	QConvAttrs *a = c->attrs;
 	const RawAttr *ap = import_find(c, "auto_pad");
+	a->y_min = Q_NO_MIN;
+	a->y_max = Q_NO_MAX;
 	if (ap && ap->kind == RA_STRING && ap->s && !ap->s[0])   /* "" means NOTSET */
 		a->auto_pad = PAD_NOTSET;
 	else if (import_enum(c, "auto_pad", auto_pad_names, PAD_NOTSET, &a->auto_pad))
@@ -400,6 +440,8 @@ static int qconv_lower(LowerCtx *c)
 	p->w_zp = wzp == INGOT_QV_NONE ? 0 : wzp == INGOT_QV_ONE ? 1 : g.m;
 	p->w_s = wsc == INGOT_QV_VEC ? g.m : 1;
 	p->has_bias = ql && n->n_in > 8 && n->in[8] != IR_NONE;
+	p->y_lo = ((const QConvAttrs *)n->attrs)->y_min;
+	p->y_hi = ((const QConvAttrs *)n->attrs)->y_max;
 	for (int i = 0; i < x->rank; i++) {
 		p->x_dims[i] = x->dims[i];
 		p->w_dims[i] = w->dims[i];
@@ -422,5 +464,9 @@ const OpImpl op_impl_conv_integer = {
 	sizeof(QConvAttrs), qconv_fields, COUNTOF(qconv_fields), qconv_import, convi_infer,
 	qconv_lower
 };
-const OpImpl op_impl_qlinear_matmul = { 0, NULL, 0, NULL, qmm_infer, qmm_lower };
-const OpImpl op_impl_matmul_integer = { 0, NULL, 0, NULL, mmi_infer, qmm_lower };
+const OpImpl op_impl_qlinear_matmul = {
+	sizeof(QmmAttrs), qmm_fields, COUNTOF(qmm_fields), qmm_import, qmm_infer, qmm_lower
+};
+const OpImpl op_impl_matmul_integer = {
+	sizeof(QmmAttrs), qmm_fields, COUNTOF(qmm_fields), qmm_import, mmi_infer, qmm_lower
+};

@@ -273,6 +273,15 @@ static void q_requant(int dt, void *y, int64_t i, int64_t acc, float mult, doubl
 	q_st_int(dt, y, i, rint((double)acc * (double)mult) + zp, lo, hi);
 }
 
+/* Narrows the dtype's range [lo, hi] to a fused activation's [y_lo, y_hi]. */
+static void q_clamp_range(double *lo, double *hi, int64_t y_lo, int64_t y_hi)
+{
+	if ((double)y_lo > *lo)
+		*lo = (double)y_lo;
+	if ((double)y_hi < *hi)
+		*hi = (double)y_hi;
+}
+
 /* A zero point / scale of an operand, by layout: v = vec index, b = batch number. */
 static double q_pick(int dt, const void *p, int64_t mode, int64_t v, int64_t b, int64_t len)
 {
@@ -293,6 +302,7 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
 	const void *azp = p->a_zp ? in[2] : NULL, *bzp = p->b_zp ? in[ql ? 5 : 3] : NULL;
 	const void *as = ql ? in[1] : NULL, *bs = ql ? in[4] : NULL, *ys = ql ? in[6] : NULL;
 	const void *yzp = ql && p->y_zp ? in[7] : NULL;
+	const int32_t *bias = ql && p->has_bias ? (const int32_t *)in[8] : NULL;
 	const int32_t af = q_flip((int)p->a_dtype), bf = q_flip((int)p->b_dtype);
 	int adt = (int)p->a_dtype, bdt = (int)p->b_dtype, ydt = (int)p->y_dtype;
 	int sdt = (int)p->s_dtype;
@@ -303,8 +313,10 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
 	(void)scratch;
 	if (!a || !b || !out[0] || p->nb < 0 || p->nb > INGOT_MAX_RANK || p->m < 0 || p->k < 0 ||
 	    p->n < 0 || (p->a_zp && !azp) || (p->b_zp && !bzp) || (ql && (!as || !bs || !ys)) ||
-	    (ql && p->y_zp && !yzp) || (ql && !q_range(ydt, &lo, &hi)))
+	    (ql && p->y_zp && !yzp) || (ql && !q_range(ydt, &lo, &hi)) ||
+	    (ql && p->has_bias && !in[8]))
 		return INGOT_EINVAL;
+	q_clamp_range(&lo, &hi, p->y_lo, p->y_hi);
 	for (d = 0; d < p->nb; d++)
 		batches *= p->bdims[d];
 	rows = batches * p->m;
@@ -325,7 +337,7 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
 		for (j0 = 0; j0 < p->n; j0 += Q_CHUNK) {
 			int64_t len = p->n - j0 < Q_CHUNK ? p->n - j0 : Q_CHUNK;
 			for (j = 0; j < len; j++) {
-				acc[j] = 0;
+				acc[j] = bias ? bias[j0 + j] : 0;
 				acc32[j] = 0;
 				/* the zero point folded with the sign flip: b - bz = (b ^ bf) - bz[j] */
 				bz[j] = (int32_t)q_pick(bdt, bzp, p->b_zp, j0 + j, bb, p->n) + bf;
@@ -423,6 +435,7 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 	if (ql) {
 		if (!in[1] || !in[4] || !in[6] || !in[7] || !q_range(ydt, &lo, &hi))
 			return INGOT_EINVAL;
+		q_clamp_range(&lo, &hi, p->y_lo, p->y_hi);
 		xsc = *(const float *)in[1];
 		ysc = *(const float *)in[6];
 		yz = ingot_ld_num(ydt, in[7], 0);

@@ -55,11 +55,15 @@ enum { INGOT_QV_NONE, INGOT_QV_ONE, INGOT_QV_VEC, INGOT_QV_BATCH };
  *   saturate(rint(acc * (a_scale * b_scale / y_scale)) + yzp), the multiplier in
  *   float, the product in double. Scales (f32) use a_s / b_s / y_s layouts,
  *   yzp y_zp (ONE or VEC over rows); scales have s_dtype (f32, f16 or bf16).
+ *   When has_bias (a folded Gemm or MatMul + Add, never an ONNX QLinearMatMul),
+ *   in[8] is an i32 bias of n values added to acc before the multiplier.
+ *   The result is clamped to [y_lo, y_hi] as well as to y_dtype's range (a fused
+ *   Relu or Clip; the lowering sets the dtype's range when there is none).
  * Tasks split batch * m rows. */
 #define INGOT_QMATMUL_FIELDS(F) F(I64, a_dtype) F(I64, b_dtype) F(I64, y_dtype) \
 	F(I64, qlinear) F(I64, m) F(I64, n) F(I64, k) F(I64, nb) F(DIMS, bdims) \
 	F(DIMS, a_bstr) F(DIMS, b_bstr) F(I64, a_zp) F(I64, b_zp) F(I64, a_s) F(I64, b_s) \
-	F(I64, y_s) F(I64, y_zp) F(I64, s_dtype)
+	F(I64, y_s) F(I64, y_zp) F(I64, s_dtype) F(I64, has_bias) F(I64, y_lo) F(I64, y_hi)
 INGOT_PARAMS(ingot_qmatmul_params, INGOT_QMATMUL_FIELDS)
 
 /* Convolution of 8-bit X (N, C, spatial...) with 8-bit W (M, C/group, k...), with
@@ -69,13 +73,14 @@ INGOT_PARAMS(ingot_qmatmul_params, INGOT_QMATMUL_FIELDS)
  * qlinear = 1 (QLinearConv): in[0] X, in[1] x_scale, in[2] xzp, in[3] W,
  *   in[4] w_scale (w_s values: 1 or M), in[5] wzp, in[6] y_scale, in[7] yzp,
  *   in[8] bias (i32, M) when has_bias; Y (y_dtype) = saturate(rint((acc + bias) *
- *   x_scale * w_scale[m] / y_scale) + yzp).
+ *   x_scale * w_scale[m] / y_scale) + yzp), clamped to [y_lo, y_hi] too (a fused
+ *   Relu or Clip; the dtype's range when there is none).
  * Dims are full tensor dims (rank nsp + 2); pads are begin pads per spatial dim.
  * Tasks split the N * M output planes. */
 #define INGOT_QCONV_FIELDS(F) F(I64, x_dtype) F(I64, w_dtype) F(I64, y_dtype) \
 	F(I64, qlinear) F(I64, nsp) F(I64, group) F(I64, has_xzp) F(I64, w_zp) F(I64, w_s) \
 	F(I64, has_bias) F(DIMS, x_dims) F(DIMS, w_dims) F(DIMS, y_dims) F(DIMS, strides) \
-	F(DIMS, dilations) F(DIMS, pads)
+	F(DIMS, dilations) F(DIMS, pads) F(I64, y_lo) F(I64, y_hi)
 INGOT_PARAMS(ingot_qconv_params, INGOT_QCONV_FIELDS)
 
 INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void *const *out,
