@@ -1,13 +1,15 @@
 /* fold_constants.c — constant folding: every node whose inputs are all constant is
  * evaluated by the reference kernels (the ones the C target emits) and replaced by
  * its results. Shape inference already folds as it goes; this pass catches what
- * later rewrites made constant. */
+ * later rewrites made constant, and the DequantizeLinear of constants that inference
+ * leaves for fold_qdq. */
 #include "passes.h"
 #include "opimpl.h"
 
 int pass_fold_constants(Graph *g, PassCtx *ctx)
 {
 	int folded = 0;
+	g->qdq_folded = true;    /* fold_qdq runs before this pass when in the pipeline */
 	for (RegionId r = 0; r < g->n_regions; r++) {
 		const Region *reg = &g->regions[r];
 		for (int i = 0; i < reg->n_nodes; i++) {

@@ -5,6 +5,9 @@
 #include <string.h>
 
 static const Pass passes[] = {
+	{ "fold_qdq", "run DequantizeLinear -> Conv/MatMul/Gemm/MaxPool/reshape [-> Relu/Clip] -> "
+	  "QuantizeLinear patterns as integer nodes (QLinearConv, QLinearMatMul)", pass_fold_qdq,
+	  "types, constant scales; before fold_constants" },
 	{ "fold_constants", "evaluate nodes whose inputs are all constant", pass_fold_constants, "types" },
 	{ "remove_identity", "remove copies: Identity, inference Dropout, shape-keeping reshapes, "
 	  "identity Transpose, Cast to the same type", pass_remove_identity, "types" },
@@ -52,6 +55,7 @@ int pass_pipeline(int opt_level, const char **names, int cap)
 	int n = 0;
 #define ADD(p) do { if (n < cap) names[n++] = (p); } while (0)
 	if (opt_level >= 1) {
+		ADD("fold_qdq");
 		ADD("fold_constants");
 		ADD("remove_identity");
 		ADD("dce");

@@ -56,6 +56,7 @@ int pass_matmul_add_to_gemm(Graph *g, PassCtx *ctx);
 int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
 int pass_fuse_elementwise(Graph *g, PassCtx *ctx);
 int pass_fuse_layernorm(Graph *g, PassCtx *ctx);
+int pass_fold_qdq(Graph *g, PassCtx *ctx);
 
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */

@@ -194,6 +194,9 @@ typedef struct Graph {
 	const char *producer;        /* producer_name from the model, informative */
 	int64_t ir_version;
 	int opset;                   /* ai.onnx opset of the main graph */
+	bool qdq_folded;             /* fold_qdq or fold_constants has run: DequantizeLinear of
+	                                constants folds (before, its integer weights wait for
+	                                fold_qdq) */
 	/* results of memory planning (bytes) */
 	int64_t arena_bytes, scratch_bytes;
 	int64_t naive_bytes;         /* all intermediates without reuse */

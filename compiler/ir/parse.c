@@ -165,7 +165,12 @@ static int parse_type(Parser *P, Type *t)
 		t->layout = LAYOUT_BLOCKED;
 		t->block = (int)b;
 	}
-	if (eat(P, "!q(")) {
+	if (eat(P, "!q(axis=")) {          /* per axis: informative, the scales are inputs */
+		int64_t ax, n;
+		if (parse_i64(P, &ax) || expect(P, ",") || expect(P, "n=") || parse_i64(P, &n) ||
+		    expect(P, ")"))
+			return -1;
+	} else if (eat(P, "!q(")) {
 		double scale;
 		int64_t zp;
 		Quant *q = arena_alloc(&P->g->arena, sizeof *q);

@@ -22,6 +22,8 @@ bool ops_node_foldable(const Graph *g, NodeId id)
 	const Node *n = &g->nodes[id];
 	if (n->dead || n->n_bodies || ops_node_random(g, id))   /* a fresh draw every run */
 		return false;
+	if (n->op == OP_DEQUANTIZE_LINEAR && !g->qdq_folded)   /* passes/fold_qdq.c wants them */
+		return false;
 	for (int i = 0; i < n->n_in && !reads_only_types(n->op); i++)
 		if (n->in[i] != IR_NONE && !g->values[n->in[i]].is_const)
 			return false;

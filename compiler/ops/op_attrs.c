@@ -51,3 +51,21 @@ NormAttrs *ops_norm_attrs(Graph *g, NodeId id)
 	NormAttrs *a = of_group(g, id, &op_impl_layernorm);
 	return a ? a : of_group(g, id, &op_impl_rms_norm);
 }
+
+QConvAttrs *ops_qconv_attrs(Graph *g, NodeId id)
+{
+	QConvAttrs *a = of_group(g, id, &op_impl_qlinear_conv);
+	return a ? a : of_group(g, id, &op_impl_conv_integer);
+}
+
+QmmAttrs *ops_qmm_attrs(Graph *g, NodeId id)
+{
+	QmmAttrs *a = of_group(g, id, &op_impl_qlinear_matmul);
+	return a ? a : of_group(g, id, &op_impl_matmul_integer);
+}
+
+QuantAttrs *ops_quant_attrs(Graph *g, NodeId id)
+{
+	QuantAttrs *a = of_group(g, id, &op_impl_quantize);
+	return a ? a : of_group(g, id, &op_impl_dequantize);
+}

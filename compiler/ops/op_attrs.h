@@ -111,6 +111,35 @@ typedef struct FusedAttrs {
 	FloatList params;            /* 3 per step: alpha/lo, beta/hi, gamma/clip flags */
 } FusedAttrs;
 
+/* quant.c: groups quantize (QuantizeLinear) and dequantize (DequantizeLinear) */
+typedef struct QuantAttrs {
+	int64_t axis;
+	int64_t saturate;
+	int64_t block_size;        /* 0: per tensor or per axis */
+	int64_t output_dtype;      /* ONNX dtype number, 0: from the zero point / scale */
+	int64_t precision;         /* QuantizeLinear 23: dtype of the division, 0: numpy's */
+} QuantAttrs;
+
+/* qlinear.c: the clamp of the quantized output that passes/fold_qdq.c sets for a
+ * Relu or Clip it folds into the requantization (the output is clamped to
+ * [y_min, y_max] as well as to its dtype's range); never read from a model, so an
+ * imported node keeps the defaults, which clamp nothing. */
+#define Q_NO_MIN INT32_MIN
+#define Q_NO_MAX INT32_MAX
+
+/* qlinear.c: groups qlinear_conv (QLinearConv) and conv_integer (ConvInteger) */
+typedef struct QConvAttrs {
+	int auto_pad;                        /* as ConvAttrs */
+	int64_t group;
+	IntList dilations, kernel_shape, pads, strides;
+	int64_t y_min, y_max;
+} QConvAttrs;
+
+/* qlinear.c: groups qlinear_matmul (QLinearMatMul) and matmul_integer (MatMulInteger) */
+typedef struct QmmAttrs {
+	int64_t y_min, y_max;
+} QmmAttrs;
+
 /* op_attrs.c: node id's attributes, or NULL when its op is not of the group(s) named */
 EpilogueAttrs *ops_epilogue_attrs(Graph *g, NodeId id);    /* Conv, ConvTranspose, Gemm, MatMul */
 ConvAttrs *ops_conv_attrs(Graph *g, NodeId id);            /* Conv, ConvTranspose */
@@ -125,5 +154,8 @@ UnaryAttrs *ops_unary_attrs(Graph *g, NodeId id);
 ClipAttrs *ops_clip_attrs(Graph *g, NodeId id);
 MathAttrs *ops_math_attrs(Graph *g, NodeId id);
 FusedAttrs *ops_fused_attrs(Graph *g, NodeId id);
+QuantAttrs *ops_quant_attrs(Graph *g, NodeId id);          /* QuantizeLinear, DequantizeLinear */
+QConvAttrs *ops_qconv_attrs(Graph *g, NodeId id);          /* QLinearConv, ConvInteger */
+QmmAttrs *ops_qmm_attrs(Graph *g, NodeId id);              /* QLinearMatMul, MatMulInteger */
 
 #endif /* INGOT_OP_ATTRS_H */

@@ -6,6 +6,7 @@
  * compact copy of Conv's rules, without ConvTranspose), matmul into numpy
  * broadcast batch strides. Lowering targets runtime-stubs/kernels/quant.c. */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
@@ -13,11 +14,7 @@
 
 #define QC_MAX_SP 6
 
-/* y_min / y_max: ingot's own, set by fold_qdq for a Relu or Clip folded into the
- * requantization (the quantized output is clamped to them as well as to its dtype's
- * range); never read from a model, so an imported node keeps the defaults. */
-#define Q_NO_MIN INT32_MIN
-#define Q_NO_MAX INT32_MAX
+/* y_min / y_max (op_attrs.h) print only when they clamp */
 #define Q_CLAMP_FIELDS(S) \
 	{ "y_min", AK_INT, offsetof(S, y_min), NULL, .has_default = true, .def = Q_NO_MIN }, \
 	{ "y_max", AK_INT, offsetof(S, y_max), NULL, .has_default = true, .def = Q_NO_MAX }
@@ -172,10 +169,6 @@ static int qmm_infer(InferCtx *c)
 	return 0;
 }
 
-typedef struct QmmAttrs {
-	int64_t y_min, y_max;
-} QmmAttrs;
-
 static const AttrField qmm_fields[] = { Q_CLAMP_FIELDS(QmmAttrs) };
 
 static int qmm_import(ImportCtx *c)
@@ -248,13 +241,6 @@ static int qmm_lower(LowerCtx *c)
 enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
 static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID",
                                               NULL };
-
-typedef struct QConvAttrs {
-	int auto_pad;
-	int64_t group;
-	IntList dilations, kernel_shape, pads, strides;
-	int64_t y_min, y_max;
-} QConvAttrs;
 
 static const AttrField qconv_fields[] = {
 	{ "auto_pad", AK_ENUM, offsetof(QConvAttrs, auto_pad), auto_pad_names },

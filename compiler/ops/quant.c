@@ -9,18 +9,12 @@
  * float4e2m1; types of opset 24 and later are reported unsupported by name.
  * `saturate` only concerns the 8-bit floats. */
 #include "opimpl.h"
+#include "op_attrs.h"
 
 #include <string.h>
 
 #include "quant.h"
 
-typedef struct QuantAttrs {
-	int64_t axis;
-	int64_t saturate;
-	int64_t block_size;        /* 0: per tensor or per axis */
-	int64_t output_dtype;      /* ONNX dtype number, 0: from the zero point / scale */
-	int64_t precision;         /* QuantizeLinear 23: dtype of the division, 0: numpy's */
-} QuantAttrs;
 
 static const AttrField quant_fields[] = {
 	{ "axis", AK_INT, offsetof(QuantAttrs, axis), NULL },

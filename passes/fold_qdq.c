@@ -1,0 +1,549 @@
+/* fold_qdq.c — QDQ models (ONNX Runtime's quantizer, most exporters) run in integers.
+ * The patterns, with x, w, y 8-bit and every scale and zero point constant:
+ *
+ *   Q(Conv(DQ(x), DQ(w), [DQ(b)]) [-> Relu | Clip])        -> QLinearConv
+ *   Q(MatMul(DQ(a), DQ(w)) [-> Relu | Clip])               -> QLinearMatMul
+ *   Q(Gemm(DQ(a), DQ(w), [DQ(b)]) [-> Relu | Clip])        -> QLinearMatMul + bias
+ *   Q(op(DQ(x))), op a MaxPool or a reshape/transpose, the same scale and zero
+ *     point on both sides                                  -> op on the 8-bit x
+ *   Q(Relu | Clip(DQ(y))), y from a node made here that alone reads it, the same
+ *     scale and zero point                                 -> that node's clamp
+ *   Q(DQ(x)), the same scale, zero point and dtype         -> x
+ *
+ * Weights are per tensor or per output channel (Conv axis 0; MatMul's B axis 1,
+ * Gemm's transposed B axis 0, transposed here at compile time). A bias quantized
+ * with scale x_scale * w_scale (what quantizers write) is used as it is; another
+ * scale, or a float bias, is requantized to it. A folded Relu or Clip is exact:
+ * QuantizeLinear is monotonic, so Q(clip(v, lo, hi)) = clamp(Q(v), Q(lo), Q(hi)),
+ * which becomes the node's y_min / y_max (Relu: y_min = the zero point).
+ *
+ * The integer node runs where the QuantizeLinear ran, writes its output (names
+ * survive) and lists every member's ONNX name. What no pattern takes keeps its
+ * DequantizeLinear → float op → QuantizeLinear; DequantizeLinear of constant weights
+ * is not folded before this pass has run (fold.c: ops_node_foldable), so it finds the
+ * integer weights, and fold_constants folds the rest after it. Last, every 8-bit
+ * value that a Q or an integer node writes, and every weight it reads, gets its
+ * quantized type (Type.quant, printed !q(scale,zp) or !q(axis=A,n=N)). */
+#include "passes.h"
+#include "rewrite.h"
+#include "op_attrs.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The live node of op `op` that writes v, or IR_NONE. */
+static NodeId producer_of(const Graph *g, ValueId v, Op op)
+{
+	NodeId p = v == IR_NONE ? IR_NONE : g->values[v].producer;
+	if (p == IR_NONE || g->nodes[p].dead || g->nodes[p].op != op)
+		return IR_NONE;
+	return p;
+}
+
+static bool is_q8(DType t)
+{
+	return t == DT_U8 || t == DT_I8;
+}
+
+/* One Q or DQ node's parameters: x (DQ: its integer input; Q: its integer output),
+ * the constant f32 scale and zero point (IR_NONE: absent, 0) of n values along
+ * `axis` (n = 1: per tensor). */
+typedef struct QParams {
+	NodeId node;
+	ValueId x, s, z;
+	int64_t n, axis;
+} QParams;
+
+static bool qparams(Graph *g, NodeId id, QParams *q)
+{
+	const Node *n = &g->nodes[id];
+	const QuantAttrs *a = ops_quant_attrs(g, id);
+	ValueId x = n->op == OP_QUANTIZE_LINEAR ? n->out[0] : n->in[0];
+	ValueId s = n->in[1], z = n->n_in > 2 ? n->in[2] : IR_NONE;
+	memset(q, 0, sizeof *q);
+	if (!a || a->block_size || a->precision || x == IR_NONE || !g->values[s].is_const ||
+	    g->values[s].type.dtype != DT_F32 || (z != IR_NONE && !g->values[z].is_const) ||
+	    g->values[s].type.rank > 1)
+		return false;
+	q->node = id;
+	q->x = x;
+	q->s = s;
+	q->z = z;
+	q->n = type_numel(&g->values[s].type);
+	q->axis = -1;
+	if (q->n != 1 || g->values[s].type.rank == 1) {
+		int64_t ax = a->axis, r = g->values[x].type.rank;
+		if (q->n != 1 || ax != 1) {      /* a 1-element vector scale is per tensor too */
+			ax = ax < 0 ? ax + r : ax;
+			if (ax < 0 || ax >= r)
+				return false;
+			q->axis = ax;
+		}
+		if (q->n == 1)
+			q->axis = -1;
+	}
+	return true;
+}
+
+static float qp_scale(const Graph *g, const QParams *q, int64_t i)
+{
+	return ((const float *)ir_const_data(g, q->s))[q->n == 1 ? 0 : i];
+}
+
+static int32_t qp_zp(const Graph *g, const QParams *q, int64_t i)
+{
+	return q->z == IR_NONE ? 0 : (int32_t)rw_const_f64(g, q->z, q->n == 1 ? 0 : i);
+}
+
+/* The same per-tensor scale and zero point (values, not ids) and the same dtype. */
+static bool same_tensor_params(const Graph *g, const QParams *a, const QParams *b)
+{
+	return a->n == 1 && b->n == 1 && qp_scale(g, a, 0) == qp_scale(g, b, 0) &&
+	       qp_zp(g, a, 0) == qp_zp(g, b, 0) &&
+	       g->values[a->x].type.dtype == g->values[b->x].type.dtype;
+}
+
+/* A DequantizeLinear of an 8-bit value feeding slot v, per tensor when per_tensor. */
+static bool dq_input(Graph *g, ValueId v, bool per_tensor, QParams *q)
+{
+	NodeId d = producer_of(g, v, OP_DEQUANTIZE_LINEAR);
+	return d != IR_NONE && qparams(g, d, q) && is_q8(g->values[q->x].type.dtype) &&
+	       (!per_tensor || q->n == 1);
+}
+
+/* The zero point as a value of x's dtype: the DQ's own, or a new constant 0. */
+static ValueId zp_value(Graph *g, RegionId r, const QParams *q, const char *base)
+{
+	if (q->z != IR_NONE)
+		return q->z;
+	Type t = type_make(g->values[q->x].type.dtype, 0, NULL);
+	uint8_t zero[8] = { 0 };
+	return rw_const_new(g, r, base, &t, zero);
+}
+
+/* QuantizeLinear's formula on one float (round half to even, saturate). */
+static int64_t quantize_one(double v, float scale, int32_t zp, DType dt)
+{
+	double lo = dt == DT_U8 ? 0 : -128, hi = dt == DT_U8 ? 255 : 127;
+	double q = v != v ? lo : rint(v / (double)scale) + zp;
+	if (v == INFINITY)
+		q = hi;
+	return (int64_t)(q < lo ? lo : q > hi ? hi : q);
+}
+
+/* An activation between the linear node and the Q: Relu or Clip with constant
+ * bounds, as a clamp [lo, hi] in float. */
+static bool activation_bounds(Graph *g, NodeId m, double *lo, double *hi)
+{
+	const Node *n = &g->nodes[m];
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	if (n->op == OP_RELU) {
+		*lo = 0.0;
+		return true;
+	}
+	if (n->op != OP_CLIP)
+		return false;
+	const ClipAttrs *a = ops_clip_attrs(g, m);
+	for (int k = 1; k <= 2; k++) {
+		double *b = k == 1 ? lo : hi;
+		if (k < n->n_in && n->in[k] != IR_NONE) {
+			if (!g->values[n->in[k]].is_const || type_numel(&g->values[n->in[k]].type) != 1)
+				return false;
+			*b = rw_const_f64(g, n->in[k], 0);
+		} else {
+			const FloatList *l = k == 1 ? &a->min : &a->max;
+			if (l->n > 0)
+				*b = l->v[0];
+		}
+	}
+	return true;
+}
+
+/* The chain Q <- [act] <- linear node: fills the linear node, the activation
+ * (IR_NONE: none) and its float bounds. Each link must be the sole reader. */
+typedef struct Chain {
+	QParams y;
+	NodeId lin, act;
+	double lo, hi;
+} Chain;
+
+static bool chain_of(Graph *g, const Uses *u, NodeId q, Chain *c)
+{
+	ValueId v = g->nodes[q].in[0];
+	NodeId p = v == IR_NONE ? IR_NONE : g->values[v].producer;
+	memset(c, 0, sizeof *c);
+	if (!qparams(g, q, &c->y) || c->y.n != 1 || !is_q8(g->values[c->y.x].type.dtype) ||
+	    g->values[v].type.dtype != DT_F32 || p == IR_NONE || g->nodes[p].dead ||
+	    rw_sole_user(g, u, v) != q || g->nodes[p].region != g->nodes[q].region)
+		return false;
+	c->act = IR_NONE;
+	c->lo = -INFINITY;
+	c->hi = INFINITY;
+	if (activation_bounds(g, p, &c->lo, &c->hi)) {
+		ValueId a = g->nodes[p].in[0];
+		c->act = p;
+		p = g->values[a].producer;
+		if (p == IR_NONE || g->nodes[p].dead || rw_sole_user(g, u, a) != c->act ||
+		    g->nodes[p].region != g->nodes[q].region)
+			return false;
+	}
+	c->lin = p;
+	return g->nodes[p].n_out == 1;
+}
+
+/* The clamp of the chain's activation in the quantized domain. */
+static void chain_clamp(const Graph *g, const Chain *c, int64_t *y_min, int64_t *y_max)
+{
+	DType dt = g->values[c->y.x].type.dtype;
+	float s = qp_scale(g, &c->y, 0);
+	int32_t z = qp_zp(g, &c->y, 0);
+	*y_min = c->lo == -INFINITY ? Q_NO_MIN : quantize_one(c->lo, s, z, dt);
+	*y_max = c->hi == INFINITY ? Q_NO_MAX : quantize_one(c->hi, s, z, dt);
+}
+
+/* The i32 bias of a folded node: b in bias slot v (DQ of i32, or a float constant)
+ * at scale x_scale * w_scale[c] for c < m. IR_NONE when v is absent; false when it
+ * is neither form. */
+static bool bias_value(Graph *g, RegionId r, ValueId v, const QParams *x, const QParams *w,
+                       int64_t m, const char *base, ValueId *out)
+{
+	QParams bq;
+	NodeId d = v == IR_NONE ? IR_NONE : producer_of(g, v, OP_DEQUANTIZE_LINEAR);
+	bool dq = d != IR_NONE && qparams(g, d, &bq) && g->values[bq.x].is_const &&
+	          g->values[bq.x].type.dtype == DT_I32 && (bq.n == 1 || bq.n == m);
+	*out = IR_NONE;
+	if (v == IR_NONE)
+		return true;
+	if (!dq && (!g->values[v].is_const || g->values[v].type.dtype != DT_F32))
+		return false;
+	const Value *bv = &g->values[dq ? bq.x : v];
+	if (type_numel(&bv->type) != m || bv->type.rank < 1 || bv->type.dims[bv->type.rank - 1] != m)
+		return false;
+	int32_t *b = malloc((size_t)(m ? m : 1) * sizeof *b);
+	bool same = dq;
+	if (!b)
+		die("out of memory");
+	for (int64_t c = 0; c < m; c++) {
+		float want = qp_scale(g, x, 0) * qp_scale(g, w, c);
+		double f;
+		if (dq && qp_scale(g, &bq, c) == want && qp_zp(g, &bq, c) == 0) {
+			b[c] = (int32_t)rw_const_f64(g, bq.x, c);
+			continue;
+		}
+		same = false;
+		f = dq ? (rw_const_f64(g, bq.x, c) - qp_zp(g, &bq, c)) * (double)qp_scale(g, &bq, c)
+		       : rw_const_f64(g, v, c);
+		double q = want > 0 ? rint(f / (double)want) : 0.0;
+		b[c] = (int32_t)(q < -2147483648.0 ? -2147483648.0 : q > 2147483647.0 ? 2147483647.0 : q);
+	}
+	if (same && bv->type.rank == 1) {
+		*out = bq.x;
+	} else {
+		Type t = type_make(DT_I32, 1, &m);
+		*out = rw_const_new(g, r, base, &t, b);
+	}
+	free(b);
+	return true;
+}
+
+/* Copies a node's int list into a raw attribute when present. */
+static int push_ints(RawAttr *raw, int n, const char *name, const IntList *l)
+{
+	if (l->n > 0)
+		raw[n++] = rw_raw_ints(name, l->v, l->n);
+	return n;
+}
+
+/* The chain's float nodes go; the integer node q lists them first. */
+static void finish(Graph *g, NodeId q, const Chain *c)
+{
+	if (c->act != IR_NONE) {
+		g->nodes[c->act].dead = true;
+		rw_origins_prepend(g, q, c->act);
+	}
+	g->nodes[c->lin].dead = true;
+	rw_origins_prepend(g, q, c->lin);
+	rw_reinfer(g, q);
+}
+
+static bool fold_conv(Graph *g, const Uses *u, NodeId q, DiagSink *d)
+{
+	Chain c;
+	QParams x, w;
+	if (!chain_of(g, u, q, &c) || g->nodes[c.lin].op != OP_CONV)
+		return false;
+	const Node *cv = &g->nodes[c.lin];
+	ConvAttrs *ca = ops_conv_attrs(g, c.lin);
+	RegionId r = g->nodes[q].region;
+	if (ca->ep.activation || ca->ep.residual || !dq_input(g, cv->in[0], true, &x) ||
+	    !dq_input(g, cv->in[1], false, &w) || !g->values[w.x].is_const ||
+	    (w.n != 1 && w.axis != 0))
+		return false;
+	int64_t m = g->values[w.x].type.dims[0];
+	ValueId bias;
+	const char *base = ir_node_name(g, c.lin);
+	if (!bias_value(g, r, cv->n_in > 2 ? cv->in[2] : IR_NONE, &x, &w, m, base, &bias))
+		return false;
+	static const char *const pads[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID" };
+	RawAttr raw[6];
+	int nr = 0;
+	memset(raw, 0, sizeof raw);
+	raw[nr].name = "auto_pad";
+	raw[nr].kind = RA_STRING;
+	raw[nr++].s = pads[ca->auto_pad];
+	raw[nr++] = rw_raw_int("group", ca->group);
+	nr = push_ints(raw, nr, "dilations", &ca->dilations);
+	nr = push_ints(raw, nr, "kernel_shape", &ca->kernel_shape);
+	nr = push_ints(raw, nr, "pads", &ca->pads);
+	nr = push_ints(raw, nr, "strides", &ca->strides);
+	ValueId in[9] = { x.x, x.s, zp_value(g, r, &x, base), w.x, w.s, zp_value(g, r, &w, base),
+	                  c.y.s, zp_value(g, r, &c.y, base), bias };
+	if (rw_node_reset(g, q, OP_QLINEAR_CONV, in, bias == IR_NONE ? 8 : 9, raw, nr, d))
+		die("fold_qdq: QLinearConv rejected Conv's attributes");
+	QConvAttrs *qa = ops_qconv_attrs(g, q);
+	chain_clamp(g, &c, &qa->y_min, &qa->y_max);
+	finish(g, q, &c);
+	return true;
+}
+
+/* MatMul(DQ(a), DQ(w)) and Gemm(DQ(a), DQ(w), [bias]) with w a constant matrix. */
+static bool fold_matmul(Graph *g, const Uses *u, NodeId q, DiagSink *d)
+{
+	Chain c;
+	QParams a, w;
+	if (!chain_of(g, u, q, &c))
+		return false;
+	const Node *mm = &g->nodes[c.lin];
+	bool gemm = mm->op == OP_GEMM;
+	RegionId r = g->nodes[q].region;
+	EpilogueAttrs *ep = ops_epilogue_attrs(g, c.lin);
+	if ((mm->op != OP_MATMUL && !gemm) || !ep || ep->activation || ep->residual ||
+	    !dq_input(g, mm->in[0], true, &a) || !dq_input(g, mm->in[1], false, &w) ||
+	    !g->values[w.x].is_const || g->values[w.x].type.rank != 2)
+		return false;
+	const GemmAttrs *ga = gemm ? ops_gemm_attrs(g, c.lin) : NULL;
+	bool tb = ga && ga->trans_b;
+	if (ga && (ga->trans_a || ga->alpha != 1.0f || (mm->n_in > 2 && mm->in[2] != IR_NONE &&
+	                                                ga->beta != 1.0f)))
+		return false;
+	const Type *wt = &g->values[w.x].type;
+	int64_t k = wt->dims[tb ? 1 : 0], n = wt->dims[tb ? 0 : 1];
+	if (w.n != 1 && w.axis != (tb ? 0 : 1))
+		return false;
+	const char *base = ir_node_name(g, c.lin);
+	ValueId bias = IR_NONE, wq = w.x;
+	if (gemm && !bias_value(g, r, mm->n_in > 2 ? mm->in[2] : IR_NONE, &a, &w, n, base, &bias))
+		return false;
+	if (tb) {                      /* B as [K, N] */
+		const uint8_t *src = ir_const_data(g, w.x);
+		uint8_t *t = malloc((size_t)(k * n > 0 ? k * n : 1));
+		int64_t dims[2] = { k, n };
+		Type tt = type_make(wt->dtype, 2, dims);
+		if (!t)
+			die("out of memory");
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = 0; j < k; j++)
+				t[j * n + i] = src[i * k + j];
+		wq = rw_const_new(g, r, base, &tt, t);
+		free(t);
+	}
+	ValueId in[9] = { a.x, a.s, zp_value(g, r, &a, base), wq, w.s, zp_value(g, r, &w, base),
+	                  c.y.s, zp_value(g, r, &c.y, base), bias };
+	/* an imported QLinearMatMul has 8 inputs; the bias slot is set after the import */
+	if (rw_node_reset(g, q, OP_QLINEAR_MATMUL, in, 8, NULL, 0, d))
+		die("fold_qdq: QLinearMatMul rejected its attributes");
+	if (bias != IR_NONE)
+		rw_node_set_inputs(g, q, in, 9);
+	QmmAttrs *qa = ops_qmm_attrs(g, q);
+	chain_clamp(g, &c, &qa->y_min, &qa->y_max);
+	finish(g, q, &c);
+	return true;
+}
+
+/* Ops that move or select 8-bit values without arithmetic: with the same scale and
+ * zero point on both sides they run on the integers (MaxPool: max commutes with a
+ * monotonic map; the rest copy). */
+static bool moves_values(const Graph *g, NodeId p)
+{
+	Op op = g->nodes[p].op;
+	if (op == OP_MAX_POOL)
+		return g->nodes[p].n_out == 1 || g->nodes[p].out[1] == IR_NONE;
+	return op == OP_RESHAPE || op == OP_FLATTEN || op == OP_SQUEEZE || op == OP_UNSQUEEZE ||
+	       op == OP_TRANSPOSE;
+}
+
+static bool fold_move(Graph *g, const Uses *u, NodeId q)
+{
+	QParams y, x;
+	ValueId v = g->nodes[q].in[0];
+	NodeId p = g->values[v].producer;
+	if (!qparams(g, q, &y) || p == IR_NONE || g->nodes[p].dead || !moves_values(g, p) ||
+	    rw_sole_user(g, u, v) != q || !dq_input(g, g->nodes[p].in[0], true, &x) ||
+	    !same_tensor_params(g, &x, &y) || g->values[v].type.dtype != DT_F32)
+		return false;
+	const Node *pn = &g->nodes[p];
+	ValueId in[4];
+	int n_in = pn->n_in < 4 ? pn->n_in : 4;
+	for (int i = 0; i < n_in; i++)
+		in[i] = pn->in[i];
+	in[0] = x.x;
+	/* the same op with the same attributes (no import: they are already typed) */
+	rw_node_set_inputs(g, q, in, n_in);
+	g->nodes[q].op = pn->op;
+	g->nodes[q].attrs = pn->attrs;
+	g->nodes[q].opset = pn->opset;
+	g->nodes[p].dead = true;
+	rw_origins_prepend(g, q, p);
+	rw_reinfer(g, q);
+	return true;
+}
+
+/* Q(Relu | Clip(DQ(y))), same params, y written by a QLinear node here that alone
+ * feeds the DQ: the clamp joins that node's. */
+static bool fold_clamp(Graph *g, const Uses *u, NodeId q)
+{
+	QParams y, x;
+	Chain c;
+	if (!chain_of(g, u, q, &c) || c.act == IR_NONE || c.lin == IR_NONE ||
+	    g->nodes[c.lin].op != OP_DEQUANTIZE_LINEAR || !qparams(g, c.lin, &x) ||
+	    !qparams(g, q, &y) || !same_tensor_params(g, &x, &y))
+		return false;
+	NodeId prod = g->values[x.x].producer;
+	int64_t *mn, *mx, lo, hi;
+	if (prod == IR_NONE || g->nodes[prod].dead || rw_sole_user(g, u, x.x) != c.lin ||
+	    g->values[x.x].is_output)
+		return false;
+	if (ops_qconv_attrs(g, prod) && g->nodes[prod].op == OP_QLINEAR_CONV) {
+		mn = &ops_qconv_attrs(g, prod)->y_min;
+		mx = &ops_qconv_attrs(g, prod)->y_max;
+	} else if (ops_qmm_attrs(g, prod) && g->nodes[prod].op == OP_QLINEAR_MATMUL) {
+		mn = &ops_qmm_attrs(g, prod)->y_min;
+		mx = &ops_qmm_attrs(g, prod)->y_max;
+	} else {
+		return false;
+	}
+	chain_clamp(g, &c, &lo, &hi);
+	*mn = lo > *mn ? lo : *mn;
+	*mx = hi < *mx ? hi : *mx;
+	/* the producer writes q's output; the DQ, the activation and q go */
+	ValueId out = g->nodes[q].out[0];
+	g->values[x.x].producer = IR_NONE;
+	g->nodes[prod].out[0] = out;
+	g->values[out].producer = prod;
+	g->values[out].producer_slot = 0;
+	rw_origins_append(g, prod, c.lin);
+	rw_origins_append(g, prod, c.act);
+	rw_origins_append(g, prod, q);
+	g->nodes[c.lin].dead = g->nodes[c.act].dead = g->nodes[q].dead = true;
+	return true;
+}
+
+/* Q(DQ(x)) with the same parameters is x. */
+static bool fold_pair(Graph *g, NodeId q)
+{
+	QParams y, x;
+	if (!qparams(g, q, &y) || !dq_input(g, g->nodes[q].in[0], true, &x) ||
+	    !same_tensor_params(g, &x, &y))
+		return false;
+	if (!rw_redirect(g, g->nodes[q].out[0], x.x))
+		return false;
+	g->nodes[q].dead = true;
+	return true;
+}
+
+/* Type.quant of value v from the Q/DQ parameters q. */
+static void set_quant(Graph *g, ValueId v, const QParams *q)
+{
+	Quant *t = arena_alloc(&g->arena, sizeof *t);
+	float *s = arena_array(&g->arena, (size_t)q->n, sizeof *s);
+	int32_t *z = arena_array(&g->arena, (size_t)q->n, sizeof *z);
+	for (int64_t i = 0; i < q->n; i++) {
+		s[i] = qp_scale(g, q, i);
+		z[i] = qp_zp(g, q, i);
+	}
+	t->axis = (int)q->axis;
+	t->n = (int)q->n;
+	t->scale = s;
+	t->zero_point = z;
+	g->values[v].type.quant = t;
+}
+
+/* Scale/zero point slots of an integer node: (value slot, scale slot, zp slot). */
+static void annotate_node(Graph *g, NodeId id)
+{
+	static const int conv[][3] = { { 0, 1, 2 }, { 3, 4, 5 } };
+	const Node *n = &g->nodes[id];
+	if (n->op == OP_QUANTIZE_LINEAR || n->op == OP_DEQUANTIZE_LINEAR) {
+		QParams q;
+		if (qparams(g, id, &q) && is_q8(g->values[q.x].type.dtype))
+			set_quant(g, q.x, &q);
+		return;
+	}
+	if (n->op != OP_QLINEAR_CONV && n->op != OP_QLINEAR_MATMUL)
+		return;
+	for (int k = 0; k < 3; k++) {
+		QParams q;
+		int vs = k < 2 ? conv[k][0] : -1, ss = k < 2 ? conv[k][1] : 6, zs = k < 2 ? conv[k][2] : 7;
+		ValueId v = k < 2 ? n->in[vs] : n->out[0];
+		memset(&q, 0, sizeof q);
+		q.s = n->in[ss];
+		q.z = n->in[zs];
+		q.n = type_numel(&g->values[q.s].type);
+		q.axis = q.n == 1 ? -1 : k == 1 ? (n->op == OP_QLINEAR_CONV ? 0 : 1) : -1;
+		if (v != IR_NONE && g->values[q.s].is_const && g->values[q.z].is_const &&
+		    g->values[q.s].type.dtype == DT_F32)
+			set_quant(g, v, &q);
+	}
+}
+
+/* The values a data-moving node writes carry its input's quantized type. */
+static void annotate_moves(Graph *g, NodeId id)
+{
+	const Node *n = &g->nodes[id];
+	if (!moves_values(g, id) || n->out[0] == IR_NONE || !is_q8(g->values[n->in[0]].type.dtype))
+		return;
+	g->values[n->out[0]].type.quant = g->values[n->in[0]].type.quant;
+}
+
+int pass_fold_qdq(Graph *g, PassCtx *ctx)
+{
+	Uses u = { 0 };
+	int conv = 0, mm = 0, moves = 0, clamps = 0, pairs = 0;
+	rw_uses_compute(g, &u);
+	for (RegionId r = 0; r < g->n_regions; r++)
+		for (int i = 0; i < g->regions[r].n_nodes; i++) {
+			NodeId q = g->regions[r].nodes[i];
+			bool done = false;
+			if (g->nodes[q].dead || g->nodes[q].op != OP_QUANTIZE_LINEAR)
+				continue;
+			if (fold_conv(g, &u, q, ctx->diags))
+				done = true, conv++;
+			else if (fold_matmul(g, &u, q, ctx->diags))
+				done = true, mm++;
+			else if (fold_move(g, &u, q))
+				done = true, moves++;
+			else if (fold_clamp(g, &u, q))
+				done = true, clamps++;
+			else if (fold_pair(g, q))
+				done = true, pairs++;
+			if (done)
+				rw_uses_compute(g, &u);
+		}
+	rw_uses_free(&u);
+	g->qdq_folded = true;
+	for (RegionId r = 0; r < g->n_regions; r++)
+		for (int i = 0; i < g->regions[r].n_nodes; i++)
+			if (!g->nodes[g->regions[r].nodes[i]].dead)
+				annotate_node(g, g->regions[r].nodes[i]);
+	for (RegionId r = 0; r < g->n_regions; r++)
+		for (int i = 0; i < g->regions[r].n_nodes; i++)
+			if (!g->nodes[g->regions[r].nodes[i]].dead)
+				annotate_moves(g, g->regions[r].nodes[i]);
+	if (conv + mm + moves + clamps + pairs)
+		snprintf(ctx->changed, sizeof ctx->changed,
+		         "%d QLinearConv, %d QLinearMatMul, %d ops on 8-bit values, %d clamps, "
+		         "%d Q(DQ) pairs removed", conv, mm, moves, clamps, pairs);
+	return 0;
+}

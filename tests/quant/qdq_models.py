@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""QDQ models as ONNX Runtime's quantizer writes them (QuantizeLinear → DequantizeLinear
+around each quantized op, int8 weights with per-channel scales, int32 biases at scale
+x_scale * w_scale), in `ingot check` layout with ONNX Runtime's outputs as the expected
+ones. fold_qdq (passes/fold_qdq.c) turns them into integer nodes; tests/quant/run.sh
+checks ingot's results against ORT's and that the integer nodes are there.
+usage: qdq_models.py OUT_DIR ORT_DIR RUN_ORT_MJS"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(20261202)
+
+
+class Net:
+    """Builds one QDQ graph: activations are (float name, scale, zero point)."""
+
+    def __init__(self, act_dtype=np.uint8):
+        self.nodes, self.inits, self.n = [], [], 0
+        self.adt = act_dtype
+
+    def name(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def const(self, base, arr):
+        nm = self.name(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), nm))
+        return nm
+
+    def node(self, op, ins, base, **attrs):
+        out = self.name(base)
+        self.nodes.append(helper.make_node(op, ins, [out], name=self.name(op), **attrs))
+        return out
+
+    def qdq(self, x, scale, zp):
+        """Q then DQ of float tensor x: returns the DQ output."""
+        s = self.const("s", np.float32(scale))
+        z = self.const("z", np.array(zp, dtype=self.adt))
+        q = self.node("QuantizeLinear", [x, s, z], "q")
+        return self.node("DequantizeLinear", [q, s, z], "dq"), scale
+
+    def weight(self, w, axis):
+        """Per-channel symmetric int8 weight w along axis, with its DQ."""
+        red = tuple(i for i in range(w.ndim) if i != axis)
+        scale = (np.abs(w).max(axis=red) / 127).astype(np.float32)
+        scale[scale == 0] = 1e-8
+        shp = [1] * w.ndim
+        shp[axis] = -1
+        wq = np.clip(np.rint(w / scale.reshape(shp)), -127, 127).astype(np.int8)
+        s = self.const("ws", scale)
+        z = self.const("wz", np.zeros(scale.shape, np.int8))
+        return self.node("DequantizeLinear", [self.const("w", wq), s, z], "wdq",
+                         axis=axis), scale
+
+    def bias(self, b, x_scale, w_scale):
+        bs = (np.float32(x_scale) * w_scale).astype(np.float32)
+        bq = np.rint(b / bs).astype(np.int32)
+        return self.node("DequantizeLinear", [self.const("b", bq), self.const("bs", bs),
+                                              self.const("bz", np.zeros(bs.shape, np.int32))],
+                         "bdq", axis=0)
+
+
+def conv_net(act_dtype, per_channel=True):
+    """Conv-Relu-MaxPool-Conv(stride 2, Clip)-Flatten-Gemm(transB), all in QDQ."""
+    net = Net(act_dtype)
+    zp = 128 if act_dtype == np.uint8 else 0
+    x, xs = net.qdq("x", 0.02, zp)
+    w1 = rng.standard_normal((8, 3, 3, 3)).astype(np.float32) * 0.3
+    if not per_channel:
+        w1 = w1 * 0 + w1.mean()
+        w1 += rng.standard_normal(w1.shape).astype(np.float32) * 0.3
+    wd, ws = net.weight(w1, 0)
+    if not per_channel:
+        ws[:] = ws.max()
+    b1 = net.bias(rng.standard_normal(8).astype(np.float32) * 0.1, xs, ws)
+    y = net.node("Conv", [x, wd, b1], "conv", pads=[1, 1, 1, 1])
+    y = net.node("Relu", [y], "relu")
+    y, ys = net.qdq(y, 0.03, 0 if act_dtype == np.uint8 else -128)
+    y = net.node("MaxPool", [y], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    y, ys = net.qdq(y, 0.03, 0 if act_dtype == np.uint8 else -128)
+    w2 = rng.standard_normal((16, 8, 3, 3)).astype(np.float32) * 0.2
+    wd, ws = net.weight(w2, 0)
+    b2 = net.bias(rng.standard_normal(16).astype(np.float32) * 0.1, ys, ws)
+    y = net.node("Conv", [y, wd, b2], "conv", strides=[2, 2], pads=[1, 1, 1, 1])
+    y = net.node("Clip", [y, net.const("lo", np.float32(0)), net.const("hi", np.float32(6))],
+                 "clip")
+    y, ys = net.qdq(y, 0.025, 0 if act_dtype == np.uint8 else -128)
+    y = net.node("Flatten", [y], "flat")
+    y, ys = net.qdq(y, 0.025, 0 if act_dtype == np.uint8 else -128)
+    w3 = rng.standard_normal((10, 16 * 4 * 4)).astype(np.float32) * 0.1
+    wd, ws = net.weight(w3, 0)
+    b3 = net.bias(rng.standard_normal(10).astype(np.float32) * 0.1, ys, ws)
+    y = net.node("Gemm", [y, wd, b3], "fc", transB=1)
+    y, _ = net.qdq(y, 0.05, zp)
+    net.nodes[-1].output[0] = "y"
+    return net, [("x", (1, 3, 16, 16))]
+
+
+def matmul_net(act_dtype):
+    """MatMul with a per-column weight, then Relu, on a 3-D activation."""
+    net = Net(act_dtype)
+    zp = 100 if act_dtype == np.uint8 else -3
+    x, xs = net.qdq("x", 0.015, zp)
+    w = rng.standard_normal((32, 24)).astype(np.float32) * 0.2
+    wd, ws = net.weight(w, 1)
+    y = net.node("MatMul", [x, wd], "mm")
+    y = net.node("Relu", [y], "relu")
+    y, _ = net.qdq(y, 0.02, 5 if act_dtype == np.uint8 else -100)
+    net.nodes[-1].output[0] = "y"
+    return net, [("x", (2, 5, 32))]
+
+
+def write(out, name, net, inputs, out_shape):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    g = helper.make_graph(net.nodes, name,
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+                           for n, s in inputs],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+                          net.inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    feeds = []
+    for i, (n, s) in enumerate(inputs):
+        v = rng.uniform(-2.5, 2.5, s).astype(np.float32)
+        f = os.path.join(d, f"in_{i}.bin")
+        v.tofile(f)
+        with open(os.path.join(d, "test_data_set_0", f"input_{i}.pb"), "wb") as fh:
+            fh.write(numpy_helper.from_array(v, n).SerializeToString())
+        feeds.append({"name": n, "dtype": "float32", "dims": list(s), "file": f})
+    return {"dir": d, "inputs": feeds}
+
+
+def main():
+    out, ort_dir, mjs = (os.path.abspath(a) for a in sys.argv[1:4])
+    cases = []
+    for dt, tag in ((np.uint8, "u8"), (np.int8, "s8")):
+        net, ins = conv_net(dt)
+        cases.append(write(out, f"qdq_convnet_{tag}", net, ins, (1, 10)))
+        net, ins = matmul_net(dt)
+        cases.append(write(out, f"qdq_matmul_{tag}", net, ins, (2, 5, 24)))
+    net, ins = conv_net(np.uint8, per_channel=False)
+    cases.append(write(out, "qdq_convnet_per_tensor", net, ins, (1, 10)))
+    man = os.path.join(out, "MANIFEST.json")
+    with open(man, "w") as f:
+        json.dump(cases, f)
+    subprocess.run(["node", mjs, man, ort_dir], check=True)
+    for c in cases:
+        meta = json.load(open(os.path.join(c["dir"], "ort_out.json")))
+        for i, o in enumerate(meta):
+            v = np.fromfile(os.path.join(c["dir"], f"ort_out_{i}.bin"), np.float32)
+            v = v.reshape(o["dims"])
+            with open(os.path.join(c["dir"], "test_data_set_0", f"output_{i}.pb"), "wb") as fh:
+                fh.write(numpy_helper.from_array(v, o["name"]).SerializeToString())
+    print(f"qdq_models: wrote {len(cases)} cases with ORT's outputs")
+
+
+if __name__ == "__main__":
+    main()
