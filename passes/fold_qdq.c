@@ -488,6 +488,8 @@ static void annotate_node(Graph *g, NodeId id)
 		int vs = k < 2 ? conv[k][0] : -1, ss = k < 2 ? conv[k][1] : 6, zs = k < 2 ? conv[k][2] : 7;
 		ValueId v = k < 2 ? n->in[vs] : n->out[0];
 		memset(&q, 0, sizeof q);
+		if (ss >= n->n_in || zs >= n->n_in || n->in[ss] == IR_NONE || n->in[zs] == IR_NONE)
+			continue;
 		q.s = n->in[ss];
 		q.z = n->in[zs];
 		q.n = type_numel(&g->values[q.s].type);
