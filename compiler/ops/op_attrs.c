@@ -46,26 +46,15 @@ ConvAttrs *ops_conv_attrs(Graph *g, NodeId id)
 ONE_GROUP(X)
 #undef X
 
-NormAttrs *ops_norm_attrs(Graph *g, NodeId id)
-{
-	NormAttrs *a = of_group(g, id, &op_impl_layernorm);
-	return a ? a : of_group(g, id, &op_impl_rms_norm);
-}
-
-QConvAttrs *ops_qconv_attrs(Graph *g, NodeId id)
-{
-	QConvAttrs *a = of_group(g, id, &op_impl_qlinear_conv);
-	return a ? a : of_group(g, id, &op_impl_conv_integer);
-}
-
-QmmAttrs *ops_qmm_attrs(Graph *g, NodeId id)
-{
-	QmmAttrs *a = of_group(g, id, &op_impl_qlinear_matmul);
-	return a ? a : of_group(g, id, &op_impl_matmul_integer);
-}
-
-QuantAttrs *ops_quant_attrs(Graph *g, NodeId id)
-{
-	QuantAttrs *a = of_group(g, id, &op_impl_quantize);
-	return a ? a : of_group(g, id, &op_impl_dequantize);
-}
+/* The accessors of the structs that two groups import: (struct, accessor, group, group). */
+#define TWO_GROUPS(X) \
+	X(NormAttrs, norm, layernorm, rms_norm) X(QConvAttrs, qconv, qlinear_conv, conv_integer) \
+	X(QmmAttrs, qmm, qlinear_matmul, matmul_integer) X(QuantAttrs, quant, quantize, dequantize)
+#define X(T, name, g1, g2) \
+	T *ops_##name##_attrs(Graph *g, NodeId id) \
+	{ \
+		T *a = of_group(g, id, &op_impl_##g1); \
+		return a ? a : of_group(g, id, &op_impl_##g2); \
+	}
+TWO_GROUPS(X)
+#undef X
