@@ -248,14 +248,6 @@ static bool bias_value(Graph *g, RegionId r, ValueId v, const QParams *x, const 
 	return true;
 }
 
-/* Copies a node's int list into a raw attribute when present. */
-static int push_ints(RawAttr *raw, int n, const char *name, const IntList *l)
-{
-	if (l->n > 0)
-		raw[n++] = rw_raw_ints(name, l->v, l->n);
-	return n;
-}
-
 /* The chain's float nodes go; the integer node q lists them first. */
 static void finish(Graph *g, NodeId q, const Chain *c)
 {
@@ -286,23 +278,17 @@ static bool fold_conv(Graph *g, const Uses *u, NodeId q, DiagSink *d)
 	const char *base = ir_node_name(g, c.lin);
 	if (!bias_value(g, r, cv->n_in > 2 ? cv->in[2] : IR_NONE, &x, &w, m, base, &bias))
 		return false;
-	static const char *const pads[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID" };
-	RawAttr raw[6];
-	int nr = 0;
-	memset(raw, 0, sizeof raw);
-	raw[nr].name = "auto_pad";
-	raw[nr].kind = RA_STRING;
-	raw[nr++].s = pads[ca->auto_pad];
-	raw[nr++] = rw_raw_int("group", ca->group);
-	nr = push_ints(raw, nr, "dilations", &ca->dilations);
-	nr = push_ints(raw, nr, "kernel_shape", &ca->kernel_shape);
-	nr = push_ints(raw, nr, "pads", &ca->pads);
-	nr = push_ints(raw, nr, "strides", &ca->strides);
 	ValueId in[9] = { x.x, x.s, zp_value(g, r, &x, base), w.x, w.s, zp_value(g, r, &w, base),
 	                  c.y.s, zp_value(g, r, &c.y, base), bias };
-	if (rw_node_reset(g, q, OP_QLINEAR_CONV, in, bias == IR_NONE ? 8 : 9, raw, nr, d))
-		die("fold_qdq: QLinearConv rejected Conv's attributes");
-	QConvAttrs *qa = ops_qconv_attrs(g, q);
+	if (rw_node_reset(g, q, OP_QLINEAR_CONV, in, bias == IR_NONE ? 8 : 9, NULL, 0, d))
+		die("fold_qdq: QLinearConv rejected its default attributes");
+	QConvAttrs *qa = ops_qconv_attrs(g, q);      /* Conv's geometry, field for field */
+	qa->auto_pad = ca->auto_pad;
+	qa->group = ca->group;
+	qa->dilations = ca->dilations;
+	qa->kernel_shape = ca->kernel_shape;
+	qa->pads = ca->pads;
+	qa->strides = ca->strides;
 	chain_clamp(g, &c, &qa->y_min, &qa->y_max);
 	finish(g, q, &c);
 	return true;
