@@ -8,10 +8,19 @@
  *     point on both sides                                  -> op on the 8-bit x
  *   Q(Relu | Clip(DQ(y))), y from a node made here that alone reads it, the same
  *     scale and zero point                                 -> that node's clamp
+ *   Q(Add | Mul(DQ(a), DQ(b))) [-> Relu | Clip]            -> QLinearAdd | QLinearMul
+ *   Q(AveragePool | GlobalAveragePool(DQ(x)))              -> QLinearAveragePool |
+ *                                                             QLinearGlobalAveragePool
+ *   Q(Concat(DQ(x1), ...))                                 -> Concat of the 8-bit
+ *     inputs, those with other parameters requantized by a QLinearLookup first
+ *   Q(op(DQ(x))), op elementwise with scalar constants for its other inputs
+ *     (Sigmoid, Tanh, HardSwish, Gelu, LeakyRelu, Relu, Clip...) -> QLinearLookup, a
+ *     256-entry table computed at compile time by the model's own DQ, op and Q
  *   Q(DQ(x)), the same scale, zero point and dtype         -> x
  *
- * Weights are per tensor or per output channel (Conv axis 0; MatMul's B axis 1,
- * Gemm's transposed B axis 0, transposed here at compile time). A bias quantized
+ * Everything but the weights is per tensor. Weights are per tensor or per output
+ * channel (Conv axis 0; MatMul's B axis 1, Gemm's transposed B axis 0, transposed
+ * here at compile time). A bias quantized
  * with scale x_scale * w_scale (what quantizers write) is used as it is; another
  * scale, or a float bias, is requantized to it. A folded Relu or Clip is exact:
  * QuantizeLinear is monotonic, so Q(clip(v, lo, hi)) = clamp(Q(v), Q(lo), Q(hi)),
@@ -348,6 +357,19 @@ static bool fold_matmul(Graph *g, const Uses *u, NodeId q, DiagSink *d)
 	return true;
 }
 
+/* The Q node q becomes `op` on inputs in, with the attributes and opset of the float
+ * node p it replaces (no import: they are typed already); p goes. */
+static void take_over(Graph *g, NodeId q, NodeId p, Op op, const ValueId *in, int n_in)
+{
+	rw_node_set_inputs(g, q, in, n_in);
+	g->nodes[q].op = op;
+	g->nodes[q].attrs = g->nodes[p].attrs;
+	g->nodes[q].opset = g->nodes[p].opset;
+	g->nodes[p].dead = true;
+	rw_origins_prepend(g, q, p);
+	rw_reinfer(g, q);
+}
+
 /* Ops that move or select 8-bit values without arithmetic: with the same scale and
  * zero point on both sides they run on the integers (MaxPool: max commutes with a
  * monotonic map; the rest copy). */
@@ -375,14 +397,7 @@ static bool fold_move(Graph *g, const Uses *u, NodeId q)
 	for (int i = 0; i < n_in; i++)
 		in[i] = pn->in[i];
 	in[0] = x.x;
-	/* the same op with the same attributes (no import: they are already typed) */
-	rw_node_set_inputs(g, q, in, n_in);
-	g->nodes[q].op = pn->op;
-	g->nodes[q].attrs = pn->attrs;
-	g->nodes[q].opset = pn->opset;
-	g->nodes[p].dead = true;
-	rw_origins_prepend(g, q, p);
-	rw_reinfer(g, q);
+	take_over(g, q, p, pn->op, in, n_in);
 	return true;
 }
 
@@ -407,6 +422,9 @@ static bool fold_clamp(Graph *g, const Uses *u, NodeId q)
 	} else if (ops_qmm_attrs(g, prod) && g->nodes[prod].op == OP_QLINEAR_MATMUL) {
 		mn = &ops_qmm_attrs(g, prod)->y_min;
 		mx = &ops_qmm_attrs(g, prod)->y_max;
+	} else if (ops_qbinary_attrs(g, prod)) {
+		mn = &ops_qbinary_attrs(g, prod)->y_min;
+		mx = &ops_qbinary_attrs(g, prod)->y_max;
 	} else {
 		return false;
 	}
@@ -423,19 +441,6 @@ static bool fold_clamp(Graph *g, const Uses *u, NodeId q)
 	rw_origins_append(g, prod, c.act);
 	rw_origins_append(g, prod, q);
 	g->nodes[c.lin].dead = g->nodes[c.act].dead = g->nodes[q].dead = true;
-	return true;
-}
-
-/* Q(DQ(x)) with the same parameters is x. */
-static bool fold_pair(Graph *g, NodeId q)
-{
-	QParams y, x;
-	if (!qparams(g, q, &y) || !dq_input(g, g->nodes[q].in[0], true, &x) ||
-	    !same_tensor_params(g, &x, &y))
-		return false;
-	if (!rw_redirect(g, g->nodes[q].out[0], x.x))
-		return false;
-	g->nodes[q].dead = true;
 	return true;
 }
 
@@ -456,30 +461,270 @@ static void set_quant(Graph *g, ValueId v, const QParams *q)
 	g->values[v].type.quant = t;
 }
 
-/* Scale/zero point slots of an integer node: (value slot, scale slot, zp slot). */
+/* Moves node id (appended to its region) to just before node `at`. */
+static void insert_before(Graph *g, NodeId id, NodeId at)
+{
+	Region *reg = &g->regions[g->nodes[id].region];
+	int from = -1, to = -1;
+	for (int i = 0; i < reg->n_nodes; i++) {
+		if (reg->nodes[i] == id)
+			from = i;
+		if (reg->nodes[i] == at)
+			to = i;
+	}
+	IR_ASSERT(from >= 0 && to >= 0 && from > to);
+	memmove(reg->nodes + to + 1, reg->nodes + to, (size_t)(from - to) * sizeof *reg->nodes);
+	reg->nodes[to] = id;
+}
+
+/* A copy of node `like` (same op, opset and attributes) on inputs in, writing a new
+ * value, inferred and folded; IR_NONE when it fails. */
+static ValueId eval_copy(Graph *g, RegionId r, NodeId like, const ValueId *in, int n_in,
+                         const char *name, DiagSink *quiet)
+{
+	ValueId out = ir_value_new(g, r, name, NULL);
+	NodeId id = ir_node_new(g, r, g->nodes[like].op, g->nodes[like].opset, in, n_in, &out, 1,
+	                        ir_node_name(g, like));
+	g->nodes[id].attrs = g->nodes[like].attrs;
+	if (ops_infer_node(g, id, quiet) || ops_fold_node(g, id, quiet) || !g->values[out].is_const) {
+		g->nodes[id].dead = true;
+		return IR_NONE;
+	}
+	return out;
+}
+
+/* The table of QLinearLookup: DQ(x) [-> op] -> Q evaluated at compile time, through
+ * the model's own nodes (their kernels and attributes), on all 256 values of x's
+ * dtype; entry b is the result for the input whose byte is b. op (IR_NONE: none)
+ * reads x in `slot`; its other inputs are scalar constants. IR_NONE on failure. */
+static ValueId lookup_table(Graph *g, RegionId r, const QParams *x, NodeId op, int slot,
+                            const QParams *y, const char *tag)
+{
+	uint8_t bytes[256];
+	int64_t n = 256;
+	DiagSink quiet;
+	const char *base = arena_printf(&g->arena, "%s.%s", ir_node_name(g, y->node), tag);
+	for (int i = 0; i < 256; i++)
+		bytes[i] = (uint8_t)i;
+	Type t = type_make(g->values[x->x].type.dtype, 1, &n);
+	ValueId v = rw_const_new(g, r, base, &t, bytes);
+	diag_sink_init(&quiet, NULL);
+	ValueId dq_in[3] = { v, x->s, x->z };
+	v = eval_copy(g, r, x->node, dq_in, x->z != IR_NONE ? 3 : 2,
+	              arena_printf(&g->arena, "%s.dq", base), &quiet);
+	if (v != IR_NONE && op != IR_NONE) {
+		ValueId in[8];
+		int n_in = g->nodes[op].n_in;
+		IR_ASSERT(n_in <= 8);
+		memcpy(in, g->nodes[op].in, (size_t)n_in * sizeof *in);
+		in[slot] = v;
+		v = eval_copy(g, r, op, in, n_in, arena_printf(&g->arena, "%s.op", base), &quiet);
+	}
+	if (v != IR_NONE) {
+		const Node *qn = &g->nodes[y->node];
+		ValueId q_in[3] = { v, qn->in[1], qn->n_in > 2 ? qn->in[2] : IR_NONE };
+		v = eval_copy(g, r, y->node, q_in, q_in[2] != IR_NONE ? 3 : 2, base, &quiet);
+	}
+	diag_sink_free(&quiet);
+	if (v != IR_NONE && (type_numel(&g->values[v].type) != 256 ||
+	                     g->values[v].type.dtype != g->values[y->x].type.dtype))
+		v = IR_NONE;
+	return v;
+}
+
+/* Q(op(DQ(x))), op elementwise on x with scalar constants for its other inputs
+ * (Sigmoid, Tanh, HardSwish, Gelu, LeakyRelu, Clip, Add of a scalar...), x and the
+ * output per tensor: a 256-entry table. */
+static bool fold_lookup(Graph *g, const Uses *u, NodeId q, DiagSink *d)
+{
+	QParams y, x;
+	ValueId v = g->nodes[q].in[0];
+	NodeId p = g->values[v].producer;
+	int slot = -1;
+	if (!qparams(g, q, &y) || y.n != 1 || !is_q8(g->values[y.x].type.dtype) || p == IR_NONE ||
+	    g->nodes[p].dead || !op_has(g->nodes[p].op, OPF_FUSE_STEP) || g->nodes[p].n_out != 1 ||
+	    g->nodes[p].n_in > 8 || rw_sole_user(g, u, v) != q || g->values[v].type.dtype != DT_F32 ||
+	    g->nodes[p].region != g->nodes[q].region)
+		return false;
+	for (int i = 0; i < g->nodes[p].n_in; i++) {
+		ValueId in = g->nodes[p].in[i];
+		if (in == IR_NONE)
+			continue;
+		if (g->values[in].is_const) {
+			if (type_numel(&g->values[in].type) != 1)
+				return false;
+		} else if (slot >= 0) {
+			return false;
+		} else {
+			slot = i;
+		}
+	}
+	if (slot < 0 || !dq_input(g, g->nodes[p].in[slot], true, &x) ||
+	    type_numel(&g->values[v].type) != type_numel(&g->values[x.x].type))
+		return false;
+	ValueId t = lookup_table(g, g->nodes[q].region, &x, p, slot, &y, "lut");
+	if (t == IR_NONE)
+		return false;
+	ValueId in[2] = { x.x, t };
+	if (rw_node_reset(g, q, OP_QLINEAR_LOOKUP, in, 2, NULL, 0, d))
+		die("fold_qdq: QLinearLookup rejected its attributes");
+	g->nodes[p].dead = true;
+	rw_origins_prepend(g, q, p);
+	rw_reinfer(g, q);
+	set_quant(g, g->nodes[q].out[0], &y);
+	return true;
+}
+
+/* Q(Add | Mul(DQ(a), DQ(b))) [-> Relu | Clip], all per tensor -> QLinearAdd | QLinearMul. */
+static bool fold_binary(Graph *g, const Uses *u, NodeId q, DiagSink *d)
+{
+	Chain c;
+	QParams a, b;
+	if (!chain_of(g, u, q, &c))
+		return false;
+	const Node *bn = &g->nodes[c.lin];
+	RegionId r = g->nodes[q].region;
+	if ((bn->op != OP_ADD && bn->op != OP_MUL) || bn->opset < 7 ||   /* no legacy broadcast */
+	    !dq_input(g, bn->in[0], true, &a) || !dq_input(g, bn->in[1], true, &b))
+		return false;
+	const char *base = ir_node_name(g, c.lin);
+	Op op = bn->op == OP_ADD ? OP_QLINEAR_ADD : OP_QLINEAR_MUL;
+	ValueId in[8] = { a.x, a.s, zp_value(g, r, &a, base), b.x, b.s, zp_value(g, r, &b, base),
+	                  c.y.s, zp_value(g, r, &c.y, base) };
+	if (rw_node_reset(g, q, op, in, 8, NULL, 0, d))
+		die("fold_qdq: %s rejected its attributes", ir_op_name(op));
+	QmmAttrs *qa = ops_qbinary_attrs(g, q);
+	chain_clamp(g, &c, &qa->y_min, &qa->y_max);
+	finish(g, q, &c);
+	return true;
+}
+
+/* Q(AveragePool | GlobalAveragePool(DQ(x))), per tensor, the same 8-bit dtype on both
+ * sides -> QLinearAveragePool | QLinearGlobalAveragePool (any two scales). */
+static bool fold_avg_pool(Graph *g, const Uses *u, NodeId q)
+{
+	QParams y, x;
+	ValueId v = g->nodes[q].in[0];
+	NodeId p = g->values[v].producer;
+	if (!qparams(g, q, &y) || y.n != 1 || p == IR_NONE || g->nodes[p].dead ||
+	    (g->nodes[p].op != OP_AVERAGE_POOL && g->nodes[p].op != OP_GLOBAL_AVERAGE_POOL) ||
+	    rw_sole_user(g, u, v) != q || !dq_input(g, g->nodes[p].in[0], true, &x) ||
+	    g->values[x.x].type.dtype != g->values[y.x].type.dtype ||
+	    g->values[v].type.dtype != DT_F32)
+		return false;
+	RegionId r = g->nodes[q].region;
+	const char *base = ir_node_name(g, p);
+	ValueId in[5] = { x.x, x.s, zp_value(g, r, &x, base), y.s, zp_value(g, r, &y, base) };
+	/* the same pool attributes: the quantized ops share the pool groups */
+	take_over(g, q, p, g->nodes[p].op == OP_AVERAGE_POOL ? OP_QLINEAR_AVERAGE_POOL
+	                                                     : OP_QLINEAR_GLOBAL_AVERAGE_POOL, in, 5);
+	return true;
+}
+
+/* Q(Concat(DQ(x1), ..., DQ(xn))), per tensor, one 8-bit dtype: a Concat of the 8-bit
+ * inputs, each input whose scale or zero point differs from the output's requantized
+ * first through a QLinearLookup. */
+static bool fold_concat(Graph *g, const Uses *u, NodeId q, DiagSink *d)
+{
+	QParams y;
+	ValueId v = g->nodes[q].in[0];
+	NodeId p = g->values[v].producer;
+	if (!qparams(g, q, &y) || y.n != 1 || !is_q8(g->values[y.x].type.dtype) || p == IR_NONE ||
+	    g->nodes[p].dead || g->nodes[p].op != OP_CONCAT || rw_sole_user(g, u, v) != q ||
+	    g->values[v].type.dtype != DT_F32 || g->nodes[p].region != g->nodes[q].region)
+		return false;
+	int n = g->nodes[p].n_in;
+	QParams *x = malloc((size_t)n * sizeof *x);
+	ValueId *in = arena_array(&g->arena, (size_t)n, sizeof *in);
+	RegionId r = g->nodes[q].region;
+	bool ok = x != NULL;
+	if (!x)
+		die("out of memory");
+	for (int i = 0; i < n && ok; i++)
+		ok = dq_input(g, g->nodes[p].in[i], true, &x[i]) &&
+		     g->values[x[i].x].type.dtype == g->values[y.x].type.dtype;
+	ValueId *tab = arena_array(&g->arena, (size_t)n, sizeof *tab);
+	for (int i = 0; i < n && ok; i++) {     /* every table first: failing changes nothing */
+		tab[i] = IR_NONE;
+		if (!same_tensor_params(g, &x[i], &y))
+			ok = (tab[i] = lookup_table(g, r, &x[i], IR_NONE, 0, &y,
+			                            arena_printf(&g->arena, "requant%d_lut", i))) != IR_NONE;
+	}
+	for (int i = 0; i < n && ok; i++) {
+		in[i] = x[i].x;
+		if (tab[i] == IR_NONE)
+			continue;
+		ValueId lin[2] = { x[i].x, tab[i] };
+		DiagSink quiet;
+		in[i] = ir_value_new(g, r, arena_printf(&g->arena, "%s.requant%d",
+		                                        ir_node_name(g, q), i), NULL);
+		NodeId l = rw_node_new(g, r, OP_QLINEAR_LOOKUP, lin, 2, &in[i], 1,
+		                       ir_node_name(g, p), NULL, 0, d);
+		diag_sink_init(&quiet, NULL);
+		if (ops_infer_node(g, l, &quiet))
+			die("fold_qdq: a requantizing QLinearLookup does not infer");
+		diag_sink_free(&quiet);
+		set_quant(g, in[i], &y);
+		insert_before(g, l, q);
+	}
+	free(x);
+	if (!ok)
+		return false;
+	take_over(g, q, p, OP_CONCAT, in, n);
+	set_quant(g, g->nodes[q].out[0], &y);
+	return true;
+}
+
+/* Q(DQ(x)) with the same parameters is x. */
+static bool fold_pair(Graph *g, NodeId q)
+{
+	QParams y, x;
+	if (!qparams(g, q, &y) || !dq_input(g, g->nodes[q].in[0], true, &x) ||
+	    !same_tensor_params(g, &x, &y))
+		return false;
+	if (!rw_redirect(g, g->nodes[q].out[0], x.x))
+		return false;
+	g->nodes[q].dead = true;
+	return true;
+}
+
+/* The (value, scale, zero point) slots of an integer node's operands; value slot -1
+ * is output 0. Slot 3 of QLinearConv / QLinearMatMul is the weight, per tensor or per
+ * output channel (axis 0 / 1). QLinearLookup and the Concat fold_concat makes are
+ * annotated where they are made. */
+static const int qslots_linear[][3] = { { 0, 1, 2 }, { 3, 4, 5 }, { -1, 6, 7 } };
+static const int qslots_pool[][3] = { { 0, 1, 2 }, { -1, 3, 4 } };
+
 static void annotate_node(Graph *g, NodeId id)
 {
-	static const int conv[][3] = { { 0, 1, 2 }, { 3, 4, 5 } };
 	const Node *n = &g->nodes[id];
+	const int (*slots)[3] = qslots_linear;
+	int n_slots = 3;
 	if (n->op == OP_QUANTIZE_LINEAR || n->op == OP_DEQUANTIZE_LINEAR) {
 		QParams q;
 		if (qparams(g, id, &q) && is_q8(g->values[q.x].type.dtype))
 			set_quant(g, q.x, &q);
 		return;
 	}
-	if (n->op != OP_QLINEAR_CONV && n->op != OP_QLINEAR_MATMUL)
+	if (n->op == OP_QLINEAR_AVERAGE_POOL || n->op == OP_QLINEAR_GLOBAL_AVERAGE_POOL) {
+		slots = qslots_pool;
+		n_slots = 2;
+	} else if (n->op != OP_QLINEAR_CONV && n->op != OP_QLINEAR_MATMUL &&
+	           n->op != OP_QLINEAR_ADD && n->op != OP_QLINEAR_MUL) {
 		return;
-	for (int k = 0; k < 3; k++) {
+	}
+	for (int k = 0; k < n_slots; k++) {
 		QParams q;
-		int vs = k < 2 ? conv[k][0] : -1, ss = k < 2 ? conv[k][1] : 6, zs = k < 2 ? conv[k][2] : 7;
-		ValueId v = k < 2 ? n->in[vs] : n->out[0];
+		int vs = slots[k][0], ss = slots[k][1], zs = slots[k][2];
+		ValueId v = vs < 0 ? n->out[0] : n->in[vs];
+		bool weight = vs == 3 && (n->op == OP_QLINEAR_CONV || n->op == OP_QLINEAR_MATMUL);
 		memset(&q, 0, sizeof q);
 		if (ss >= n->n_in || zs >= n->n_in || n->in[ss] == IR_NONE || n->in[zs] == IR_NONE)
 			continue;
 		q.s = n->in[ss];
 		q.z = n->in[zs];
 		q.n = type_numel(&g->values[q.s].type);
-		q.axis = q.n == 1 ? -1 : k == 1 ? (n->op == OP_QLINEAR_CONV ? 0 : 1) : -1;
+		q.axis = q.n == 1 || !weight ? -1 : n->op == OP_QLINEAR_CONV ? 0 : 1;
 		if (v != IR_NONE && g->values[q.s].is_const && g->values[q.z].is_const &&
 		    g->values[q.s].type.dtype == DT_F32)
 			set_quant(g, v, &q);
@@ -498,7 +743,7 @@ static void annotate_moves(Graph *g, NodeId id)
 int pass_fold_qdq(Graph *g, PassCtx *ctx)
 {
 	Uses u = { 0 };
-	int conv = 0, mm = 0, moves = 0, clamps = 0, pairs = 0;
+	int conv = 0, mm = 0, moves = 0, clamps = 0, pairs = 0, bin = 0, pools = 0, cats = 0, luts = 0;
 	rw_uses_compute(g, &u);
 	for (RegionId r = 0; r < g->n_regions; r++)
 		for (int i = 0; i < g->regions[r].n_nodes; i++) {
@@ -514,9 +759,17 @@ int pass_fold_qdq(Graph *g, PassCtx *ctx)
 				done = true, moves++;
 			else if (fold_clamp(g, &u, q))
 				done = true, clamps++;
+			else if (fold_binary(g, &u, q, ctx->diags))
+				done = true, bin++;
+			else if (fold_avg_pool(g, &u, q))
+				done = true, pools++;
+			else if (fold_concat(g, &u, q, ctx->diags))
+				done = true, cats++;
+			else if (fold_lookup(g, &u, q, ctx->diags))
+				done = true, luts++;
 			else if (fold_pair(g, q))
 				done = true, pairs++;
-			if (done)
+			if (done || u.n != g->n_values)
 				rw_uses_compute(g, &u);
 		}
 	rw_uses_free(&u);
@@ -529,9 +782,10 @@ int pass_fold_qdq(Graph *g, PassCtx *ctx)
 		for (int i = 0; i < g->regions[r].n_nodes; i++)
 			if (!g->nodes[g->regions[r].nodes[i]].dead)
 				annotate_moves(g, g->regions[r].nodes[i]);
-	if (conv + mm + moves + clamps + pairs)
+	if (conv + mm + moves + clamps + pairs + bin + pools + cats + luts)
 		snprintf(ctx->changed, sizeof ctx->changed,
-		         "%d QLinearConv, %d QLinearMatMul, %d ops on 8-bit values, %d clamps, "
-		         "%d Q(DQ) pairs removed", conv, mm, moves, clamps, pairs);
+		         "%d QLinearConv, %d QLinearMatMul, %d QLinearAdd/Mul, %d average pools, "
+		         "%d Concat, %d lookup tables, %d ops on 8-bit values, %d clamps, "
+		         "%d Q(DQ) pairs removed", conv, mm, bin, pools, cats, luts, moves, clamps, pairs);
 	return 0;
 }

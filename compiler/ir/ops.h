@@ -278,7 +278,13 @@ typedef enum OpFlag {
 	X(RANDOM_UNIFORM, RandomUniform, random, 0, 0, 1, 1, 0x0, OPF_RANDOM) \
 	X(RANDOM_UNIFORM_LIKE, RandomUniformLike, random, 1, 1, 1, 1, 0x0, OPF_RANDOM) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
-	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE)
+	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE) \
+	/* qlinear.c, pool.c: the integer forms of QDQ patterns (passes/fold_qdq.c) */ \
+	X(QLINEAR_ADD, QLinearAdd, qlinear_binary, 8, 8, 1, 1, 0x0, 0) \
+	X(QLINEAR_AVERAGE_POOL, QLinearAveragePool, pool, 5, 5, 1, 1, 0x0, 0) \
+	X(QLINEAR_GLOBAL_AVERAGE_POOL, QLinearGlobalAveragePool, global_pool, 5, 5, 1, 1, 0x0, 0) \
+	X(QLINEAR_LOOKUP, QLinearLookup, qlinear_lookup, 2, 2, 1, 1, 0x0, OPF_INPLACE) \
+	X(QLINEAR_MUL, QLinearMul, qlinear_binary, 8, 8, 1, 1, 0x0, 0)
 
 typedef enum Op {
 #define X(e, name, group, a, b, c, d, k, f) OP_##e,
@@ -305,6 +311,7 @@ typedef enum Op {
 	G(matmul_integer) G(conv_integer) G(dft) G(stft) G(window) G(mel) G(sce_loss) G(nll_loss) \
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
-	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise)
+	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
+	G(qlinear_binary) G(qlinear_lookup)
 
 #endif /* INGOT_OPS_H */

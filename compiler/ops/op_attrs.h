@@ -135,7 +135,8 @@ typedef struct QConvAttrs {
 	int64_t y_min, y_max;
 } QConvAttrs;
 
-/* qlinear.c: groups qlinear_matmul (QLinearMatMul) and matmul_integer (MatMulInteger) */
+/* qlinear.c: groups qlinear_matmul (QLinearMatMul) and matmul_integer (MatMulInteger),
+ * and the clamp of qlinear_binary (QLinearAdd, QLinearMul) */
 typedef struct QmmAttrs {
 	int64_t y_min, y_max;
 } QmmAttrs;
@@ -157,5 +158,6 @@ FusedAttrs *ops_fused_attrs(Graph *g, NodeId id);
 QuantAttrs *ops_quant_attrs(Graph *g, NodeId id);          /* QuantizeLinear, DequantizeLinear */
 QConvAttrs *ops_qconv_attrs(Graph *g, NodeId id);          /* QLinearConv, ConvInteger */
 QmmAttrs *ops_qmm_attrs(Graph *g, NodeId id);              /* QLinearMatMul, MatMulInteger */
+QmmAttrs *ops_qbinary_attrs(Graph *g, NodeId id);          /* QLinearAdd, QLinearMul */
 
 #endif /* INGOT_OP_ATTRS_H */

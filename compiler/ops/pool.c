@@ -116,13 +116,42 @@ static int pool_geom(InferCtx *c, PoolGeom *g)
 
 static const DType avg_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_UNDEF };
 static const DType max_dtypes[] = { DT_F16, DT_F32, DT_F64, DT_I8, DT_U8, DT_UNDEF };
+static const DType q8_dtypes[] = { DT_I8, DT_U8, DT_UNDEF };
+static const DType f32_dtypes[] = { DT_F32, DT_UNDEF };
+
+static bool quantized(Op op)
+{
+	return op == OP_QLINEAR_AVERAGE_POOL || op == OP_QLINEAR_GLOBAL_AVERAGE_POOL;
+}
+
+/* QLinearAveragePool, QLinearGlobalAveragePool (ingot's own, passes/fold_qdq.c): 8-bit
+ * x, then x_scale, x_zp, y_scale, y_zp, all scalars, y of x's dtype. */
+static int quant_inputs(InferCtx *c)
+{
+	if (infer_check_dtype(c, 0, q8_dtypes))
+		return -1;
+	for (int s = 1; s <= 4; s++) {
+		const Type *t = infer_in(c, s);
+		if (!t)
+			return infer_fail(c, s, "is required");
+		if (infer_check_dtype(c, s, s & 1 ? f32_dtypes : q8_dtypes) ||
+		    (!(s & 1) && infer_same_dtype(c, 0, s)))
+			return -1;
+		if (type_numel(t) != 1 || t->rank > 1)
+			return infer_fail(c, s, "expected a scalar, got %lld values",
+			                  (long long)type_numel(t));
+	}
+	return 0;
+}
 
 static int pool_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0);
 	Type *y = infer_out(c, 0), *ind = infer_out(c, 1);
 	PoolGeom g;
-	if (infer_check_dtype(c, 0, infer_node(c)->op == OP_MAX_POOL ? max_dtypes : avg_dtypes) ||
+	Op op = infer_node(c)->op;
+	if ((quantized(op) ? quant_inputs(c)
+	                   : infer_check_dtype(c, 0, op == OP_MAX_POOL ? max_dtypes : avg_dtypes)) ||
 	    pool_geom(c, &g))
 		return -1;
 	if (y) {
@@ -162,7 +191,8 @@ static int pool_lower(LowerCtx *c)
 	const Type *x = &ir_value(c->g, n->in[0])->type;
 	ingot_pool_params *p = lower_params(c, &pool_desc);
 	p->dtype = x->dtype;
-	p->kind = n->op == OP_MAX_POOL ? INGOT_POOL_MAX : INGOT_POOL_AVG;
+	p->kind = n->op == OP_MAX_POOL ? INGOT_POOL_MAX
+	        : quantized(n->op) ? INGOT_POOL_QAVG : INGOT_POOL_AVG;
 	p->nsp = g.nsp;
 	p->count_include_pad = a->count_include_pad;
 	p->storage_order = a->storage_order;
@@ -193,7 +223,8 @@ static int global_pool_infer(InferCtx *c)
 {
 	const Type *x = infer_in(c, 0);
 	Type *y = infer_out(c, 0);
-	if (infer_check_dtype(c, 0, avg_dtypes) || infer_check_size(c, 0))
+	if ((quantized(infer_node(c)->op) ? quant_inputs(c) : infer_check_dtype(c, 0, avg_dtypes)) ||
+	    infer_check_size(c, 0))
 		return -1;
 	if (x->rank < 2)
 		return infer_fail(c, 0, "expected rank >= 2 (N, C, spatial...), got %d", x->rank);
@@ -217,7 +248,8 @@ static int global_pool_lower(LowerCtx *c)
 	const Type *x = &ir_value(c->g, n->in[0])->type;
 	ingot_global_pool_params *p = lower_params(c, &global_pool_desc);
 	p->dtype = x->dtype;
-	p->kind = n->op == OP_GLOBAL_MAX_POOL ? INGOT_POOL_MAX : INGOT_POOL_AVG;
+	p->kind = n->op == OP_GLOBAL_MAX_POOL ? INGOT_POOL_MAX
+	        : quantized(n->op) ? INGOT_POOL_QAVG : INGOT_POOL_AVG;
 	p->planes = x->dims[0] * x->dims[1];
 	p->size = 1;
 	for (int i = 2; i < x->rank; i++)

@@ -1,6 +1,8 @@
 /* qlinear.c — op groups qlinear_conv (QLinearConv), conv_integer (ConvInteger),
  * qlinear_matmul (QLinearMatMul) and matmul_integer (MatMulInteger): the integer
- * products on 8-bit operands. Inference checks the operands, their scale and zero
+ * products on 8-bit operands; and ingot's own qlinear_binary (QLinearAdd, QLinearMul)
+ * and qlinear_lookup (QLinearLookup), which passes/fold_qdq.c makes from QDQ
+ * patterns (not ONNX ops: never read from a model). Inference checks the operands, their scale and zero
  * point shapes (per tensor, per output channel / row / column) and resolves the
  * geometry: conv attributes into begin pads and output dims (this file's own
  * compact copy of Conv's rules, without ConvTranspose), matmul into numpy
@@ -456,3 +458,99 @@ const OpImpl op_impl_qlinear_matmul = {
 const OpImpl op_impl_matmul_integer = {
 	sizeof(QmmAttrs), qmm_fields, COUNTOF(qmm_fields), qmm_import, mmi_infer, qmm_lower
 };
+
+/* ---- QLinearAdd, QLinearMul: (A, a_scale, azp, B, b_scale, bzp, y_scale, yzp) ---- */
+
+static int qbin_infer(InferCtx *c)
+{
+	const Type *a = infer_in(c, 0), *b = infer_in(c, 3);
+	Type y;
+	for (int s = 0; s < 8; s++)
+		if (!infer_has(c, s))
+			return infer_fail(c, s, "is required");
+	if (infer_check_dtype(c, 0, q8_dtypes) || infer_check_dtype(c, 3, q8_dtypes) ||
+	    infer_check_dtype(c, 7, q8_dtypes) || infer_check_dtype(c, 1, qs32_dtypes) ||
+	    infer_check_dtype(c, 4, qs32_dtypes) || infer_check_dtype(c, 6, qs32_dtypes) ||
+	    infer_same_dtype(c, 0, 2) || infer_same_dtype(c, 3, 5))
+		return -1;
+	for (int s = 1; s < 8; s++)
+		if (s != 3 && want_one(c, s))
+			return -1;
+	if (!type_broadcast(a, b, &y))
+		return infer_fail(c, 3, "does not broadcast with input 0");
+	y.dtype = infer_in(c, 7)->dtype;
+	*infer_out(c, 0) = y;
+	return 0;
+}
+
+#define PARAM_STRUCT ingot_qbinary_params
+static const ParamField qbinary_pfields[] = { INGOT_QBINARY_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc qbinary_desc = PARAM_DESC(ingot_qbinary_params, qbinary_pfields);
+
+static int qbin_lower(LowerCtx *c)
+{
+	Node *n = ir_node(c->g, c->node);
+	const Type *a = lower_in(c, 0), *b = lower_in(c, 3), *y = lower_out(c, 0);
+	if (!a || !b || !y)
+		return -1;
+	ingot_qbinary_params *p = lower_params(c, &qbinary_desc);
+	p->op = n->op == OP_QLINEAR_MUL ? INGOT_QB_MUL : INGOT_QB_ADD;
+	p->a_dtype = a->dtype;
+	p->b_dtype = b->dtype;
+	p->y_dtype = y->dtype;
+	p->n = type_numel(y);
+	p->rank = y->rank;
+	memcpy(p->dims, y->dims, sizeof p->dims);
+	ops_bcast_strides(y, a, p->sa);
+	ops_bcast_strides(y, b, p->sb);
+	p->y_lo = ((const QmmAttrs *)n->attrs)->y_min;
+	p->y_hi = ((const QmmAttrs *)n->attrs)->y_max;
+	LOWER_CALL(c, ingot_qbinary, &qbinary_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
+	return 0;
+}
+
+/* ---- QLinearLookup: (x, table[256]) ---- */
+
+static int qlookup_infer(InferCtx *c)
+{
+	const Type *x = infer_in(c, 0), *t = infer_in(c, 1);
+	if (infer_check_dtype(c, 0, q8_dtypes) || infer_check_dtype(c, 1, q8_dtypes))
+		return -1;
+	if (t->rank != 1 || t->dims[0] != 256)
+		return infer_fail(c, 1, "expected a table of 256 values, got rank %d with %lld",
+		                  t->rank, (long long)type_numel(t));
+	*infer_out(c, 0) = type_make(t->dtype, x->rank, x->dims);
+	return 0;
+}
+
+#define PARAM_STRUCT ingot_qlookup_params
+static const ParamField qlookup_pfields[] = { INGOT_QLOOKUP_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc qlookup_desc = PARAM_DESC(ingot_qlookup_params, qlookup_pfields);
+
+static int qlookup_lower(LowerCtx *c)
+{
+	const Type *y = lower_out(c, 0);
+	if (!y)
+		return -1;
+	ingot_qlookup_params *p = lower_params(c, &qlookup_desc);
+	p->n = type_numel(y);
+	LOWER_CALL(c, ingot_qlookup, &qlookup_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
+	return 0;
+}
+
+static int qclamp_import(ImportCtx *c)
+{
+	QmmAttrs *a = c->attrs;
+	a->y_min = Q_NO_MIN;
+	a->y_max = Q_NO_MAX;
+	return 0;
+}
+
+const OpImpl op_impl_qlinear_binary = {
+	sizeof(QmmAttrs), qmm_fields, COUNTOF(qmm_fields), qclamp_import, qbin_infer, qbin_lower
+};
+const OpImpl op_impl_qlinear_lookup = { 0, NULL, 0, NULL, qlookup_infer, qlookup_lower };

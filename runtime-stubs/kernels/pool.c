@@ -4,6 +4,7 @@
  */
 #include "pool.h"
 
+#include <math.h>
 #include <string.h>
 
 #define POOL_MAX_SP 6
@@ -24,7 +25,24 @@ typedef struct pool_geo {
 	int64_t xs[POOL_MAX_SP], ys[POOL_MAX_SP], ks[POOL_MAX_SP];
 	int64_t rstr[POOL_MAX_SP], cstr[POOL_MAX_SP];  /* row- and column-major strides of X */
 	int64_t x_plane, y_plane, k_plane;
+	float qxs, qys;                                  /* INGOT_POOL_QAVG */
+	double xzp, yzp, qlo, qhi;
 } pool_geo;
+
+/* INGOT_POOL_QAVG computes what DequantizeLinear -> the float pool -> QuantizeLinear
+ * compute, bit for bit: each x dequantized to float (the product is exact in double,
+ * so this is the float product, whatever the compiler contracts), the float mean,
+ * then the float quotient by y_scale rounded half to even. */
+static float pool_deq(const pool_geo *g, int64_t x)
+{
+	return (float)(((double)x - g->xzp) * (double)g->qxs);
+}
+
+static double pool_quant(const pool_geo *g, float mean)
+{
+	double v = rint((double)(mean / g->qys)) + g->yzp;
+	return !(v >= g->qlo) ? g->qlo : v > g->qhi ? g->qhi : v;
+}
 
 /* AveragePool's divisor with count_include_pad: window positions inside the padded
  * input (positions a ceil_mode window adds past the end pad do not count). */
@@ -50,7 +68,8 @@ static INGOT_UNUSED uint16_t pool_st_f16(float v) { return ingot_f32_to_f16(v); 
 #define POOL_I8(v) ((int8_t)(v))
 #define POOL_U8(v) ((uint8_t)(v))
 
-/* One dtype: planes u0..u1 (u = n * C + c); avg is only instantiated for floats. */
+/* One dtype: planes u0..u1 (u = n * C + c); the 8-bit ones average only as
+ * INGOT_POOL_QAVG. */
 #define POOL_DEF(NAME, T, ACC, LD, ST) \
 static void NAME(const ingot_pool_params *p, const pool_geo *g, const T *x, T *y, \
                  int64_t *ind, int64_t u0, int64_t u1) \
@@ -62,6 +81,7 @@ static void NAME(const ingot_pool_params *p, const pool_geo *g, const T *x, T *y
 		memset(yo, 0, sizeof yo); \
 		for (yi = 0; yi < g->y_plane; yi++, pool_next(yo, g->ys, nsp)) { \
 			ACC best = (ACC)0, sum = (ACC)0; \
+			float qsum = 0.0f; \
 			int64_t bidx = -1, cnt = 0; \
 			memset(ko, 0, sizeof ko); \
 			for (kk = 0; kk < g->k_plane; kk++, pool_next(ko, g->ks, nsp)) { \
@@ -82,6 +102,9 @@ static void NAME(const ingot_pool_params *p, const pool_geo *g, const T *x, T *y
 						best = v; \
 						bidx = p->storage_order ? col : off; \
 					} \
+				} else if (p->kind == INGOT_POOL_QAVG) { \
+					qsum += pool_deq(g, (int64_t)v); \
+					cnt++; \
 				} else { \
 					sum += v; \
 					cnt++; \
@@ -91,6 +114,9 @@ static void NAME(const ingot_pool_params *p, const pool_geo *g, const T *x, T *y
 				y[u * g->y_plane + yi] = ST(best); \
 				if (ind) \
 					ind[u * g->y_plane + yi] = bidx < 0 ? -1 : u * g->x_plane + bidx; \
+			} else if (p->kind == INGOT_POOL_QAVG) { \
+				int64_t div = p->count_include_pad ? pool_padded_count(p, g, yo) : cnt; \
+				y[u * g->y_plane + yi] = (T)pool_quant(g, div ? qsum / (float)div : 0.0f); \
 			} else { \
 				if (p->count_include_pad) \
 					cnt = pool_padded_count(p, g, yo); \
@@ -103,8 +129,24 @@ static void NAME(const ingot_pool_params *p, const pool_geo *g, const T *x, T *y
 POOL_DEF(pool_f32, float, float, POOL_ID, POOL_ID)
 POOL_DEF(pool_f64, double, double, POOL_ID, POOL_ID)
 POOL_DEF(pool_f16, uint16_t, float, pool_ld_f16, pool_st_f16)
-POOL_DEF(pool_i8, int8_t, int, POOL_ID, POOL_I8)
-POOL_DEF(pool_u8, uint8_t, int, POOL_ID, POOL_U8)
+POOL_DEF(pool_i8, int8_t, int64_t, POOL_ID, POOL_I8)
+POOL_DEF(pool_u8, uint8_t, int64_t, POOL_ID, POOL_U8)
+
+/* The scales and zero points of a quantized average (in[1..4]: x_scale, x_zp, y_scale,
+ * y_zp, f32 and 8-bit scalars). 0 when one is missing. */
+static int pool_qparams(int64_t dtype, const void *const *in, pool_geo *g)
+{
+	int u8 = dtype == INGOT_DT_U8;
+	if (!in[1] || !in[2] || !in[3] || !in[4] || (!u8 && dtype != INGOT_DT_I8))
+		return 0;
+	g->qxs = ((const float *)in[1])[0];
+	g->qys = ((const float *)in[3])[0];
+	g->xzp = u8 ? ((const uint8_t *)in[2])[0] : ((const int8_t *)in[2])[0];
+	g->yzp = u8 ? ((const uint8_t *)in[4])[0] : ((const int8_t *)in[4])[0];
+	g->qlo = u8 ? 0.0 : -128.0;
+	g->qhi = u8 ? 255.0 : 127.0;
+	return 1;
+}
 
 INGOT_KERNEL int ingot_pool(const void *params, const void *const *in, void *const *out,
                             void *scratch, int task, int n_tasks)
@@ -118,6 +160,8 @@ INGOT_KERNEL int ingot_pool(const void *params, const void *const *in, void *con
 	if (nsp < 1 || nsp > POOL_MAX_SP || !in[0] || !out[0])
 		return INGOT_EINVAL;
 	memset(&g, 0, sizeof g);
+	if (p->kind == INGOT_POOL_QAVG && !pool_qparams(p->dtype, in, &g))
+		return INGOT_EINVAL;
 	g.nsp = nsp;
 	g.x_plane = g.y_plane = g.k_plane = 1;
 	for (d = nsp - 1; d >= 0; d--) {
@@ -206,6 +250,26 @@ INGOT_KERNEL int ingot_global_pool(const void *params, const void *const *in,
 	}
 	u0 = p->planes * task / n_tasks;
 	u1 = p->planes * (task + 1) / n_tasks;
+	if (p->kind == INGOT_POOL_QAVG) {
+		pool_geo g;
+		int64_t u, i;
+		memset(&g, 0, sizeof g);
+		if (!pool_qparams(p->dtype, in, &g))
+			return INGOT_EINVAL;
+		for (u = u0; u < u1; u++) {
+			double sum = 0.0, v;
+			for (i = 0; i < p->size; i++)
+				sum += (double)pool_deq(&g, p->dtype == INGOT_DT_U8
+				                                ? ((const uint8_t *)in[0])[u * p->size + i]
+				                                : ((const int8_t *)in[0])[u * p->size + i]);
+			v = pool_quant(&g, p->size ? (float)(sum / (double)p->size) : 0.0f);
+			if (p->dtype == INGOT_DT_U8)
+				((uint8_t *)out[0])[u] = (uint8_t)v;
+			else
+				((int8_t *)out[0])[u] = (int8_t)v;
+		}
+		return INGOT_OK;
+	}
 	switch (p->dtype) {
 	case INGOT_DT_F32:
 		pool_global_f32(p->kind, p->size, (const float *)in[0], (float *)out[0], u0, u1);

@@ -7,8 +7,12 @@
 
 #include "ingot_rt.h"
 
-/* Pooling kinds (field `kind`). */
-enum { INGOT_POOL_MAX, INGOT_POOL_AVG };
+/* Pooling kinds (field `kind`). INGOT_POOL_QAVG averages 8-bit X (u8 or i8, the
+ * dtype of Y too): in[1] x_scale (f32), in[2] x_zp, in[3] y_scale, in[4] y_zp
+ * (scalars); Y is bit for bit what DequantizeLinear, the float average pool and
+ * QuantizeLinear give (QLinearAveragePool and QLinearGlobalAveragePool, made by
+ * passes/fold_qdq.c). */
+enum { INGOT_POOL_MAX, INGOT_POOL_AVG, INGOT_POOL_QAVG };
 
 /* in[0] X (N, C, spatial...), out[0] Y (N, C, o...), MaxPool's out[1] Indices (i64)
  * when has_indices (the out[] array may end before slot 1 otherwise): the flat

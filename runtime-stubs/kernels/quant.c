@@ -530,3 +530,66 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 	}
 	return INGOT_OK;
 }
+
+/* Reads element i of an 8-bit operand as an int. */
+static int q_ld8(int dt, const void *p, int64_t i)
+{
+	return dt == INGOT_DT_U8 ? ((const uint8_t *)p)[i] : ((const int8_t *)p)[i];
+}
+
+INGOT_KERNEL int ingot_qbinary(const void *params, const void *const *in, void *const *out,
+                               void *scratch, int task, int n_tasks)
+{
+	const ingot_qbinary_params *p = (const ingot_qbinary_params *)params;
+	int adt = (int)p->a_dtype, bdt = (int)p->b_dtype, ydt = (int)p->y_dtype, d;
+	double lo, hi, za, zb, zy;
+	float sa, sb, sy;
+	int64_t e, e0, e1;
+	(void)scratch;
+	if (p->rank < 0 || p->rank > INGOT_MAX_RANK || !q_range(ydt, &lo, &hi) || !in[0] ||
+	    !in[1] || !in[3] || !in[4] || !in[6] || !out[0])
+		return INGOT_EINVAL;
+	q_clamp_range(&lo, &hi, p->y_lo, p->y_hi);
+	if (!q_span(p->n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	sa = ((const float *)in[1])[0];
+	sb = ((const float *)in[4])[0];
+	sy = ((const float *)in[6])[0];
+	za = in[2] ? (double)q_ld8(adt, in[2], 0) : 0.0;
+	zb = in[5] ? (double)q_ld8(bdt, in[5], 0) : 0.0;
+	zy = in[7] ? (double)q_ld8(ydt, in[7], 0) : 0.0;
+	for (e = e0; e < e1; e++) {
+		int64_t rem = e, oa = 0, ob = 0;
+		float a, b, v;
+		for (d = (int)p->rank - 1; d >= 0; d--) {
+			int64_t i = p->dims[d] ? rem % p->dims[d] : 0;
+			rem = p->dims[d] ? rem / p->dims[d] : 0;
+			oa += i * p->sa[d];
+			ob += i * p->sb[d];
+		}
+		/* DequantizeLinear's float products (exact in double, then rounded) */
+		a = (float)(((double)q_ld8(adt, in[0], oa) - za) * (double)sa);
+		b = (float)(((double)q_ld8(bdt, in[3], ob) - zb) * (double)sb);
+		v = p->op == INGOT_QB_MUL ? (float)((double)a * (double)b) : a + b;
+		/* QuantizeLinear's float quotient, rounded half to even */
+		q_st_int(ydt, out[0], e, rint((double)(v / sy)) + zy, lo, hi);
+	}
+	return INGOT_OK;
+}
+
+INGOT_KERNEL int ingot_qlookup(const void *params, const void *const *in, void *const *out,
+                               void *scratch, int task, int n_tasks)
+{
+	const ingot_qlookup_params *p = (const ingot_qlookup_params *)params;
+	const uint8_t *x = (const uint8_t *)in[0], *t = (const uint8_t *)in[1];
+	uint8_t *y = (uint8_t *)out[0];
+	int64_t e, e0, e1;
+	(void)scratch;
+	if (!x || !t || !y)
+		return INGOT_EINVAL;
+	if (!q_span(p->n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	for (e = e0; e < e1; e++)
+		y[e] = t[x[e]];
+	return INGOT_OK;
+}

@@ -83,6 +83,28 @@ INGOT_PARAMS(ingot_qmatmul_params, INGOT_QMATMUL_FIELDS)
 	F(DIMS, dilations) F(DIMS, pads) F(I64, y_lo) F(I64, y_hi)
 INGOT_PARAMS(ingot_qconv_params, INGOT_QCONV_FIELDS)
 
+/* Ops of ingot_qbinary (field `op`). */
+enum { INGOT_QB_ADD, INGOT_QB_MUL };
+
+/* QLinearAdd / QLinearMul (made by passes/fold_qdq.c, never read from a model): in[0] A,
+ * in[1] a_scale, in[2] azp, in[3] B, in[4] b_scale, in[5] bzp, in[6] y_scale, in[7] yzp;
+ * scales f32 scalars, zero points scalars of the operand's dtype. Y is bit for bit
+ * what DequantizeLinear, the float Add or Mul and QuantizeLinear give (each operand
+ * dequantized to float, the float sum or product, the float quotient by y_scale
+ * rounded half to even, + yzp, saturated), clamped to [y_lo, y_hi] as well (a folded
+ * Relu or Clip). numpy broadcasting: n output elements of dims (rank <= 8,
+ * row-major), sa / sb element strides of A and B per output dim, 0 where broadcast.
+ * Tasks split the elements. */
+#define INGOT_QBINARY_FIELDS(F) F(I64, op) F(I64, a_dtype) F(I64, b_dtype) F(I64, y_dtype) \
+	F(I64, n) F(I64, rank) F(DIMS, dims) F(DIMS, sa) F(DIMS, sb) F(I64, y_lo) F(I64, y_hi)
+INGOT_PARAMS(ingot_qbinary_params, INGOT_QBINARY_FIELDS)
+
+/* QLinearLookup: y[i] = table[(uint8_t)x[i]] over n elements, x and y 8-bit; in[1] is
+ * the 256-entry table the compiler computes from the float op it replaces (entry b is
+ * that op's quantized result for the input whose byte is b). Tasks split the elements. */
+#define INGOT_QLOOKUP_FIELDS(F) F(I64, n)
+INGOT_PARAMS(ingot_qlookup_params, INGOT_QLOOKUP_FIELDS)
+
 INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void *const *out,
                                 void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_dequantize(const void *params, const void *const *in, void *const *out,
@@ -93,5 +115,9 @@ INGOT_KERNEL int ingot_qmatmul(const void *params, const void *const *in, void *
                                void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *const *out,
                              void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_qbinary(const void *params, const void *const *in, void *const *out,
+                               void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_qlookup(const void *params, const void *const *in, void *const *out,
+                               void *scratch, int task, int n_tasks);
 
 #endif /* INGOT_KERNELS_QUANT_H */

@@ -2,7 +2,7 @@
 """QDQ models as ONNX Runtime's quantizer writes them (QuantizeLinear → DequantizeLinear
 around each quantized op, int8 weights with per-channel scales, int32 biases at scale
 x_scale * w_scale), in `ingot check` layout with ONNX Runtime's outputs as the expected
-ones. fold_qdq (passes/fold_qdq.c) turns them into integer nodes; tests/quant/run.sh
+ones, to one quantization step of the output (each case's `tolerance` file). fold_qdq (passes/fold_qdq.c) turns them into integer nodes; tests/quant/run.sh
 checks ingot's results against ORT's and that the integer nodes are there.
 usage: qdq_models.py OUT_DIR ORT_DIR RUN_ORT_MJS"""
 import json
@@ -43,6 +43,7 @@ class Net:
         s = self.const("s", np.float32(scale))
         z = self.const("z", np.array(zp, dtype=self.adt))
         q = self.node("QuantizeLinear", [x, s, z], "q")
+        self.out_scale = scale           # the last one is the model's output
         return self.node("DequantizeLinear", [q, s, z], "dq"), scale
 
     def weight(self, w, axis):
@@ -116,7 +117,54 @@ def matmul_net(act_dtype):
     return net, [("x", (2, 5, 32))]
 
 
-def write(out, name, net, inputs, out_shape):
+def blocks_net(act_dtype):
+    """The other patterns fold_qdq folds: a residual Add + Relu, HardSwish, Sigmoid and
+    a Mul (a squeeze-excite gate), AveragePool, a Concat of two scales (one input is
+    requantized), GlobalAveragePool, Flatten and a Gemm."""
+    net = Net(act_dtype)
+    u8 = act_dtype == np.uint8
+    zp = 128 if u8 else 0
+    x, xs = net.qdq("x", 0.02, zp)
+    w1 = rng.standard_normal((8, 4, 3, 3)).astype(np.float32) * 0.3
+    wd, ws = net.weight(w1, 0)
+    y1 = net.node("Conv", [x, wd, net.bias(rng.standard_normal(8).astype(np.float32) * 0.1,
+                                            xs, ws)], "conv", pads=[1, 1, 1, 1])
+    y1, s1 = net.qdq(y1, 0.04, 120 if u8 else -8)
+    w2 = rng.standard_normal((8, 8, 3, 3)).astype(np.float32) * 0.2
+    wd, ws = net.weight(w2, 0)
+    y2 = net.node("Conv", [y1, wd, net.bias(rng.standard_normal(8).astype(np.float32) * 0.1,
+                                             s1, ws)], "conv", pads=[1, 1, 1, 1])
+    y2, _ = net.qdq(y2, 0.05, 130 if u8 else 2)
+    r = net.node("Add", [y1, y2], "add")
+    r = net.node("Relu", [r], "relu")
+    r, _ = net.qdq(r, 0.06, 0 if u8 else -128)
+    h = net.node("HardSwish", [r], "hswish")
+    h, _ = net.qdq(h, 0.03, 10 if u8 else -118)
+    sg = net.node("Sigmoid", [h], "sigmoid")
+    sg, _ = net.qdq(sg, 1 / 256, 0 if u8 else -128)
+    m = net.node("Mul", [h, sg], "mul")
+    m, _ = net.qdq(m, 0.02, 5 if u8 else -123)
+    ap = net.node("AveragePool", [m], "avg", kernel_shape=[3, 3], strides=[2, 2],
+                  pads=[1, 1, 1, 1])
+    ap, _ = net.qdq(ap, 0.015, 3 if u8 else -125)
+    mp = net.node("MaxPool", [r], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    mp, _ = net.qdq(mp, 0.06, 0 if u8 else -128)
+    c = net.node("Concat", [ap, mp], "cat", axis=1)
+    c, _ = net.qdq(c, 0.06, 0 if u8 else -128)
+    gp = net.node("GlobalAveragePool", [c], "gap")
+    gp, gs = net.qdq(gp, 0.04, 2 if u8 else -126)
+    f = net.node("Flatten", [gp], "flat")
+    f, fs = net.qdq(f, 0.04, 2 if u8 else -126)
+    w3 = rng.standard_normal((10, 16)).astype(np.float32) * 0.3
+    wd, ws = net.weight(w3, 0)
+    b3 = net.bias(rng.standard_normal(10).astype(np.float32) * 0.1, fs, ws)
+    y = net.node("Gemm", [f, wd, b3], "fc", transB=1)
+    y, _ = net.qdq(y, 0.01, zp)
+    net.nodes[-1].output[0] = "y"
+    return net, [("x", (1, 4, 12, 12))]
+
+
+def write(out, name, net, inputs, out_shape, opset=13):
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     g = helper.make_graph(net.nodes, name,
@@ -124,10 +172,15 @@ def write(out, name, net, inputs, out_shape):
                            for n, s in inputs],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
                           net.inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
     onnx.checker.check_model(m)
     onnx.save(m, os.path.join(d, "model.onnx"))
+    # One quantization step of the output: ORT evaluates some QDQ groups in float
+    # (DequantizeLinear, the float op, QuantizeLinear), where a float accumulation can
+    # round to the other side of a step than ingot's exact integer one.
+    with open(os.path.join(d, "tolerance"), "w") as fh:
+        fh.write(f"rtol = 0\natol = {net.out_scale * 1.001:.9g}\n")
     feeds = []
     for i, (n, s) in enumerate(inputs):
         v = rng.uniform(-2.5, 2.5, s).astype(np.float32)
@@ -147,6 +200,8 @@ def main():
         cases.append(write(out, f"qdq_convnet_{tag}", net, ins, (1, 10)))
         net, ins = matmul_net(dt)
         cases.append(write(out, f"qdq_matmul_{tag}", net, ins, (2, 5, 24)))
+        net, ins = blocks_net(dt)
+        cases.append(write(out, f"qdq_blocks_{tag}", net, ins, (1, 10), opset=14))
     net, ins = conv_net(np.uint8, per_channel=False)
     cases.append(write(out, "qdq_convnet_per_tensor", net, ins, (1, 10)))
     man = os.path.join(out, "MANIFEST.json")

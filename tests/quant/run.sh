@@ -1,8 +1,11 @@
 #!/bin/sh
 # QDQ models against ONNX Runtime (tests/quant/qdq_models.py writes them with ORT's
-# outputs): `ingot check` must match ORT's dequantized outputs at its default
-# tolerance on every target given, and fold_qdq must have left no float Conv, MatMul
-# or Gemm behind (the IR dump of each model is searched).
+# outputs): `ingot check` must match ORT's dequantized outputs to one quantization
+# step of the output (each case's `tolerance` file) on every target given, and
+# fold_qdq must have left no float Conv, MatMul or Gemm behind, nor, in the
+# qdq_blocks models, a float Add, Mul, Sigmoid, HardSwish, AveragePool,
+# GlobalAveragePool or Concat of floats (the IR dump of each model is searched). How
+# many cases match ORT bit for bit is printed.
 # usage: run.sh INGOT PYTHON QDQ_MODELS_PY OUT ORT_DIR RUN_ORT_MJS TARGET...
 set -eu
 ingot=$1 py=$2 gen=$3 out=$4 ort=$5 mjs=$6
@@ -20,7 +23,19 @@ for m in "$out"/qdq_*/; do
 	fi
 	grep -E '= QLinear(Conv|MatMul)\(' "$out/$n.ir" >/dev/null || die "$n: no integer node"
 	grep -F '!q(' "$out/$n.ir" >/dev/null || die "$n: no quantized type in the IR"
+	case $n in qdq_blocks_*)
+		if grep -E '= (Add|Mul|Sigmoid|HardSwish|AveragePool|GlobalAveragePool)\(|= Concat\(.*: f32' \
+			"$out/$n.ir" >/dev/null; then
+			die "$n: a float op fold_qdq should fold is left (see $out/$n.ir)"
+		fi
+		for op in QLinearAdd QLinearMul QLinearLookup QLinearAveragePool \
+			QLinearGlobalAveragePool Concat; do
+			grep -E "= $op\(" "$out/$n.ir" >/dev/null || die "$n: no $op node"
+		done
+	esac
 done
+exact=$("$ingot" check "$out"/qdq_*/ --rtol 0 --atol 0 2>/dev/null | grep -c '^PASS' || true)
+echo "tests/quant: $exact of $(ls -d "$out"/qdq_*/ | wc -l) cases match ORT bit for bit (target c)"
 for t in "$@"; do
 	"$ingot" check "$out"/qdq_*/ --target "$t" || die "target $t differs from ORT"
 done

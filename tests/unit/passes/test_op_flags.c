@@ -28,7 +28,7 @@ static const FlagOps expected[] = {
 	{ OPF_RESHAPE, "OPF_RESHAPE", "Reshape Flatten Squeeze Unsqueeze" },
 	{ OPF_PERMUTE, "OPF_PERMUTE", "Transpose" },
 	{ OPF_NOOP_SAME_TYPE, "OPF_NOOP_SAME_TYPE", "Identity Cast Reshape Flatten Squeeze Unsqueeze" },
-	{ OPF_INPLACE, "OPF_INPLACE", UNARY " Not " BINARY " Clip FusedElementwise" },
+	{ OPF_INPLACE, "OPF_INPLACE", UNARY " Not " BINARY " Clip FusedElementwise QLinearLookup" },
 	{ OPF_FUSE_STEP, "OPF_FUSE_STEP", UNARY " Add Sub Mul Div Pow Clip" },
 	{ OPF_LINEAR, "OPF_LINEAR", "Conv ConvTranspose Gemm MatMul" },
 	{ OPF_ACTIVATION, "OPF_ACTIVATION",
