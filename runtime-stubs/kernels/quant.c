@@ -531,6 +531,19 @@ INGOT_KERNEL int ingot_qconv(const void *params, const void *const *in, void *co
 	return INGOT_OK;
 }
 
+/* Whether element strides st over dims (rank r) are the row-major ones (unit dims
+ * aside). */
+static int q_contiguous(int64_t r, const int64_t *dims, const int64_t *st)
+{
+	int64_t want = 1, d;
+	for (d = r - 1; d >= 0; d--) {
+		if (dims[d] != 1 && st[d] != want)
+			return 0;
+		want *= dims[d];
+	}
+	return 1;
+}
+
 /* Reads element i of an 8-bit operand as an int. */
 static int q_ld8(int dt, const void *p, int64_t i)
 {
@@ -558,6 +571,21 @@ INGOT_KERNEL int ingot_qbinary(const void *params, const void *const *in, void *
 	za = in[2] ? (double)q_ld8(adt, in[2], 0) : 0.0;
 	zb = in[5] ? (double)q_ld8(bdt, in[5], 0) : 0.0;
 	zy = in[7] ? (double)q_ld8(ydt, in[7], 0) : 0.0;
+	if (q_contiguous(p->rank, p->dims, p->sa) && q_contiguous(p->rank, p->dims, p->sb)) {
+		/* no broadcast: each operand's 256 dequantized values, then one flat loop */
+		float ta[256], tb[256];
+		const uint8_t *xa = (const uint8_t *)in[0], *xb = (const uint8_t *)in[3];
+		for (d = 0; d < 256; d++) {
+			ta[d] = (float)(((double)q_ld8(adt, &(uint8_t){ (uint8_t)d }, 0) - za) * (double)sa);
+			tb[d] = (float)(((double)q_ld8(bdt, &(uint8_t){ (uint8_t)d }, 0) - zb) * (double)sb);
+		}
+		for (e = e0; e < e1; e++) {
+			float a = ta[xa[e]], b = tb[xb[e]];
+			float v = p->op == INGOT_QB_MUL ? (float)((double)a * (double)b) : a + b;
+			q_st_int(ydt, out[0], e, rint((double)(v / sy)) + zy, lo, hi);
+		}
+		return INGOT_OK;
+	}
 	for (e = e0; e < e1; e++) {
 		int64_t rem = e, oa = 0, ob = 0;
 		float a, b, v;
