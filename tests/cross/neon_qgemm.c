@@ -1,6 +1,7 @@
 /* neon_qgemm.c — the NEON int8 kernels (runtime-stubs/kernels/neon/qgemm.c) against the
  * reference ingot_qconv / ingot_qmatmul (kernels/quant.c), byte for byte, on random
- * problems: 1-D and 2-D QLinearConv with odd channel counts, padding, strides,
+ * problems: 1-D and 2-D QLinearConv (a quarter of them 1 x 1) with odd channel
+ * counts, padding, strides,
  * dilations, groups and depthwise, u8/i8 inputs, weights and outputs, per-tensor and
  * per-channel weight scales and zero points, bias, fused clamps, weights packed as at
  * compile time or by the kernel, task splits; QLinearMatMul with M = 1, broadcast
@@ -111,15 +112,16 @@ static void test_conv(int cs)
 	q.y_dims[1] = M;
 	q.w_dims[0] = M;
 	q.w_dims[1] = cg;
+	const int pointwise = !dw && ri(0, 3) == 0;    /* 1 x 1, stride 1, no padding */
 	for (int d = 0; d < nsp; d++) {
 		int64_t in, kk, s, dl, pb, pe, o;
 		do {
 			in = ri(1, nsp == 1 ? 23 : 11);
-			kk = ri(1, dw ? 5 : 3);
-			s = ri(1, 3);
+			kk = pointwise ? 1 : ri(1, dw ? 5 : 3);
+			s = pointwise ? 1 : ri(1, 3);
 			dl = ri(1, 2);
-			pb = ri(0, 2);
-			pe = ri(0, 2);
+			pb = pointwise ? 0 : ri(0, 2);
+			pe = pointwise ? 0 : ri(0, 2);
 			o = (in + pb + pe - dl * (kk - 1) - 1);
 			tries++;
 		} while (o < 0);

@@ -5,7 +5,8 @@
  * zero point so they contribute nothing; MatMul: rows of A). The microkernel keeps a
  * QNP x QMR tile of int32 sums in registers: `sdot` by lane with dotprod, else
  * `smull` + `sadalp`. Zero points are applied afterwards from the row and column
- * sums, and the epilogue requantizes in double exactly as the reference. Depthwise
+ * sums, and the epilogue requantizes in double exactly as the reference. A 1 x 1
+ * stride-1 Conv builds its tiles by transposing 8 pixels x 4 channels with zips. Depthwise
  * QLinearConv (C / group = 1) runs directly, vectorized over output columns
  * (int16 widening multiply-accumulate, `smlal`). */
 #include "qgemm.h"
@@ -193,12 +194,45 @@ typedef struct qg_conv {
 	uint8_t pad;                 /* its byte: padding taps */
 } qg_conv;
 
+/* A 1 x 1 Conv with stride 1 and no padding: the tile is a transpose of 8 pixels x
+ * Cg channels, four channels at a time (two zips interleave their 8-byte rows). */
+static void qg_pointwise(const qg_conv *c, const uint8_t *xg, int64_t p0, int8_t *tile,
+                         int32_t *rs)
+{
+	const int64_t hw = c->H * c->W;
+	const uint8x8_t flip = vdup_n_u8((uint8_t)c->xf), zero = vdup_n_u8(0);
+	int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
+	for (int64_t c0 = 0; c0 < c->Cg; c0 += 4, tile += 4 * QNP) {
+		uint8x8_t r[4];
+		for (int i = 0; i < 4; i++) {
+			r[i] = c0 + i < c->Cg ? veor_u8(vld1_u8(xg + (c0 + i) * hw + p0), flip) : zero;
+			const int16x8_t v = vmovl_s8(vreinterpret_s8_u8(r[i]));
+			s0 = vaddw_s16(s0, vget_low_s16(v));
+			s1 = vaddw_s16(s1, vget_high_s16(v));
+		}
+		const uint8x8x2_t z01 = vzip_u8(r[0], r[1]), z23 = vzip_u8(r[2], r[3]);
+		const uint16x4x2_t lo = vzip_u16(vreinterpret_u16_u8(z01.val[0]), vreinterpret_u16_u8(z23.val[0]));
+		const uint16x4x2_t hi = vzip_u16(vreinterpret_u16_u8(z01.val[1]), vreinterpret_u16_u8(z23.val[1]));
+		vst1_u8((uint8_t *)tile, vreinterpret_u8_u16(lo.val[0]));
+		vst1_u8((uint8_t *)tile + 8, vreinterpret_u8_u16(lo.val[1]));
+		vst1_u8((uint8_t *)tile + 16, vreinterpret_u8_u16(hi.val[0]));
+		vst1_u8((uint8_t *)tile + 24, vreinterpret_u8_u16(hi.val[1]));
+	}
+	vst1q_s32(rs, s0);
+	vst1q_s32(rs + 4, s1);
+}
+
 /* The P tile of output pixels [p0, p0 + np) of image n, group grp: per k4 group the 4
  * bytes of each of QNP rows (rows past np and k past K zero); rs: row sums. */
 static void qg_im2col(const qg_conv *c, int64_t n, int64_t grp, int64_t p0, int64_t np,
                       int8_t *tile, int32_t *rs)
 {
 	const int64_t kp = ingot_neon_qround(c->K, 4);
+	if (np == QNP && c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && c->ph == 0 &&
+	    c->pw == 0 && c->OH == c->H && c->OW == c->W) {
+		qg_pointwise(c, c->x + (n * c->C + grp * c->Cg) * c->H * c->W, p0, tile, rs);
+		return;
+	}
 	memset(tile, 0, (size_t)(kp * QNP));
 	for (int64_t j = 0; j < QNP; j++) {
 		int32_t s = 0;
