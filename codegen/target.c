@@ -17,7 +17,7 @@
 #define BACKEND_LOWER_x86 cg_x86_lower
 #define BACKEND_PREPARE_x86 cg_x86_prepare
 #define BACKEND_LOWER_neon cg_neon_lower
-#define BACKEND_PREPARE_neon NULL
+#define BACKEND_PREPARE_neon cg_neon_prepare
 
 static const Target targets[] = {
 #define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, backend) \

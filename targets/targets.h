@@ -27,11 +27,18 @@
 	  INGOT_TARGET_CFLAGS " -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard", \
 	  "qemu-arm -L /usr/arm-linux-gnueabihf", "neon", neon)
 
-/* --cpu tunings: X(target name, cpu, extra cflags) */
+/* --cpu tunings: X(target name, cpu, extra cflags). They follow the target's cflags,
+ * so an ARMv8.2 CPU names its architecture with -march (a later -march replaces the
+ * target's -march=armv8-a; -mcpu would conflict with it) and tunes with -mtune. The
+ * ones with +dotprod get the `sdot` int8 kernels (neon/qgemm.c reads
+ * __ARM_FEATURE_DOTPROD); the others `smull` + `sadalp`. */
 #define INGOT_CPUS(X) \
 	X("neon", "cortex-a53", "-mcpu=cortex-a53") \
+	X("neon", "cortex-a55", "-march=armv8.2-a+dotprod -mtune=cortex-a55") \
 	X("neon", "cortex-a72", "-mcpu=cortex-a72") \
-	X("neon", "cortex-a76", "-mcpu=cortex-a76") \
+	X("neon", "cortex-a76", "-march=armv8.2-a+dotprod -mtune=cortex-a76") \
+	X("neon", "cortex-a78", "-march=armv8.2-a+dotprod -mtune=cortex-a78") \
+	X("neon", "neoverse-n1", "-march=armv8.2-a+dotprod -mtune=neoverse-n1") \
 	X("neon32", "cortex-a7", "-mcpu=cortex-a7") \
 	X("neon32", "cortex-a53", "-mcpu=cortex-a53") \
 	X("x86-avx2", "haswell", "-march=haswell") \

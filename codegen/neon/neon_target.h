@@ -8,5 +8,7 @@
 
 /* lower.c */
 int cg_neon_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc);
+/* packs the constant weights of QLinearConv / QLinearMatMul for neon/qgemm.c */
+int cg_neon_prepare(const Target *t, Graph *g);
 
 #endif

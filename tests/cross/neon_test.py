@@ -17,15 +17,15 @@ usage: neon_test.py INGOT WORKDIR SOURCE_ROOT
 import os
 import re
 import shutil
-import subprocess
 import sys
+
+from crosstest import fail, failures, functions, reachable, run
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 ingot, work, src = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
 
 TARGETS = {
     "neon": dict(cc="aarch64-linux-gnu-gcc", objdump="aarch64-linux-gnu-objdump",
@@ -40,18 +40,6 @@ TARGETS = {
                    call=re.compile(r"\bblx?\s+[0-9a-f]+\s+<([^>+]+)"),
                    qemu=["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]),
 }
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL " + msg)
-
-
-def run(cmd, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if r.returncode:
-        fail("%s exited %d: %s" % (" ".join(cmd), r.returncode, (r.stdout + r.stderr)[-2000:]))
-    return r
 
 
 def make_model(path):
@@ -82,34 +70,10 @@ def make_model(path):
     onnx.save(model, path)
 
 
-def functions(disasm):
-    """name -> list of instruction lines, from objdump -d output."""
-    funcs, cur = {}, None
-    for line in disasm.splitlines():
-        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
-        if m:
-            cur = funcs.setdefault(m.group(1), [])
-        elif cur is not None and line.startswith(" "):
-            cur.append(line)
-    return funcs
-
-
 def reaches_fma(funcs, root, t):
     """Does root, or a function it calls (transitively, inside this object), hold a
     vector FMA? Inlining moves the microkernel around; calls keep it reachable."""
-    seen, todo = set(), [root]
-    while todo:
-        f = todo.pop()
-        if f in seen or f not in funcs:
-            continue
-        seen.add(f)
-        for ins in funcs[f]:
-            if t["fma"].search(ins):
-                return True
-            m = t["call"].search(ins)
-            if m:
-                todo.append(m.group(1))
-    return False
+    return any(t["fma"].search(ins) for ins in reachable(funcs, root, t["call"]))
 
 
 def find(funcs, name):

@@ -119,6 +119,12 @@ def sink_model(path):
     node("StringNormalizer", [st], "sn", dt=T.STRING, case_change_action="LOWER")  # text
     node("ImageDecoder", [inp("img", T.UINT8, [64])], "dec", dt=T.UINT8,
          shape=[8, 8, 3])                                                  # imgdec*
+    qx = inp("qx", T.UINT8, [1, 8, 8, 8])
+    node("QLinearConv", [qx, w("qxs", np.array(0.02, np.float32)), w("qxz", np.array(128, np.uint8)),
+                         w("qw", r.integers(-127, 128, (8, 8, 3, 3)).astype(np.int8)),
+                         w("qws", np.array(0.01, np.float32)), w("qwz", np.array(0, np.int8)),
+                         w("qys", np.array(0.05, np.float32)), w("qyz", np.array(3, np.uint8))],
+         "qc", dt=T.UINT8, pads=[1, 1, 1, 1])                              # neon qgemm
     # f64: the reference Conv, pool, MatMul and RNN kernels on every SIMD target too
     xd = inp("xd", D, [1, 2, 6, 6])
     node("Conv", [xd, rw("wdd", 2, 2, 3, 3, dt=np.float64)], "cd", dt=D)
