@@ -17,6 +17,7 @@
  *     (Sigmoid, Tanh, HardSwish, Gelu, LeakyRelu, Relu, Clip...) -> QLinearLookup, a
  *     256-entry table computed at compile time by the model's own DQ, op and Q
  *   Q(DQ(x)), the same scale, zero point and dtype         -> x
+ *   MatMul | Gemm(a, DQ(w)), a float, no Q after           -> MatMulW8 (weight-only)
  *
  * Everything but the weights is per tensor. Weights are per tensor or per output
  * channel (Conv axis 0; MatMul's B axis 1, Gemm's transposed B axis 0, transposed
@@ -303,6 +304,24 @@ static bool fold_conv(Graph *g, const Uses *u, NodeId q, DiagSink *d)
 	return true;
 }
 
+/* A new constant: the 8-bit matrix v ([N, K], Gemm's transposed B) as [K, N]. */
+static ValueId transposed(Graph *g, RegionId r, const char *base, ValueId v)
+{
+	const Type *vt = &g->values[v].type;
+	int64_t n = vt->dims[0], k = vt->dims[1], dims[2] = { k, n };
+	const uint8_t *src = ir_const_data(g, v);
+	uint8_t *t = malloc((size_t)(k * n > 0 ? k * n : 1));
+	Type tt = type_make(vt->dtype, 2, dims);
+	if (!t)
+		die("out of memory");
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t j = 0; j < k; j++)
+			t[j * n + i] = src[i * k + j];
+	ValueId out = rw_const_new(g, r, base, &tt, t);
+	free(t);
+	return out;
+}
+
 /* MatMul(DQ(a), DQ(w)) and Gemm(DQ(a), DQ(w), [bias]) with w a constant matrix. */
 static bool fold_matmul(Graph *g, const Uses *u, NodeId q, DiagSink *d)
 {
@@ -324,26 +343,15 @@ static bool fold_matmul(Graph *g, const Uses *u, NodeId q, DiagSink *d)
 	                                                ga->beta != 1.0f)))
 		return false;
 	const Type *wt = &g->values[w.x].type;
-	int64_t k = wt->dims[tb ? 1 : 0], n = wt->dims[tb ? 0 : 1];
+	int64_t n = wt->dims[tb ? 0 : 1];
 	if (w.n != 1 && w.axis != (tb ? 0 : 1))
 		return false;
 	const char *base = ir_node_name(g, c.lin);
 	ValueId bias = IR_NONE, wq = w.x;
 	if (gemm && !bias_value(g, r, mm->n_in > 2 ? mm->in[2] : IR_NONE, &a, &w, n, base, &bias))
 		return false;
-	if (tb) {                      /* B as [K, N] */
-		const uint8_t *src = ir_const_data(g, w.x);
-		uint8_t *t = malloc((size_t)(k * n > 0 ? k * n : 1));
-		int64_t dims[2] = { k, n };
-		Type tt = type_make(wt->dtype, 2, dims);
-		if (!t)
-			die("out of memory");
-		for (int64_t i = 0; i < n; i++)
-			for (int64_t j = 0; j < k; j++)
-				t[j * n + i] = src[i * k + j];
-		wq = rw_const_new(g, r, base, &tt, t);
-		free(t);
-	}
+	if (tb)
+		wq = transposed(g, r, base, w.x);
 	ValueId in[9] = { a.x, a.s, zp_value(g, r, &a, base), wq, w.s, zp_value(g, r, &w, base),
 	                  c.y.s, zp_value(g, r, &c.y, base), bias };
 	/* an imported QLinearMatMul has 8 inputs; the bias slot is set after the import */
@@ -459,22 +467,6 @@ static void set_quant(Graph *g, ValueId v, const QParams *q)
 	t->scale = s;
 	t->zero_point = z;
 	g->values[v].type.quant = t;
-}
-
-/* Moves node id (appended to its region) to just before node `at`. */
-static void insert_before(Graph *g, NodeId id, NodeId at)
-{
-	Region *reg = &g->regions[g->nodes[id].region];
-	int from = -1, to = -1;
-	for (int i = 0; i < reg->n_nodes; i++) {
-		if (reg->nodes[i] == id)
-			from = i;
-		if (reg->nodes[i] == at)
-			to = i;
-	}
-	IR_ASSERT(from >= 0 && to >= 0 && from > to);
-	memmove(reg->nodes + to + 1, reg->nodes + to, (size_t)(from - to) * sizeof *reg->nodes);
-	reg->nodes[to] = id;
 }
 
 /* A copy of node `like` (same op, opset and attributes) on inputs in, writing a new
@@ -665,13 +657,57 @@ static bool fold_concat(Graph *g, const Uses *u, NodeId q, DiagSink *d)
 			die("fold_qdq: a requantizing QLinearLookup does not infer");
 		diag_sink_free(&quiet);
 		set_quant(g, in[i], &y);
-		insert_before(g, l, q);
+		rw_node_move_before(g, l, q);
 	}
 	free(x);
 	if (!ok)
 		return false;
 	take_over(g, q, p, OP_CONCAT, in, n);
 	set_quant(g, g->nodes[q].out[0], &y);
+	return true;
+}
+
+/* Weight-only int8: MatMul(a, DQ(w)) or Gemm(a, DQ(w), [c]) with a float, w an 8-bit
+ * constant matrix with zero point 0, per tensor or per output column -> MatMulW8
+ * (Gemm: transA = 0, alpha = beta = 1, c a constant f32 [N]; transB transposed here).
+ * The float path multiplies by the dequantized weights; MatMulW8 sums a * w and scales
+ * the sum once per column, so the two differ by float rounding. */
+static bool fold_w8(Graph *g, NodeId mm, DiagSink *d)
+{
+	const Node *n = &g->nodes[mm];
+	QParams w;
+	bool gemm = n->op == OP_GEMM;
+	EpilogueAttrs *ep = ops_epilogue_attrs(g, mm);
+	if ((n->op != OP_MATMUL && !gemm) || !ep || ep->activation || ep->residual ||
+	    g->values[n->in[0]].type.dtype != DT_F32 || !dq_input(g, n->in[1], false, &w) ||
+	    !g->values[w.x].is_const || g->values[w.x].type.rank != 2 ||
+	    g->values[n->out[0]].type.dtype != DT_F32)
+		return false;
+	const GemmAttrs *ga = gemm ? ops_gemm_attrs(g, mm) : NULL;
+	bool tb = ga && ga->trans_b;
+	ValueId c = gemm && n->n_in > 2 ? n->in[2] : IR_NONE;
+	const Type *wt = &g->values[w.x].type;
+	int64_t cols = wt->dims[tb ? 0 : 1];
+	if (ga && (ga->trans_a || ga->alpha != 1.0f || (c != IR_NONE && ga->beta != 1.0f)))
+		return false;
+	if ((w.n != 1 && w.axis != (tb ? 0 : 1)) ||
+	    (c != IR_NONE && (!g->values[c].is_const || g->values[c].type.dtype != DT_F32 ||
+	                      g->values[c].type.rank != 1 || g->values[c].type.dims[0] != cols)))
+		return false;
+	for (int64_t i = 0; i < w.n; i++)
+		if (qp_zp(g, &w, i) != 0)
+			return false;
+	RegionId r = n->region;
+	const char *base = ir_node_name(g, mm);
+	ValueId wq = w.x;
+	if (tb)
+		wq = transposed(g, r, base, w.x);
+	ValueId in[4] = { g->nodes[mm].in[0], wq, w.s, c };
+	if (rw_node_reset(g, mm, OP_MATMUL_W8, in, c != IR_NONE ? 4 : 3, NULL, 0, d))
+		die("fold_qdq: MatMulW8 rejected its attributes");
+	rw_reinfer(g, mm);
+	w.axis = w.n == 1 ? -1 : 1;      /* per column of the [K, N] matrix it now is */
+	set_quant(g, wq, &w);
 	return true;
 }
 
@@ -744,6 +780,7 @@ int pass_fold_qdq(Graph *g, PassCtx *ctx)
 {
 	Uses u = { 0 };
 	int conv = 0, mm = 0, moves = 0, clamps = 0, pairs = 0, bin = 0, pools = 0, cats = 0, luts = 0;
+	int w8 = 0;
 	rw_uses_compute(g, &u);
 	for (RegionId r = 0; r < g->n_regions; r++)
 		for (int i = 0; i < g->regions[r].n_nodes; i++) {
@@ -773,6 +810,12 @@ int pass_fold_qdq(Graph *g, PassCtx *ctx)
 				rw_uses_compute(g, &u);
 		}
 	rw_uses_free(&u);
+	for (RegionId r = 0; r < g->n_regions; r++)
+		for (int i = 0; i < g->regions[r].n_nodes; i++) {
+			NodeId id = g->regions[r].nodes[i];
+			if (!g->nodes[id].dead && fold_w8(g, id, ctx->diags))
+				w8++;
+		}
 	g->qdq_folded = true;
 	for (RegionId r = 0; r < g->n_regions; r++)
 		for (int i = 0; i < g->regions[r].n_nodes; i++)
@@ -782,10 +825,11 @@ int pass_fold_qdq(Graph *g, PassCtx *ctx)
 		for (int i = 0; i < g->regions[r].n_nodes; i++)
 			if (!g->nodes[g->regions[r].nodes[i]].dead)
 				annotate_moves(g, g->regions[r].nodes[i]);
-	if (conv + mm + moves + clamps + pairs + bin + pools + cats + luts)
+	if (conv + mm + moves + clamps + pairs + bin + pools + cats + luts + w8)
 		snprintf(ctx->changed, sizeof ctx->changed,
 		         "%d QLinearConv, %d QLinearMatMul, %d QLinearAdd/Mul, %d average pools, "
 		         "%d Concat, %d lookup tables, %d ops on 8-bit values, %d clamps, "
-		         "%d Q(DQ) pairs removed", conv, mm, bin, pools, cats, luts, moves, clamps, pairs);
+		         "%d Q(DQ) pairs removed, %d MatMulW8", conv, mm, bin, pools, cats, luts, moves,
+		         clamps, pairs, w8);
 	return 0;
 }

@@ -5,9 +5,13 @@
 #include <string.h>
 
 static const Pass passes[] = {
-	{ "fold_qdq", "run DequantizeLinear -> Conv/MatMul/Gemm/MaxPool/reshape [-> Relu/Clip] -> "
-	  "QuantizeLinear patterns as integer nodes (QLinearConv, QLinearMatMul)", pass_fold_qdq,
+	{ "fold_qdq", "run DequantizeLinear -> Conv/MatMul/Gemm/Add/Mul/pools/Concat/elementwise "
+	  "[-> Relu/Clip] -> QuantizeLinear patterns as integer nodes (QLinearConv, QLinearMatMul, "
+	  "QLinearAdd, QLinearLookup...), MatMul of int8 weights as MatMulW8", pass_fold_qdq,
 	  "types, constant scales; before fold_constants" },
+	{ "quantize_weights", "int8 weights (per output column, symmetric) for MatMul/Gemm with a "
+	  "constant f32 weight, behind a DequantizeLinear (--quantize weights-int8)",
+	  pass_quantize_weights, "types; before fold_qdq" },
 	{ "fold_constants", "evaluate nodes whose inputs are all constant", pass_fold_constants, "types" },
 	{ "remove_identity", "remove copies: Identity, inference Dropout, shape-keeping reshapes, "
 	  "identity Transpose, Cast to the same type", pass_remove_identity, "types" },

@@ -57,6 +57,7 @@ int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
 int pass_fuse_elementwise(Graph *g, PassCtx *ctx);
 int pass_fuse_layernorm(Graph *g, PassCtx *ctx);
 int pass_fold_qdq(Graph *g, PassCtx *ctx);
+int pass_quantize_weights(Graph *g, PassCtx *ctx);
 
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */

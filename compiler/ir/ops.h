@@ -280,6 +280,7 @@ typedef enum OpFlag {
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE) \
 	/* qlinear.c, pool.c: the integer forms of QDQ patterns (passes/fold_qdq.c) */ \
+	X(MATMUL_W8, MatMulW8, matmul_w8, 3, 4, 1, 1, 0x0, 0) \
 	X(QLINEAR_ADD, QLinearAdd, qlinear_binary, 8, 8, 1, 1, 0x0, 0) \
 	X(QLINEAR_AVERAGE_POOL, QLinearAveragePool, pool, 5, 5, 1, 1, 0x0, 0) \
 	X(QLINEAR_GLOBAL_AVERAGE_POOL, QLinearGlobalAveragePool, global_pool, 5, 5, 1, 1, 0x0, 0) \
@@ -312,6 +313,6 @@ typedef enum Op {
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
-	G(qlinear_binary) G(qlinear_lookup)
+	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8)
 
 #endif /* INGOT_OPS_H */

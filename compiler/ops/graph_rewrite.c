@@ -191,19 +191,36 @@ void rw_reinfer(Graph *g, NodeId id)
 	}
 }
 
-void rw_node_move_to(Graph *g, NodeId id, NodeId at)
+/* The positions of nodes id and at in their (common) region's list. */
+static Region *node_slots(Graph *g, NodeId id, NodeId at, int *from, int *to)
 {
 	Region *reg = &g->regions[g->nodes[id].region];
-	int from = -1, to = -1;
 	IR_ASSERT(g->nodes[at].region == g->nodes[id].region);
+	*from = *to = -1;
 	for (int i = 0; i < reg->n_nodes; i++) {
 		if (reg->nodes[i] == id)
-			from = i;
+			*from = i;
 		if (reg->nodes[i] == at)
-			to = i;
+			*to = i;
 	}
+	return reg;
+}
+
+void rw_node_move_to(Graph *g, NodeId id, NodeId at)
+{
+	int from, to;
+	Region *reg = node_slots(g, id, at, &from, &to);
 	IR_ASSERT(from >= 0 && to >= from);
 	memmove(reg->nodes + from, reg->nodes + from + 1, (size_t)(to - from) * sizeof *reg->nodes);
+	reg->nodes[to] = id;
+}
+
+void rw_node_move_before(Graph *g, NodeId id, NodeId at)
+{
+	int from, to;
+	Region *reg = node_slots(g, id, at, &from, &to);
+	IR_ASSERT(to >= 0 && from > to);
+	memmove(reg->nodes + to + 1, reg->nodes + to, (size_t)(from - to) * sizeof *reg->nodes);
 	reg->nodes[to] = id;
 }
 

@@ -91,6 +91,9 @@ void rw_reinfer(Graph *g, NodeId id);
 /* Moves node id to the slot of node `at` (same region; `at` comes later), so it
  * runs where `at` ran. */
 void rw_node_move_to(Graph *g, NodeId id, NodeId at);
+/* Moves node id (later in the same region: one just appended) to just before node
+ * `at`, so it runs first. */
+void rw_node_move_before(Graph *g, NodeId id, NodeId at);
 
 /* Appends a node of `op` (opset 13 semantics, its attributes typed from raw) to
  * region r, its origin `origin`; nothing is inferred yet. Attributes it rejects are

@@ -1,8 +1,8 @@
 /* qlinear.c — op groups qlinear_conv (QLinearConv), conv_integer (ConvInteger),
  * qlinear_matmul (QLinearMatMul) and matmul_integer (MatMulInteger): the integer
  * products on 8-bit operands; and ingot's own qlinear_binary (QLinearAdd, QLinearMul)
- * and qlinear_lookup (QLinearLookup), which passes/fold_qdq.c makes from QDQ
- * patterns (not ONNX ops: never read from a model). Inference checks the operands, their scale and zero
+ * qlinear_lookup (QLinearLookup) and matmul_w8 (MatMulW8, weight-only int8), which
+ * passes/fold_qdq.c makes from QDQ patterns (not ONNX ops: never read from a model). Inference checks the operands, their scale and zero
  * point shapes (per tensor, per output channel / row / column) and resolves the
  * geometry: conv attributes into begin pads and output dims (this file's own
  * compact copy of Conv's rules, without ConvTranspose), matmul into numpy
@@ -554,3 +554,49 @@ const OpImpl op_impl_qlinear_binary = {
 	sizeof(QmmAttrs), qmm_fields, COUNTOF(qmm_fields), qclamp_import, qbin_infer, qbin_lower
 };
 const OpImpl op_impl_qlinear_lookup = { 0, NULL, 0, NULL, qlookup_infer, qlookup_lower };
+
+/* ---- MatMulW8: (A f32 [..., K], B 8-bit [K, N], scale f32 [1 | N], [bias f32 [N]]) ---- */
+
+static int mmw8_infer(InferCtx *c)
+{
+	const Type *a = infer_in(c, 0), *w = infer_in(c, 1), *s = infer_in(c, 2), *b = infer_in(c, 3);
+	if (infer_check_dtype(c, 0, qs32_dtypes) || infer_check_dtype(c, 1, q8_dtypes) ||
+	    infer_check_dtype(c, 2, qs32_dtypes) || (b && infer_check_dtype(c, 3, qs32_dtypes)))
+		return -1;
+	if (a->rank < 1 || w->rank != 2 || a->dims[a->rank - 1] != w->dims[0])
+		return infer_fail(c, 1, "expected [%lld, N] (A's last dim rows)",
+		                  (long long)(a->rank ? a->dims[a->rank - 1] : 0));
+	int64_t n = w->dims[1];
+	if (s->rank > 1 || (type_numel(s) != 1 && type_numel(s) != n))
+		return infer_fail(c, 2, "expected 1 or %lld values (one per column)", (long long)n);
+	if (b && (b->rank != 1 || b->dims[0] != n))
+		return infer_fail(c, 3, "expected f32[%lld] (one per column)", (long long)n);
+	Type y = type_make(DT_F32, a->rank, a->dims);
+	y.dims[a->rank - 1] = n;
+	*infer_out(c, 0) = y;
+	return 0;
+}
+
+#define PARAM_STRUCT ingot_matmul_w8_params
+static const ParamField mmw8_pfields[] = { INGOT_MATMUL_W8_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc mmw8_desc = PARAM_DESC(ingot_matmul_w8_params, mmw8_pfields);
+
+static int mmw8_lower(LowerCtx *c)
+{
+	const Type *a = lower_in(c, 0), *w = lower_in(c, 1), *s = lower_in(c, 2);
+	if (!a || !w || !s || !lower_out(c, 0))
+		return -1;
+	ingot_matmul_w8_params *p = lower_params(c, &mmw8_desc);
+	p->w_dtype = w->dtype;
+	p->k = w->dims[0];
+	p->n = w->dims[1];
+	p->m = p->k ? type_numel(a) / p->k : 0;
+	p->s_n = type_numel(s);
+	p->has_bias = lower_in(c, 3) != NULL;
+	LOWER_CALL(c, ingot_matmul_w8, &mmw8_desc, p);
+	c->kc.split = true;   /* tasks own disjoint columns */
+	return 0;
+}
+
+const OpImpl op_impl_matmul_w8 = { 0, NULL, 0, NULL, mmw8_infer, mmw8_lower };

@@ -621,3 +621,41 @@ INGOT_KERNEL int ingot_qlookup(const void *params, const void *const *in, void *
 		y[e] = t[x[e]];
 	return INGOT_OK;
 }
+
+INGOT_KERNEL int ingot_matmul_w8(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_matmul_w8_params *p = (const ingot_matmul_w8_params *)params;
+	const float *a = (const float *)in[0], *s = (const float *)in[2];
+	const float *b = p->has_bias ? (const float *)in[3] : NULL;
+	float *y = (float *)out[0];
+	int64_t i, j, kk, j0, j1;
+	int u8 = p->w_dtype == INGOT_DT_U8;
+	(void)scratch;
+	if (!a || !in[1] || !s || !y || (p->has_bias && !b) || (p->s_n != 1 && p->s_n != p->n) ||
+	    (!u8 && p->w_dtype != INGOT_DT_I8))
+		return INGOT_EINVAL;
+	if (!q_span(p->n, task, n_tasks, &j0, &j1))
+		return INGOT_OK;
+	for (i = 0; i < p->m; i++) {
+		float *yr = y + i * p->n;
+		const float *ar = a + i * p->k;
+		for (j = j0; j < j1; j++)
+			yr[j] = 0.0f;
+		for (kk = 0; kk < p->k; kk++) {
+			float av = ar[kk];
+			if (u8) {
+				const uint8_t *w = (const uint8_t *)in[1] + kk * p->n;
+				for (j = j0; j < j1; j++)
+					yr[j] += av * (float)w[j];
+			} else {
+				const int8_t *w = (const int8_t *)in[1] + kk * p->n;
+				for (j = j0; j < j1; j++)
+					yr[j] += av * (float)w[j];
+			}
+		}
+		for (j = j0; j < j1; j++)
+			yr[j] = yr[j] * s[p->s_n == 1 ? 0 : j] + (b ? b[j] : 0.0f);
+	}
+	return INGOT_OK;
+}

@@ -105,6 +105,16 @@ INGOT_PARAMS(ingot_qbinary_params, INGOT_QBINARY_FIELDS)
 #define INGOT_QLOOKUP_FIELDS(F) F(I64, n)
 INGOT_PARAMS(ingot_qlookup_params, INGOT_QLOOKUP_FIELDS)
 
+/* MatMulW8, weight-only int8 (passes/fold_qdq.c: MatMul or Gemm of a float A and a
+ * DequantizeLinear'd 8-bit constant B with zero point 0): Y[i][j] = (sum over k of
+ * A[i][k] * B[k][j]) * scale[j] + bias[j], the sum in float in k order, B read as
+ * 8-bit (w_dtype u8 or i8) and converted in the loop. in[0] A (f32, m x k: every
+ * leading dim is a row), in[1] B (k x n), in[2] scale (f32, s_n = 1 or n values),
+ * in[3] bias (f32, n) when has_bias. Tasks split the n columns. */
+#define INGOT_MATMUL_W8_FIELDS(F) F(I64, w_dtype) F(I64, m) F(I64, k) F(I64, n) \
+	F(I64, s_n) F(I64, has_bias)
+INGOT_PARAMS(ingot_matmul_w8_params, INGOT_MATMUL_W8_FIELDS)
+
 INGOT_KERNEL int ingot_quantize(const void *params, const void *const *in, void *const *out,
                                 void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_dequantize(const void *params, const void *const *in, void *const *out,
@@ -119,5 +129,7 @@ INGOT_KERNEL int ingot_qbinary(const void *params, const void *const *in, void *
                                void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_qlookup(const void *params, const void *const *in, void *const *out,
                                void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_matmul_w8(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks);
 
 #endif /* INGOT_KERNELS_QUANT_H */
