@@ -279,6 +279,8 @@ typedef enum OpFlag {
 	X(RANDOM_UNIFORM_LIKE, RandomUniformLike, random, 1, 1, 1, 1, 0x0, OPF_RANDOM) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE) \
+	/* control.c: an If branch that cannot be shaped, replaced by a run-time error */ \
+	X(BRANCH_ERROR, BranchError, branch_error, 1, 1, 0, -1, 0x0, 0) \
 	/* qlinear.c, pool.c: the integer forms of QDQ patterns (passes/fold_qdq.c) */ \
 	X(MATMUL_W8, MatMulW8, matmul_w8, 3, 4, 1, 1, 0x0, 0) \
 	X(QLINEAR_ADD, QLinearAdd, qlinear_binary, 8, 8, 1, 1, 0x0, 0) \
@@ -313,6 +315,6 @@ typedef enum Op {
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
-	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8)
+	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error)
 
 #endif /* INGOT_OPS_H */

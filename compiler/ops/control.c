@@ -11,6 +11,7 @@
  * values and Scan states must keep their shape across iterations. */
 #include "control.h"
 #include "graph_rewrite.h"
+#include "shape.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -247,6 +248,76 @@ static int if_inline(InferCtx *c, int pick)
 	return 0;
 }
 
+/* Branch `bad` cannot be shaped at the model's static dims (a shape or type error),
+ * while the other branch can: a data-dependent If whose other branch is only valid for
+ * other inputs (a model that checks its sample rate, say). Like ONNX Runtime, which
+ * only ever evaluates the branch taken, the model still compiles: the failing branch
+ * becomes one BranchError node whose kernel returns INGOT_EINVAL, its outputs typed as
+ * the other branch's. False (nothing changed) when the outputs are not plain tensors. */
+static bool if_trap_branch(InferCtx *c, int bad, const DiagSink *why)
+{
+	Graph *g = c->g;
+	Node *n = infer_node(c);
+	RegionId br = n->bodies[bad], ok = n->bodies[1 - bad];
+	int n_out = g->regions[ok].n_outputs;
+	for (int k = 0; k < n_out; k++)
+		if (g->values[g->regions[ok].outputs[k]].seq)
+			return false;
+	ValueId *outs = arena_array(&g->arena, (size_t)(n_out > 0 ? n_out : 1), sizeof *outs);
+	for (int k = 0; k < n_out; k++) {
+		Type t = plain(&g->values[g->regions[ok].outputs[k]].type);
+		outs[k] = ir_value_new(g, br, arena_printf(&g->arena, "%s.%s_error%d",
+		                                           ir_node_name(g, c->node),
+		                                           bad ? "else" : "then", k), &t);
+	}
+	ValueId cond = n->in[0];
+	const char *origin = ir_node_name(g, c->node);
+	rw_region_kill(g, br);
+	NodeId t = ir_node_new(g, br, OP_BRANCH_ERROR, 1, &cond, 1, outs, n_out, origin);
+	(void)t;
+	Region *reg = &g->regions[br];
+	vec_reserve((void **)&reg->outputs, &reg->cap_outputs, n_out, sizeof *reg->outputs);
+	for (int k = 0; k < n_out; k++) {
+		reg->outputs[k] = outs[k];
+		g->values[outs[k]].is_output = true;
+	}
+	reg->n_outputs = n_out;
+	DiagLoc l = ir_node_loc(g, c->node);
+	l.slot_kind = "attribute";
+	l.tensor = body_attr(infer_node(c), bad);
+	diag_report(c->diags, DIAG_WARNING, DC_SHAPE, &l, "this branch cannot run at the model's "
+	            "shapes (%s); it is compiled as a run-time error (INGOT_EINVAL) when taken",
+	            why->n_items ? why->items[0].text : "an error");
+	return true;
+}
+
+/* Infers both branches of an If with a run-time condition. When exactly one fails
+ * with a shape or type error, it gives way to a BranchError (if_trap_branch). */
+static int if_infer_branches(InferCtx *c)
+{
+	Graph *g = c->g;
+	DiagSink tmp[2];
+	int rc[2], bad = -1;
+	for (int b = 0; b < 2; b++) {
+		diag_sink_init(&tmp[b], NULL);
+		rc[b] = ops_infer_region(g, infer_node(c)->bodies[b], &tmp[b]);
+	}
+	if (rc[0] != rc[1]) {
+		bad = rc[0] ? 0 : 1;
+		if (diag_has_code(&tmp[bad], DC_UNSUPPORTED) || diag_has_code(&tmp[bad], DC_LIMIT) ||
+		    !if_trap_branch(c, bad, &tmp[bad]))
+			bad = -1;
+	}
+	for (int b = 0; b < 2; b++) {
+		if (b != bad)
+			for (int i = 0; i < tmp[b].n_items; i++)
+				diag_report(c->diags, tmp[b].items[i].sev, tmp[b].items[i].code, NULL, "%s",
+				            tmp[b].items[i].text);
+		diag_sink_free(&tmp[b]);
+	}
+	return (rc[0] && bad != 0) || (rc[1] && bad != 1) ? -1 : 0;
+}
+
 static int if_infer(InferCtx *c)
 {
 	Graph *g = c->g;
@@ -270,10 +341,9 @@ static int if_infer(InferCtx *c)
 			return -1;
 		return if_inline(c, pick);
 	}
-	for (int b = 0; b < 2; b++) {
-		if (ops_infer_region(g, n->bodies[b], c->diags))
-			return -1;
-	}
+	if (if_infer_branches(c))
+		return -1;
+	n = infer_node(c);
 	if (ops_seq_if_expand(g, c->node, c->diags))
 		return -1;
 	n = infer_node(c);
@@ -706,6 +776,24 @@ static int no_lower(LowerCtx *c)
 }
 
 const OpImpl op_impl_if_else = { sizeof(CtrlAttrs), NULL, 0, if_import, if_infer, no_lower };
+
+/* ---- BranchError: the If branch that could not be shaped (if_trap_branch) ---- */
+
+static int branch_error_infer(InferCtx *c)
+{
+	const Node *n = infer_node(c);
+	for (int k = 0; k < n->n_out; k++)
+		IR_ASSERT(c->g->values[n->out[k]].type.dtype != DT_UNDEF);   /* typed when made */
+	return 0;
+}
+
+static int branch_error_lower(LowerCtx *c)
+{
+	LOWER_CALL(c, ingot_branch_error, NULL, NULL);
+	return 0;
+}
+
+const OpImpl op_impl_branch_error = { 0, NULL, 0, NULL, branch_error_infer, branch_error_lower };
 const OpImpl op_impl_loop = { sizeof(CtrlAttrs), NULL, 0, loop_import, loop_infer, no_lower };
 const OpImpl op_impl_scan = { sizeof(CtrlAttrs), scan_fields, COUNTOF(scan_fields), scan_import,
                               scan_infer, no_lower };

@@ -341,3 +341,15 @@ INGOT_KERNEL int ingot_range(const void *params, const void *const *in, void *co
 	}
 	return INGOT_OK;
 }
+
+INGOT_KERNEL int ingot_branch_error(const void *params, const void *const *in, void *const *out,
+                                    void *scratch, int task, int n_tasks)
+{
+	(void)params;
+	(void)in;
+	(void)out;
+	(void)scratch;
+	(void)task;
+	(void)n_tasks;
+	return INGOT_EINVAL;
+}

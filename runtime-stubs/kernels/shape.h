@@ -14,6 +14,10 @@
 /* A plain copy of `bytes` bytes (Reshape, Flatten, Squeeze, Unsqueeze). */
 #define INGOT_COPY_FIELDS(F) F(I64, bytes)
 INGOT_PARAMS(ingot_copy_params, INGOT_COPY_FIELDS)
+/* BranchError: the If branch the compiler could not shape at the model's dims (it
+ * warned so): taking it at run time is an error. Writes nothing. */
+INGOT_KERNEL int ingot_branch_error(const void *params, const void *const *in, void *const *out,
+                                    void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_copy(const void *params, const void *const *in, void *const *out,
                             void *scratch, int task, int n_tasks);
 
