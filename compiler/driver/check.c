@@ -610,7 +610,7 @@ static int cache_lock(const char *cache)
 
 /* Compiles every embedded kernel file, and the runners' tensor I/O, once into
  * work/libingot_kernels.a (or takes it from INGOT_CHECK_CACHE). */
-static const char *build_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
+const char *driver_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
 {
 	const Target *t = cg_target_lookup(o->target);
 	const char *cc = o->cc ? o->cc : t->cc;
@@ -763,7 +763,7 @@ int cmd_check(const Options *o)
 		fprintf(stderr, "ingot check: cannot create a work directory: %s\n", strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	kernels_lib = build_kernels_lib(o, work_root, lib_buf, sizeof lib_buf);
+	kernels_lib = driver_kernels_lib(o, work_root, lib_buf, sizeof lib_buf);
 	if (kernels_lib)
 		setenv("INGOT_KERNELS_LIB", kernels_lib, 1);
 
