@@ -486,6 +486,10 @@ static int build_model(Calib *c, const Options *bo, const char *name, char tag)
 }
 
 /* Links ingot_calib.c with the built models and runs it in mode (--stats/--compare). */
+/* The report runs the int8 build on the first REPORT_SETS sets only: until the
+ * integer SIMD kernels land, its QLinearConv is the scalar reference kernel. */
+#define REPORT_SETS 10
+
 static int run_calib(Calib *c, bool compare, const char *result, bool hist)
 {
 	const Target *t = cg_target_lookup("host");
@@ -496,7 +500,8 @@ static int run_calib(Calib *c, bool compare, const char *result, bool hist)
 	FILE *f = fopen(list, "w");
 	if (!f)
 		return fail(c->d, list, "cannot write: %s%s", strerror(errno), "") ? -1 : -1;
-	for (int i = 0; i < c->n_sets * c->n_in; i++) {
+	int n_sets = compare && c->n_sets > REPORT_SETS ? REPORT_SETS : c->n_sets;
+	for (int i = 0; i < n_sets * c->n_in; i++) {
 		char abs[4096];
 		fprintf(f, "%s\n", realpath(c->paths[i], abs) ? abs : c->paths[i]);
 	}
@@ -701,6 +706,7 @@ static int calibrate(const Options *o, Graph *g, DiagSink *d, QuantPlan *plan)
 		goto out;
 	}
 	input_stats(&c);
+	double t_calib = now_s() - t0;
 	/* the ranges, by name, of the plan's range values */
 	r.names = calloc((size_t)plan->n_values + 1, sizeof *r.names);
 	r.lo = calloc((size_t)plan->n_values + 1, sizeof *r.lo);
@@ -737,6 +743,8 @@ static int calibrate(const Options *o, Graph *g, DiagSink *d, QuantPlan *plan)
 		rep->percentile = o->calibration == CALIB_PERCENTILE ? o->percentile : 0;
 		rep->s8_acts = o->s8_acts;
 		rep->n_sets = c.n_sets;
+		rep->n_report_sets = c.n_sets < REPORT_SETS ? c.n_sets : REPORT_SETS;
+		rep->calib_seconds = t_calib;
 		rep->seconds = now_s() - t0;
 		rep->done = true;
 	}

@@ -54,8 +54,10 @@ void quant_report_print(const QuantReport *r, FILE *f)
 	fprintf(f, "ingot: int8 (%s activations, %s", r->s8_acts ? "s8 symmetric" : "u8 asymmetric", r->method);
 	if (r->percentile > 0)
 		fprintf(f, "=%g", r->percentile);
-	fprintf(f, " calibration on %d input set%s, %.1f s): %d nodes quantized, %d left float\n", r->n_sets,
-	        r->n_sets == 1 ? "" : "s", r->seconds, r->n_nodes, r->n_floats);
+	fprintf(f, " calibration on %d input set%s, %.1f s; compared with fp32 on %d, %.1f s in all): %d nodes "
+	        "quantized, %d left float\n", r->n_sets, r->n_sets == 1 ? "" : "s", r->calib_seconds, r->n_report_sets,
+	        r->seconds, r->n_nodes,
+	        r->n_floats);
 	for (int i = 0; i < r->n_outputs; i++) {
 		const QuantReportOutput *o = &r->outputs[i];
 		fprintf(f, "  output '%s': cosine %.6f, max abs error %.4g", o->name, o->cosine, o->max_abs_err);
@@ -92,8 +94,9 @@ static void json_str(FILE *f, const char *s)
 void quant_report_json(const QuantReport *r, FILE *f)
 {
 	fprintf(f, "{\"activations\": \"%s\", \"weights\": \"s8 per-channel symmetric\", \"calibration\": \"%s\", "
-	        "\"percentile\": %g, \"sets\": %d, \"seconds\": %.3f, \"nodes\": [",
-	        r->s8_acts ? "s8" : "u8", r->method, r->percentile, r->n_sets, r->seconds);
+	        "\"percentile\": %g, \"sets\": %d, \"report_sets\": %d, \"calib_seconds\": %.3f, \"seconds\": %.3f, \"nodes\": [",
+	        r->s8_acts ? "s8" : "u8", r->method, r->percentile, r->n_sets, r->n_report_sets, r->calib_seconds,
+	        r->seconds);
 	for (int i = 0; i < r->n_nodes; i++) {
 		fprintf(f, "%s{\"node\": ", i ? ", " : "");
 		json_str(f, r->nodes[i].node);

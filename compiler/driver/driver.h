@@ -47,7 +47,9 @@ typedef struct QuantReport {
 	const char *method;
 	double percentile;
 	bool s8_acts;
-	int n_sets;
+	int n_sets;                  /* calibrated on */
+	int n_report_sets;           /* compared on (the first ones) */
+	double calib_seconds;        /* calibration alone (build, run, statistics), wall clock */
 	double seconds;              /* calibration and report, wall clock */
 	QuantReportNode *nodes;      /* worst SQNR first */
 	int n_nodes;
