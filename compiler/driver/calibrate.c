@@ -165,7 +165,8 @@ static int find_sets(Calib *c)
 		for (int k = 0; same && k < t.rank; k++)
 			same = t.dims[k] == want->dims[k];
 		if (!same) {
-			ingot_tensor_shape_str(gs, sizeof gs, t.dtype, t.rank, t.dims);
+			Type tt = type_make((DType)t.dtype, t.rank, t.dims);
+			type_format(&tt, gs, sizeof gs);
 			type_format(want, ws, sizeof ws);
 			ingot_tensor_free(&t);
 			return fail(c->d, c->paths[i], "--calibrate: the model's input takes %s, this file is %s",

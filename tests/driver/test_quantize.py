@@ -104,10 +104,10 @@ def ir_of(ingot, m, cal, *extra):
     return out
 
 
-def scale_of(ir, value):
-    """The scale constant of value's QuantizeLinear pair (the first constant named after it)."""
-    m = re.search(r"const %%%s_quantized : f32\[\] = \[([^\]]+)\]" % re.escape(value), ir)
-    check(m, "no scale for %s in:\n%s" % (value, ir))
+def out_scale(ir):
+    """The output scale of the (one) QLinearConv: its value's quantized type."""
+    m = re.search(r"= QLinearConv\(.*\} : u8\[[^\]]*\]!q\(([^,]+),", ir)
+    check(m, "no QLinearConv output scale in:\n%s" % ir)
     return float(m.group(1))
 
 
@@ -131,7 +131,7 @@ def accuracy(ingot, work, name, m, shape, r, want_ops, *extra):
     """Quantizes m, checks its IR and its outputs against the fp32 build."""
     path = save(m, os.path.join(work, name + ".onnx"))
     cal = os.path.join(work, name + "_cal")
-    write_sets(cal, [r.randn(*shape).astype(np.float32) for _ in range(24)], "check" if name == "mlp" else "flat")
+    write_sets(cal, [r.randn(*shape).astype(np.float32) for _ in range(64)], "check" if name == "mlp" else "flat")
     ir = ir_of(ingot, path, cal, *extra)
     for op in want_ops:
         check(" = %s(" % op in ir, "%s: no %s after quantization:\n%s" % (name, op, ir))
@@ -152,7 +152,7 @@ def accuracy(ingot, work, name, m, shape, r, want_ops, *extra):
     check(sq and all(s is not None for s in sq), "%s: unmeasured nodes in %s" % (name, rep["nodes"]))
     check(sq == sorted(sq), "%s: nodes not worst first: %s" % (name, sq))
     check(all(s > 10 for s in sq), "%s: a node's SQNR is below 10 dB: %s" % (name, rep["nodes"]))
-    check(rep["sets"] == 24 and rep["calibration"] == "minmax", "%s: report header %s" % (name, rep))
+    check(rep["sets"] == 64 and rep["report_sets"] == 10 and rep["calibration"] == "minmax", "%s: report header %s" % (name, rep))
     o = rep["outputs"][0]
     check(0.99 < o["cosine"] <= 1.0 + 1e-9 and o["max_abs_err"] > 0, "%s: output report %s" % (name, o))
     print("%s: cosine %.5f (report %.5f), SQNR %s dB" % (name, cs, o["cosine"], ["%.1f" % s for s in sq]))
@@ -174,21 +174,31 @@ def test(ingot, work, *_):
     ir = ir_of(ingot, os.path.join(work, "conv.onnx"), os.path.join(work, "conv_cal"), "--activations", "s8")
     check(re.search(r"QLinearConv\(.*: i8\[", ir), "s8: no i8 activations:\n%s" % ir)
 
-    # calibration methods on an outlier: one set holds a 1000 that minmax keeps
+    # calibration methods on an outlier: one value of 64 sets is 1000, which minmax
+    # keeps; percentile (its tail is under 0.01%) and entropy clip it. MSE keeps a lone far
+    # outlier (clipping it costs more than the coarse steps), and clips a Gaussian's tail.
     ident = save(identity_net(), os.path.join(work, "ident.onnx"))
-    arrs = [np.abs(r.randn(1, 3, 8, 8)).astype(np.float32) for _ in range(16)]
+    arrs = [np.abs(r.randn(1, 3, 8, 8)).astype(np.float32) for _ in range(64)]
+    gauss = os.path.join(work, "gauss_cal")
+    write_sets(gauss, arrs)
+    arrs = [a.copy() for a in arrs]
     arrs[3][0, 1, 2, 2] = 1000.0
     cal = os.path.join(work, "outlier_cal")
     write_sets(cal, arrs, "check")
     scales = {}
     for meth in ["minmax", "percentile", "percentile=99.9", "entropy", "mse"]:
-        scales[meth] = scale_of(ir_of(ingot, ident, cal, "--calibration", meth), "y")
-    print("scales:", scales)
+        scales[meth] = out_scale(ir_of(ingot, ident, cal, "--calibration", meth))
+    g_min = out_scale(ir_of(ingot, ident, gauss, "--calibration", "minmax"))
+    g_mse = out_scale(ir_of(ingot, ident, gauss, "--calibration", "mse"))
+    print("scales:", scales, "gaussian minmax %g mse %g" % (g_min, g_mse))
     check(abs(scales["minmax"] - 1000.0 / 255) < 1e-3, "minmax scale %g, want 1000/255" % scales["minmax"])
-    for meth in ["percentile", "percentile=99.9", "entropy", "mse"]:
+    for meth in ["percentile", "percentile=99.9", "entropy"]:
         check(0 < scales[meth] < scales["minmax"] / 5, "%s does not clip the outlier: %s" % (meth, scales))
         check(scales[meth] * 255 > 1.0, "%s clips the bulk of the data: %s" % (meth, scales))
-    check(len(set(scales.values())) == len(scales), "methods gave equal scales: %s" % scales)
+    check(scales["mse"] <= scales["minmax"], "mse widens the range: %s" % scales)
+    check(g_min / 3 < g_mse < g_min, "mse on a Gaussian: %g, minmax %g" % (g_mse, g_min))
+    clipped = [scales[m] for m in ["percentile", "percentile=99.9", "entropy"]]
+    check(len(set(clipped)) == 3, "methods gave equal scales: %s" % scales)
     check(scales["percentile=99.9"] < scales["percentile"], "percentile=99.9 clips less than 99.99: %s" % scales)
 
     # an exact-ish net: integer inputs in [0, 255] through an identity conv
