@@ -59,23 +59,6 @@ static int fail(DiagSink *d, const char *file, const char *fmt, const char *a, c
 	return EXIT_BAD_INPUT;
 }
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool has_ext(const char *s, const char *ext)
 {
 	size_t n = strlen(s), e = strlen(ext);
@@ -96,13 +79,13 @@ static int list_entries(const char *dir, bool sets, char ***out)
 		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
 		if (e->d_name[0] == '.')
 			continue;
-		if (sets ? strncmp(e->d_name, "test_data_set_", 14) == 0 && is_dir(p)
-		         : (has_ext(e->d_name, ".pb") || has_ext(e->d_name, ".npy")) && is_file(p))
+		if (sets ? strncmp(e->d_name, "test_data_set_", 14) == 0 && driver_is_dir(p)
+		         : (has_ext(e->d_name, ".pb") || has_ext(e->d_name, ".npy")) && driver_is_file(p))
 			*VEC_PUSH(v, n, cap) = strdup(p);
 	}
 	closedir(dd);
 	if (n)
-		qsort(v, (size_t)n, sizeof *v, cmp_str);
+		qsort(v, (size_t)n, sizeof *v, driver_cmp_str);
 	*out = v;
 	return n;
 }
@@ -115,7 +98,7 @@ static int find_sets(Calib *c)
 	char dir[4096], **ents;
 	int n, cap = 0, n_paths = 0;
 	c->n_in = main->n_inputs;
-	if (!is_dir(o->calibrate))
+	if (!driver_is_dir(o->calibrate))
 		return fail(c->d, o->calibrate, "--calibrate: no such directory%s%s", "", "");
 	if (!realpath(o->calibrate, dir))
 		snprintf(dir, sizeof dir, "%s", o->calibrate);
@@ -125,9 +108,9 @@ static int find_sets(Calib *c)
 			for (int k = 0; k < c->n_in; k++) {
 				char p[4500];
 				snprintf(p, sizeof p, "%s/input_%d.pb", ents[s], k);
-				if (!is_file(p))
+				if (!driver_is_file(p))
 					snprintf(p, sizeof p, "%s/input_%d.npy", ents[s], k);
-				if (!is_file(p)) {
+				if (!driver_is_file(p)) {
 					fail(c->d, ents[s], "--calibrate: the set has no input_%s.pb or .npy%s",
 					     (snprintf(dir, sizeof dir, "%d", k), dir), "");
 					return EXIT_BAD_INPUT;

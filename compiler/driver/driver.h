@@ -10,6 +10,9 @@
 #include "codegen.h"
 #include "frontend.h"
 
+#include <string.h>
+#include <sys/stat.h>
+
 /* Exit codes of `compile` (contract). */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_UNSUPPORTED = 3 };
 
@@ -114,6 +117,25 @@ typedef struct Options {
 	int timeout_s;
 	char flags_text[1024];           /* the flags as given, stamped into generated headers */
 } Options;
+
+/* Paths and names, for check.c and calibrate.c. */
+static inline bool driver_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static inline bool driver_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* qsort's comparison of char * entries */
+static inline int driver_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);
