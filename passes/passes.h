@@ -4,7 +4,7 @@
  * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c, and the
  * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c,
  * matmul_add_to_gemm.c, fuse_epilogue.c, fuse_elementwise.c (their shared helpers:
- * rewrite.h).
+ * rewrite.h), and quantize.c (post-training quantization, driven by the driver).
  */
 #ifndef INGOT_PASSES_H
 #define INGOT_PASSES_H
@@ -69,5 +69,31 @@ bool plan_node_is_alias(const Graph *g, NodeId n);
  * same time never share a byte unless they are one storage, and an in-place write
  * never clobbers a tensor still to be read. 0, or -1 with a message in err. */
 int plan_check(const Graph *g, char *err, size_t cap);
+
+/* quantize.c: post-training int8 quantization in QDQ form (compiler/driver/calibrate.c
+ * drives it; fold_qdq then makes the integer nodes). */
+typedef struct QuantConfig {
+	bool s8_acts;                /* activations s8 symmetric, else u8 asymmetric */
+} QuantConfig;
+typedef struct QuantPlan {
+	ValueId *range_of;           /* per value: the value whose calibrated range it takes
+	                                (itself, or a moved value's source); IR_NONE: float */
+	const char **why_float;      /* per node: why it stays float; NULL: int8 (or folded) */
+	ValueId *out_of;             /* per node: its quantized output, IR_NONE if none */
+	int n_values, n_nodes;       /* the graph's counts when planned */
+} QuantPlan;
+/* The float simplifications quantization must see first (BatchNormalization folded). */
+int quant_prepare(Graph *g, PassCtx *ctx);
+/* Whether node id is named (an ONNX name it came from) or typed in keep. */
+bool quant_keep_matches(const Graph *g, NodeId id, const char *const *keep, int n_keep);
+/* Which nodes run in int8 and which activations need a range (main graph). */
+void quant_plan(Graph *g, const char *const *keep, int n_keep, QuantPlan *p);
+void quant_plan_free(QuantPlan *p);
+/* The activation parameters of the range [lo, hi] (0 always included). */
+void quant_params(const QuantConfig *c, float lo, float hi, float *scale, int32_t *zp);
+/* Inserts the weights' DequantizeLinear and the activations' pairs; lo/hi by value id
+ * (of the range values of the plan). 0 or -1 with diagnostics. */
+int quant_apply(Graph *g, const QuantConfig *c, const QuantPlan *p, const float *lo, const float *hi,
+                DiagSink *d);
 
 #endif /* INGOT_PASSES_H */

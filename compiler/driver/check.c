@@ -60,23 +60,6 @@ typedef struct Inputs {
 	int n_extra;
 } Inputs;
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted names of entries of dir starting with prefix (malloc'd). */
 static int list_dir(const char *dir, const char *prefix, char **names, int max)
 {
@@ -89,7 +72,7 @@ static int list_dir(const char *dir, const char *prefix, char **names, int max)
 		if (e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0)
 			names[n++] = strdup(e->d_name);
 	closedir(d);
-	qsort(names, (size_t)n, sizeof *names, cmp_str);
+	qsort(names, (size_t)n, sizeof *names, driver_cmp_str);
 	return n;
 }
 
@@ -106,13 +89,13 @@ static int load_sets(const char *test_dir, DataSet *sets, int max)
 		memset(s, 0, sizeof *s);
 		for (int k = 0; k < MAX_IO; k++) {
 			snprintf(s->inputs[k], sizeof s->inputs[k], "%s/%s/input_%d.pb", dir, names[i], k);
-			if (!is_file(s->inputs[k]))
+			if (!driver_is_file(s->inputs[k]))
 				break;
 			s->n_inputs++;
 		}
 		for (int k = 0; k < MAX_IO; k++) {
 			snprintf(s->outputs[k], sizeof s->outputs[k], "%s/%s/output_%d.pb", dir, names[i], k);
-			if (!is_file(s->outputs[k]))
+			if (!driver_is_file(s->outputs[k]))
 				break;
 			s->n_outputs++;
 		}
@@ -332,7 +315,7 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 	for (;; n_got++) {
 		char p[4200];
 		snprintf(p, sizeof p, "%s/output_%d.pb", res_dir, n_got);
-		if (!is_file(p))
+		if (!driver_is_file(p))
 			break;
 	}
 	for (int k = 0; k < set->n_outputs; k++) {
@@ -432,7 +415,7 @@ static int run_test(const CheckEnv *env, const char *dir, char *line, size_t cap
 	snprintf(model, sizeof model, "%s/model.onnx", dir);
 	if (!sets)
 		return R_ERROR;
-	if (!is_file(model)) {
+	if (!driver_is_file(model)) {
 		snprintf(line, cap, "no model.onnx");
 		free(sets);
 		return R_ERROR;
@@ -610,7 +593,7 @@ static int cache_lock(const char *cache)
 
 /* Compiles every embedded kernel file, and the runners' tensor I/O, once into
  * work/libingot_kernels.a (or takes it from INGOT_CHECK_CACHE). */
-static const char *build_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
+const char *driver_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
 {
 	const Target *t = cg_target_lookup(o->target);
 	const char *cc = o->cc ? o->cc : t->cc;
@@ -743,7 +726,7 @@ int cmd_check(const Options *o)
 	for (int i = 0; i < o->n_dirs; i++) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/model.onnx", o->dirs[i]);
-		if (is_file(path) || !is_dir(o->dirs[i])) {
+		if (driver_is_file(path) || !driver_is_dir(o->dirs[i])) {
 			*VEC_PUSH(tests, n_tests, cap_tests) = strdup(o->dirs[i]);
 			continue;
 		}
@@ -753,7 +736,7 @@ int cmd_check(const Options *o)
 		for (int k = 0; k < n; k++) {
 			char sub[4096];
 			snprintf(sub, sizeof sub, "%s/%s", o->dirs[i], names[k]);
-			if (is_dir(sub))
+			if (driver_is_dir(sub))
 				*VEC_PUSH(tests, n_tests, cap_tests) = strdup(sub);
 			free(names[k]);
 		}
@@ -763,7 +746,7 @@ int cmd_check(const Options *o)
 		fprintf(stderr, "ingot check: cannot create a work directory: %s\n", strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	kernels_lib = build_kernels_lib(o, work_root, lib_buf, sizeof lib_buf);
+	kernels_lib = driver_kernels_lib(o, work_root, lib_buf, sizeof lib_buf);
 	if (kernels_lib)
 		setenv("INGOT_KERNELS_LIB", kernels_lib, 1);
 

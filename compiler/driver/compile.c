@@ -94,6 +94,8 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 		die("IR invalid after import: %s", err);
 	if (ops_infer_graph(g, d, true))
 		return driver_exit_code(d);
+	if (o->quantize && driver_quantize_graph(o, g, d))
+		return driver_exit_code(d);
 	if (driver_run_passes(o, g, d))
 		return driver_exit_code(d);
 	if (o->dot) {
@@ -289,14 +291,33 @@ done:
 	return rc;
 }
 
+int driver_emit(const Options *o, Graph *g, const char *name, const char *out_dir, unsigned emit,
+                DiagSink *d)
+{
+	CodegenOptions co;
+	const Target *t = cg_target_lookup(o->target);
+	const char *base = strrchr(o->model, '/');
+	memset(&co, 0, sizeof co);
+	co.name = name;
+	co.out_dir = out_dir;
+	co.emit = emit;
+	co.weights = o->weights;
+	co.weights_section = o->weights_section;
+	co.flags_text = o->flags_text;
+	co.source_name = base ? base + 1 : o->model;
+	co.profile = o->profile;
+	co.cpu_flags = o->cpu ? cg_target_cpu_flags(t, o->cpu) : NULL;
+	int rc = t->emit(t, g, &co, d) ? EXIT_BAD_INPUT : EXIT_OK;
+	if (rc && diag_has_code(d, DC_UNSUPPORTED))
+		rc = EXIT_UNSUPPORTED;
+	return rc;
+}
+
 int driver_compile(const Options *o, DiagSink *d)
 {
 	Graph g;
 	char name[80], out_dir[4096];
-	CodegenOptions co;
-	const Target *t = cg_target_lookup(o->target);
 	int rc = driver_build_graph(o, &g, d);
-	const char *base;
 	if (rc) {
 		ir_graph_free(&g);
 		return rc;
@@ -306,20 +327,7 @@ int driver_compile(const Options *o, DiagSink *d)
 	else
 		default_name(o->model, name, sizeof name);
 	snprintf(out_dir, sizeof out_dir, "%s", o->out_dir ? o->out_dir : name);
-	base = strrchr(o->model, '/');
-	memset(&co, 0, sizeof co);
-	co.name = name;
-	co.out_dir = out_dir;
-	co.emit = o->emit;
-	co.weights = o->weights;
-	co.weights_section = o->weights_section;
-	co.flags_text = o->flags_text;
-	co.source_name = base ? base + 1 : o->model;
-	co.profile = o->profile;
-	co.cpu_flags = o->cpu ? cg_target_cpu_flags(t, o->cpu) : NULL;
-	rc = t->emit(t, &g, &co, d) ? EXIT_BAD_INPUT : EXIT_OK;
-	if (rc && diag_has_code(d, DC_UNSUPPORTED))
-		rc = EXIT_UNSUPPORTED;
+	rc = driver_emit(o, &g, name, out_dir, o->emit, d);
 	ir_graph_free(&g);
 	if (!rc && (o->emit & (EMIT_LIB | EMIT_EXE)) &&
 	    driver_build_outputs(o, name, out_dir, getenv("INGOT_KERNELS_LIB"), d))
@@ -331,8 +339,15 @@ int cmd_compile(const Options *o)
 {
 	DiagSink d;
 	int rc;
+	QuantReport rep;
+	Options oq = *o;
+	memset(&rep, 0, sizeof rep);
+	oq.qreport = o->quantize ? &rep : NULL;
 	diag_sink_init(&d, stderr);
-	rc = driver_compile(o, &d);
+	rc = driver_compile(&oq, &d);
 	diag_sink_free(&d);
+	if (!rc && rep.done)
+		quant_report_print(&rep, stderr);
+	quant_report_free(&rep);
 	return rc;
 }

@@ -2,7 +2,7 @@
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
- * inspect.c, main.c.
+ * calibrate.c, calibrate_report.c, inspect.c, main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -10,12 +10,60 @@
 #include "codegen.h"
 #include "frontend.h"
 
+#include <string.h>
+#include <sys/stat.h>
+
 /* Exit codes of `compile` (contract). */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_UNSUPPORTED = 3 };
 
 typedef enum Command { CMD_COMPILE, CMD_CHECK, CMD_INSPECT, CMD_OPT } Command;
 
 #define MAX_LIST 64
+
+/* --calibration: how an activation's range comes from its statistics */
+typedef enum CalibMethod { CALIB_MINMAX, CALIB_PERCENTILE, CALIB_ENTROPY, CALIB_MSE } CalibMethod;
+
+/* Activation ranges by value name, from calibration (calibrate.c). */
+typedef struct QuantRanges {
+	int n;
+	char **names;
+	float *lo, *hi;
+} QuantRanges;
+
+/* The accuracy report of a quantized compile (calibrate_report.c). */
+typedef struct QuantReportNode {
+	char *node, *op, *value;
+	double sqnr_db;              /* QUANT_SQNR_EXACT when the int8 output has no error */
+	bool measured;
+} QuantReportNode;
+typedef struct QuantReportOutput {
+	char *name;
+	double cosine, max_abs_err;
+	int top1_agree, top1_rows;   /* rows 0: not classifier-shaped */
+} QuantReportOutput;
+typedef struct QuantReportFloat {
+	char *node, *op, *why;
+} QuantReportFloat;
+#define QUANT_SQNR_EXACT 999.0
+typedef struct QuantReport {
+	bool done;
+	const char *method;
+	double percentile;
+	bool s8_acts;
+	int n_sets;                  /* calibrated on */
+	int n_report_sets;           /* compared on (the first ones) */
+	double calib_seconds;        /* calibration alone (build, run, statistics), wall clock */
+	double seconds;              /* calibration and report, wall clock */
+	QuantReportNode *nodes;      /* worst SQNR first */
+	int n_nodes;
+	QuantReportOutput *outputs;
+	int n_outputs;
+	QuantReportFloat *floats;
+	int n_floats;
+} QuantReport;
+
+/* The builds calibration makes of the model (Options.qstage). */
+enum { QSTAGE_NONE, QSTAGE_F32, QSTAGE_INT8 };
 
 typedef struct Options {
 	Command cmd;
@@ -44,8 +92,16 @@ typedef struct Options {
 	int64_t max_workspace;
 	const char *cc;
 	const char *cflags;
-	const char *quantize;
-	const char *calibrate;
+	const char *quantize;            /* --quantize int8 */
+	const char *calibrate;           /* --calibrate DIR */
+	CalibMethod calibration;         /* --calibration */
+	double percentile;               /* --calibration percentile=P */
+	const char *keep_float[MAX_LIST];/* --keep-float NODE|OPTYPE,... */
+	int n_keep_float;
+	bool s8_acts;                    /* --activations s8 */
+	int qstage;                      /* QSTAGE_*: an instrumented build of calibrate.c */
+	const QuantRanges *qranges;      /* QSTAGE_INT8: the ranges to quantize with */
+	QuantReport *qreport;            /* filled by a quantized build when set */
 	const char *dump_ir;
 	bool print_ir_after_all;
 	const char *print_ir_after;
@@ -61,6 +117,25 @@ typedef struct Options {
 	int timeout_s;
 	char flags_text[1024];           /* the flags as given, stamped into generated headers */
 } Options;
+
+/* Paths and names, for check.c and calibrate.c. */
+static inline bool driver_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static inline bool driver_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* qsort's comparison of char * entries */
+static inline int driver_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);
@@ -90,6 +165,26 @@ bool driver_runs_natively(const char *target);
 int proc_run(const char *const argv[], const char *cwd, int timeout_s, char *out, size_t cap);
 /* Splits a command string on whitespace into argv (malloc'd strings). */
 int proc_split(const char *cmd, char **argv, int max);
+
+/* check.c: the kernels (with the tensor I/O and the runner) compiled once into
+ * work/libingot_kernels.a, or taken from INGOT_CHECK_CACHE; NULL when that fails. */
+const char *driver_kernels_lib(const Options *o, const char *work, char *lib, size_t cap);
+
+/* compile.c: emits the code of a built graph as name into out_dir (emit: EMIT_*). */
+int driver_emit(const Options *o, Graph *g, const char *name, const char *out_dir, unsigned emit,
+                DiagSink *d);
+
+/* calibrate.c: --quantize int8 on a graph just imported and inferred: the float
+ * simplifications, calibration on instrumented builds of the model (Options.qstage),
+ * the QDQ pairs, and the accuracy report into o->qreport. Returns an EXIT_* code. */
+int driver_quantize_graph(const Options *o, Graph *g, DiagSink *d);
+
+/* calibrate_report.c: the report's comparison of the int8 build with the fp32 build
+ * (the file calib --compare wrote), and the report as text or JSON. */
+int quant_report_read(QuantReport *r, const char *path);
+void quant_report_print(const QuantReport *r, FILE *f);
+void quant_report_json(const QuantReport *r, FILE *f);
+void quant_report_free(QuantReport *r);
 
 /* the subcommands */
 /* check_value.c: a test data file read as the value the model declares there: the

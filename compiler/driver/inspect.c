@@ -15,11 +15,16 @@ int cmd_inspect(const Options *o)
 	int rc;
 	int hist[OP_COUNT] = { 0 };
 	int64_t params = 0, macs = 0;
+	QuantReport rep;
+	Options oq = *o;
+	memset(&rep, 0, sizeof rep);
+	oq.qreport = o->quantize ? &rep : NULL;
 	diag_sink_init(&d, stderr);
-	rc = driver_build_graph(o, &g, &d);
+	rc = driver_build_graph(&oq, &g, &d);
 	if (rc) {
 		ir_graph_free(&g);
 		diag_sink_free(&d);
+		quant_report_free(&rep);
 		return rc;
 	}
 	const Region *main = &g.regions[0];
@@ -50,7 +55,12 @@ int cmd_inspect(const Options *o)
 				printf("%s\"%s\": %d", first ? "" : ", ", ir_op_name((Op)op), hist[op]);
 				first = 0;
 			}
-		printf("}}\n");
+		printf("}");
+		if (rep.done) {
+			printf(", \"quantization\": ");
+			quant_report_json(&rep, stdout);
+		}
+		printf("}\n");
 	} else {
 		char ty[256];
 		printf("model: %s (opset %d)\n", o->model, g.opset);
@@ -69,7 +79,10 @@ int cmd_inspect(const Options *o)
 		printf("memory: arena %" PRId64 " + scratch %" PRId64 " = workspace %" PRId64
 		       " bytes (naive %" PRId64 ", peak live %" PRId64 ")\n",
 		       g.arena_bytes, g.scratch_bytes, workspace, g.naive_bytes, g.peak_live_bytes);
+		if (rep.done)
+			quant_report_print(&rep, stdout);
 	}
+	quant_report_free(&rep);
 	cg_weights_free(&w);
 	ir_graph_free(&g);
 	diag_sink_free(&d);

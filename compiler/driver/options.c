@@ -16,6 +16,8 @@ void driver_usage(FILE *f)
 	      "                     [--max-workspace BYTES] [--cc CC] [--cflags \"...\"]\n"
 	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
 	      "                     [--dot FILE] [--profile]\n"
+	      "                     [--quantize int8 --calibrate DIR [--calibration minmax|percentile[=P]|\n"
+	      "                      entropy|mse] [--keep-float NODE|OPTYPE,..] [--activations u8|s8]]\n"
 	      "       ingot check DIR... [compile options] [--runner \"CMD\"] [--rtol R] [--atol A]\n"
 	      "                     [-j N] [--timeout S]\n"
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
@@ -140,6 +142,26 @@ static int parse_emit(const char *s, Options *o)
 		p += len + (p[len] == ',');
 	}
 	return o->emit ? 0 : usage_error("--emit expects c, lib or exe, got '%s'", s);
+}
+
+/* --calibration minmax | percentile[=P] | entropy | mse */
+static int parse_calibration(const char *s, Options *o)
+{
+	o->percentile = 99.99;
+	if (strcmp(s, "minmax") == 0)
+		o->calibration = CALIB_MINMAX;
+	else if (strcmp(s, "entropy") == 0)
+		o->calibration = CALIB_ENTROPY;
+	else if (strcmp(s, "mse") == 0)
+		o->calibration = CALIB_MSE;
+	else if (strncmp(s, "percentile", 10) == 0 && (!s[10] || s[10] == '=')) {
+		o->calibration = CALIB_PERCENTILE;
+		if (s[10] && (!parse_double(s + 11, &o->percentile) || o->percentile <= 50 || o->percentile > 100))
+			return usage_error("--calibration percentile=P expects 50 < P <= 100, got '%s'", s);
+	} else {
+		return usage_error("--calibration expects minmax, percentile[=P], entropy or mse, got '%s'", s);
+	}
+	return 0;
 }
 
 static void append_flag(Options *o, const char *a)
@@ -271,10 +293,25 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			o->cflags = v;
 		} else if (strcmp(a, "--quantize") == 0) {
 			NEED_ARG();
-			return usage_error("--quantize %s is not supported yet", v);
+			if (strcmp(v, "int8") != 0)
+				return usage_error("--quantize expects int8, got '%s'", v);
+			o->quantize = v;
 		} else if (strcmp(a, "--calibrate") == 0) {
 			NEED_ARG();
 			o->calibrate = v;
+		} else if (strcmp(a, "--calibration") == 0) {
+			NEED_ARG();
+			if (parse_calibration(v, o))
+				return -1;
+		} else if (strcmp(a, "--keep-float") == 0) {
+			NEED_ARG();
+			if (split_list(v, o->keep_float, &o->n_keep_float, "--keep-float"))
+				return -1;
+		} else if (strcmp(a, "--activations") == 0) {
+			NEED_ARG();
+			if (strcmp(v, "u8") && strcmp(v, "s8"))
+				return usage_error("--activations expects u8 or s8, got '%s'", v);
+			o->s8_acts = v[0] == 's';
 		} else if (strcmp(a, "--dump-ir") == 0) {
 			NEED_ARG();
 			o->dump_ir = v;
@@ -332,6 +369,13 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		o->runner = cg_target_lookup(o->target)->emulator;
 	if (cmd == CMD_CHECK && o->n_dirs == 0)
 		return usage_error("check needs at least one test directory%s", "");
+	if (o->quantize && cmd != CMD_COMPILE && cmd != CMD_INSPECT)
+		return usage_error("--quantize is for compile and inspect%s", "");
+	if (o->quantize && !o->calibrate)
+		return usage_error("--quantize int8 needs --calibrate DIR (input sets to calibrate on)%s", "");
+	if (!o->quantize && (o->calibrate || o->n_keep_float || o->s8_acts || o->percentile))
+		return usage_error("--calibrate, --calibration, --keep-float and --activations need "
+		                   "--quantize int8%s", "");
 	if (cmd != CMD_CHECK && !o->model)
 		return usage_error("missing the model file%s", "");
 	return 0;
