@@ -44,7 +44,7 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 {
 	const char *names[MAX_LIST + 1];
 	const char *list[MAX_LIST + 1];
-	int n = 0, n_list;
+	int n = 0, n_list = 0;
 	PassCtx ctx;
 	memset(&ctx, 0, sizeof ctx);
 	ctx.diags = d;
@@ -61,7 +61,10 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 		n_list = o->n_passes;
 		memcpy(list, o->passes, (size_t)n_list * sizeof *list);
 	} else {
-		n_list = pass_pipeline(o->opt_level, list, MAX_LIST);
+		/* weight-only int8 first, so fold_qdq finds the int8 weights behind their DQ */
+		if (o->weights_int8)
+			list[n_list++] = "quantize_weights";
+		n_list += pass_pipeline(o->opt_level, list + n_list, MAX_LIST - n_list);
 	}
 	/* memory planning is what codegen needs: it always runs, last */
 	for (int i = 0; i < n_list; i++) {

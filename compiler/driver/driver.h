@@ -93,6 +93,7 @@ typedef struct Options {
 	const char *cc;
 	const char *cflags;
 	const char *quantize;            /* --quantize int8 */
+	bool weights_int8;               /* --quantize weights-int8 */
 	const char *calibrate;           /* --calibrate DIR */
 	CalibMethod calibration;         /* --calibration */
 	double percentile;               /* --calibration percentile=P */

@@ -16,7 +16,8 @@ void driver_usage(FILE *f)
 	      "                     [--max-workspace BYTES] [--cc CC] [--cflags \"...\"]\n"
 	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
 	      "                     [--dot FILE] [--profile]\n"
-	      "                     [--quantize int8 --calibrate DIR [--calibration minmax|percentile[=P]|\n"
+	      "                     [--quantize weights-int8] [--quantize int8 --calibrate DIR\n"
+	      "                      [--calibration minmax|percentile[=P]|\n"
 	      "                      entropy|mse] [--keep-float NODE|OPTYPE,..] [--activations u8|s8]]\n"
 	      "       ingot check DIR... [compile options] [--runner \"CMD\"] [--rtol R] [--atol A]\n"
 	      "                     [-j N] [--timeout S]\n"
@@ -293,9 +294,12 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			o->cflags = v;
 		} else if (strcmp(a, "--quantize") == 0) {
 			NEED_ARG();
-			if (strcmp(v, "int8") != 0)
-				return usage_error("--quantize expects int8, got '%s'", v);
-			o->quantize = v;
+			if (strcmp(v, "weights-int8") == 0)
+				o->weights_int8 = true;
+			else if (strcmp(v, "int8") == 0)
+				o->quantize = v;
+			else
+				return usage_error("--quantize expects int8 or weights-int8, got '%s'", v);
 		} else if (strcmp(a, "--calibrate") == 0) {
 			NEED_ARG();
 			o->calibrate = v;
@@ -369,6 +373,8 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		o->runner = cg_target_lookup(o->target)->emulator;
 	if (cmd == CMD_CHECK && o->n_dirs == 0)
 		return usage_error("check needs at least one test directory%s", "");
+	if (o->quantize && o->weights_int8)
+		return usage_error("--quantize int8 and weights-int8 exclude each other%s", "");
 	if (o->quantize && cmd != CMD_COMPILE && cmd != CMD_INSPECT)
 		return usage_error("--quantize is for compile and inspect%s", "");
 	if (o->quantize && !o->calibrate)
