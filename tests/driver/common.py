@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import numpy as np
-from onnx import helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 TIMEOUT = 240
 
@@ -221,6 +221,14 @@ def assert_close(got, want, what, rtol=1e-4, atol=1e-5):
 
 
 # ---- generated code ----
+
+def read_pb(path):
+    """The array in a TensorProto .pb file (what a runner writes)."""
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
 
 def header_macro(out_dir, name, macro):
     """The integer value of NAME_<MACRO> in the generated header."""

@@ -12,7 +12,7 @@ import os
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from common import check, init, main, model, run, run_ok, save, vi
+from common import check, read_pb, init, main, model, run, run_ok, save, vi
 
 
 def branch(nodes, out, inits=()):
@@ -42,13 +42,6 @@ def pb(path, arr, name):
     with open(path, "wb") as f:
         f.write(numpy_helper.from_array(arr, name).SerializeToString())
     return path
-
-
-def read_pb(path):
-    t = TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
 
 
 def test(ingot, work):

@@ -10,14 +10,7 @@ import os
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from common import check, header_macro, init, main, model, rng, run, run_ok, save, vi
-
-
-def read_pb(path):
-    t = TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
+from common import check, read_pb, header_macro, init, main, model, rng, run, run_ok, save, vi
 
 
 def test(ingot, work):
