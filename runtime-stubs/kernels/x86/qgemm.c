@@ -141,16 +141,17 @@ Q_AI void qg_store_acc(int mr, qv acc[Q_MR][Q_NV], int32_t *out)
 }
 
 /* Conv tile: mr channels (weight rows w + r * k4) x Q_TW pixels of the gathered
- * block (xp: the tile's first pixel in quad 0, qstride bytes per quad). */
+ * block (xp: the tile's first pixel in quad 0, qstride bytes per quad), the sums of
+ * row r starting at init[r]. */
 Q_AI void qc_tile(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4, const uint8_t *xp,
-                  int64_t qstride, int32_t *out)
+                  int64_t qstride, const int32_t *init, int32_t *out)
 {
 	qv acc[Q_MR][Q_NV];
 #pragma GCC unroll 8
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
 		for (int v = 0; v < Q_NV; v++)
-			acc[r][v] = QV_ZERO();
+			acc[r][v] = QV_SET1(init[r]);
 	for (int64_t q = 0; q < nq; q++) {
 		int32_t b[Q_MR];
 		qv vec[Q_NV];
@@ -219,9 +220,9 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 #endif
 
 static void qc_tile_any(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4,
-                        const uint8_t *xp, int64_t qstride, int32_t *out)
+                        const uint8_t *xp, int64_t qstride, const int32_t *init, int32_t *out)
 {
-#define QC_CALL(V, R) qc_tile(V, R, nq, w, k4, xp, qstride, out)
+#define QC_CALL(V, R) qc_tile(V, R, nq, w, k4, xp, qstride, init, out)
 	Q_CASES(QC_CALL)
 #undef QC_CALL
 }
@@ -483,32 +484,34 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 		}
 		for (int64_t m0 = mc * Q_MCH; m0 < m_end; m0 += Q_MR) {
 			const int mr = (int)(m_end - m0 < Q_MR ? m_end - m0 : Q_MR);
+			int32_t wz[Q_MR], corr[Q_MR];
+			float mult[Q_MR];
+			for (int r = 0; r < mr; r++) {
+				/* the zero point terms but wz' sum x start the sums */
+				const int64_t oc = grp * Mg + m0 + r;
+				wz[r] = (p->w_zp == 1 ? qg_b8(p->w_dtype, wzp, 0)
+				         : p->w_zp > 1 ? qg_b8(p->w_dtype, wzp, oc) : 0) -
+				        (p->w_dtype == INGOT_DT_U8 ? 128 : 0);
+				corr[r] = qg_wrap(-(int64_t)xzs * rsum[oc] + g.K * (int64_t)xzs * wz[r]);
+				mult[r] = ql ? xsc * wsc[p->w_s > 1 ? oc : 0] / ysc : 0.0f;
+			}
 			for (int64_t t0 = 0; t0 < np; t0 += Q_TW) {
 				const int64_t nv = np - t0 < Q_TW ? np - t0 : Q_TW;
 				qc_tile_any(vnni, mr, g.k4 / 4, w + (grp * Mg + m0) * g.k4, g.k4, xp + t0 * 4,
-				            pbw * 4, acc);
+				            pbw * 4, corr, acc);
 				for (int r = 0; r < mr; r++) {
 					const int64_t oc = grp * Mg + m0 + r, ybase = (n * M + oc) * P + p0 + t0;
-					const int32_t wz = (p->w_zp == 1 ? qg_b8(p->w_dtype, wzp, 0)
-					                    : p->w_zp > 1 ? qg_b8(p->w_dtype, wzp, oc) : 0) -
-					                   (p->w_dtype == INGOT_DT_U8 ? 128 : 0);
-					const uint32_t corr = (uint32_t)qg_wrap(-(int64_t)xzs * rsum[oc] +
-					                                       g.K * (int64_t)xzs * wz);
 					const int32_t *a = acc + r * Q_TW;
-					if (need_sum)
+					if (need_sum) {
 						for (int64_t j = 0; j < nv; j++)
-							t[j] = (int32_t)((uint32_t)a[j] + corr -
-							                 (uint32_t)wz * (uint32_t)xsum[t0 + j]);
-					else
-						for (int64_t j = 0; j < nv; j++)
-							t[j] = (int32_t)((uint32_t)a[j] + corr);
-					if (!ql) {
-						memcpy((int32_t *)out[0] + ybase, t, (size_t)nv * sizeof *t);
-						continue;
+							t[j] = (int32_t)((uint32_t)a[j] - (uint32_t)wz[r] * (uint32_t)xsum[t0 + j]);
+						a = t;
 					}
-					qg_requant(t, nv, NULL, bias ? (double)bias[oc] : 0.0, NULL,
-					          xsc * wsc[p->w_s > 1 ? oc : 0] / ysc, yz, lo, hi,
-					          p->y_dtype == INGOT_DT_I8, (uint8_t *)out[0] + ybase);
+					if (!ql)
+						memcpy((int32_t *)out[0] + ybase, a, (size_t)nv * sizeof *a);
+					else
+						qg_requant(a, nv, NULL, bias ? (double)bias[oc] : 0.0, NULL, mult[r], yz, lo,
+						           hi, p->y_dtype == INGOT_DT_I8, (uint8_t *)out[0] + ybase);
 				}
 			}
 		}
