@@ -453,6 +453,7 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 			ingot_x86_qmatmul_params *m = arena_alloc(&g->arena, sizeof *m);
 			memcpy(m, kc->params, sizeof(ingot_qmatmul_params));
 			m->packed = qpacked;
+			kc->scratch_bytes = ingot_x86_qmatmul_scratch(m, lanes);   /* AMX's rows of A */
 			kc->params = m;
 			kc->pdesc = &qmatmul_desc;
 			KERNEL_CALL_SET(kc, ingot_x86_qmatmul);

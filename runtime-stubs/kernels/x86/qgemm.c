@@ -532,97 +532,241 @@ static inline float qm_s(const void *p, int64_t mode, int64_t v)
 	return ((const float *)p)[mode == INGOT_X86_QV_VEC ? v : 0];
 }
 
+/* What every tile of one MatMul call reads. */
+typedef struct qm_ctx {
+	const ingot_x86_qmatmul_params *p;
+	const uint8_t *a, *b;
+	const void *azp, *bzp, *as, *bs, *ys, *yzp;
+	const int32_t *bias, *csum;
+	int32_t aflip, ashift, bshift;
+	int64_t kp, nq, rem;
+	double lo, hi;
+	int ql, need_sum;
+	void *y;
+} qm_ctx;
+
+/* Row gr of A (all batches flat): its data, index in its batch, shifted zero point
+ * and K az' - sum a (the factor of the weights' zero point). */
+static const uint8_t *qm_row(const qm_ctx *c, int64_t gr, int64_t *ii, int32_t *azs, int32_t *crow)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	int64_t bt = gr / p->m, a_off = 0, asum = 0;
+	const uint8_t *ar;
+	*ii = gr % p->m;
+	for (int64_t d = p->nb - 1; d >= 0; d--) {
+		a_off += bt % p->bdims[d] * p->a_bstr[d];
+		bt /= p->bdims[d];
+	}
+	ar = c->a + a_off + *ii * p->k;
+	*azs = qm_zp(p->a_dtype, c->azp, p->a_zp, *ii) + c->ashift;
+	if (c->need_sum) {
+		const uint8_t f = (uint8_t)c->aflip;
+		for (int64_t kk = 0; kk < p->k; kk++)
+			asum += (uint8_t)(ar[kk] ^ f);
+	}
+	*crow = qg_wrap(p->k * (int64_t)*azs - asum);
+	return ar;
+}
+
+/* Writes row gr's outputs j0 .. j0 + nv from its sums ac (bzv: the columns' shifted
+ * zero points). */
+static void qm_epi(const qm_ctx *c, int64_t gr, int64_t ii, int32_t azs, int32_t crow, int64_t j0,
+                   int64_t nv, const int32_t *ac, const int32_t *bzv)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	const int64_t ybase = gr * p->n + j0;
+	int32_t t[64];
+	float mv[64];
+	for (int64_t j = 0; j < nv; j++)
+		t[j] = (int32_t)((uint32_t)ac[j] - (uint32_t)azs * (uint32_t)c->csum[j0 + j] +
+		                 (uint32_t)bzv[j] * (uint32_t)crow);
+	if (!c->ql) {
+		memcpy((int32_t *)c->y + ybase, t, (size_t)nv * sizeof *t);
+		return;
+	}
+	{
+		const float sa = qm_s(c->as, p->a_s, ii), sy = qm_s(c->ys, p->y_s, ii);
+		const double z = c->yzp ? qm_zp(p->y_dtype, c->yzp, p->y_zp, ii) : 0.0;
+		for (int64_t j = 0; j < nv; j++)
+			mv[j] = sa * qm_s(c->bs, p->b_s, j0 + j) / sy;
+		qg_requant(t, nv, c->bias ? c->bias + j0 : NULL, 0.0, mv, 0.0f, z, c->lo, c->hi,
+		           p->y_dtype == INGOT_DT_I8, (uint8_t *)c->y + ybase);
+	}
+}
+
+/* Tiles of Q_MR rows x Q_TW columns on the vector path, units [u0, u1) of
+ * (row tile, Q_CCH column tiles). */
+static void qm_vec(const qm_ctx *c, int vnni, int64_t u0, int64_t u1, int64_t rows, int64_t ct,
+                   int64_t nch)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	for (int64_t u = u0; u < u1; u++) {
+		const int64_t r0 = u / nch * Q_MR, ch = u % nch;
+		const int mr = (int)(rows - r0 < Q_MR ? rows - r0 : Q_MR);
+		const uint8_t *ar[Q_MR];
+		uint8_t tail[4 * Q_MR];
+		int32_t azs[Q_MR], crow[Q_MR], acc[Q_MR * Q_TW], bzv[Q_TW];
+		int64_t ii[Q_MR];
+		for (int r = 0; r < mr; r++) {
+			ar[r] = qm_row(c, r0 + r, &ii[r], &azs[r], &crow[r]);
+			memset(tail + 4 * r, 0, 4);
+			memcpy(tail + 4 * r, ar[r] + 4 * c->nq, (size_t)c->rem);
+		}
+		for (int64_t t = ch * Q_CCH; t < ct && t < (ch + 1) * Q_CCH; t++) {
+			const int64_t j0 = t * Q_TW, nv = p->n - j0 < Q_TW ? p->n - j0 : Q_TW;
+			qm_tile_any(vnni, mr, c->nq, ar, c->rem ? tail : NULL, c->aflip, c->b + (j0 / QL) * c->kp * QL,
+			            c->kp * QL, acc);
+			for (int64_t j = 0; j < nv; j++)
+				bzv[j] = qm_zp(p->b_dtype, c->bzp, p->b_zp, j0 + j) - c->bshift;
+			for (int r = 0; r < mr; r++)
+				qm_epi(c, r0 + r, ii[r], azs[r], crow[r], j0, nv, acc + r * Q_TW, bzv);
+		}
+	}
+}
+
+#if defined(__AVX512F__)
+/* AMX-INT8: whether the CPU has AMX-TILE and AMX-INT8 (CPUID 7.0 EDX bits 24, 25) and
+ * Linux grants this process the tile data state (arch_prctl(ARCH_REQ_XCOMP_PERM,
+ * XFEATURE_XTILEDATA = 18), made by hand: no libc feature macros needed). Once per
+ * process; INGOT_NO_AMX=1 or INGOT_NO_VNNI=1 turn it off. */
+static int qg_amx(void)
+{
+	static int cached = -1;
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	if (v < 0) {
+		const char *e = getenv("INGOT_NO_AMX"), *f = getenv("INGOT_NO_VNNI");
+		unsigned int eax = 7, ebx, ecx = 0, edx;
+		v = 0;
+		__asm__("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+		if (!(e && e[0] == '1') && !(f && f[0] == '1') && (edx >> 24 & 3) == 3) {
+			long r;
+			__asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L)
+			                 : "rcx", "r11", "memory");
+			v = r == 0;
+		}
+		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+/* The tile configuration: tmm0-3 the 2 x 2 int32 sums (16 x 64 bytes), tmm4-5 two
+ * blocks of 16 rows of A (16 x 64 bytes), tmm6-7 two panels of B (16 quads x 64). */
+static void qm_amx_config(void)
+{
+	uint8_t cfg[64];
+	memset(cfg, 0, sizeof cfg);
+	cfg[0] = 1;
+	for (int t = 0; t < 8; t++) {
+		cfg[16 + 2 * t] = 64;
+		cfg[48 + t] = 16;
+	}
+	__asm__ volatile("ldtilecfg %0" : : "m"(cfg));
+}
+
+/* Units [u0, u1) of 32 rows x 32 columns on AMX tiles; scratch: A's rows padded. */
+static void qm_amx(const qm_ctx *c, int64_t u0, int64_t u1, int64_t rows, int64_t cb, uint8_t *scratch)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	const int64_t kp = c->kp;
+	uint8_t *ap = scratch;
+	int32_t *cs = (int32_t *)(void *)(scratch + 32 * kp);
+	int64_t last = -1;
+	int32_t azs[32], crow[32], bzv[32];
+	int64_t ii[32];
+	qm_amx_config();
+	for (int64_t u = u0; u < u1; u++) {
+		const int64_t rb = u / cb, r0 = rb * 32, j0 = u % cb * 32;
+		const int mr = (int)(rows - r0 < 32 ? rows - r0 : 32);
+		const uint8_t *b0 = c->b + (j0 / 16) * kp * 16, *b1 = b0 + kp * 16;
+		const int64_t nv = p->n - j0 < 32 ? p->n - j0 : 32;
+		if (rb != last) {           /* A's rows as u8, zero past K and past the rows */
+			memset(ap, 0, (size_t)(32 * kp));
+			for (int r = 0; r < mr; r++) {
+				const uint8_t *ar = qm_row(c, r0 + r, &ii[r], &azs[r], &crow[r]);
+				const uint8_t f = (uint8_t)c->aflip;
+				for (int64_t kk = 0; kk < p->k; kk++)
+					ap[r * kp + kk] = (uint8_t)(ar[kk] ^ f);
+			}
+			last = rb;
+		}
+		__asm__ volatile("tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3" : : : "memory");
+		for (int64_t kb = 0; kb < kp; kb += 64)
+			__asm__ volatile("tileloadd (%0,%4,1), %%tmm4\n\t"
+			                 "tileloadd (%1,%4,1), %%tmm5\n\t"
+			                 "tileloadd (%2,%5,1), %%tmm6\n\t"
+			                 "tileloadd (%3,%5,1), %%tmm7\n\t"
+			                 "tdpbusd %%tmm6, %%tmm4, %%tmm0\n\t"
+			                 "tdpbusd %%tmm7, %%tmm4, %%tmm1\n\t"
+			                 "tdpbusd %%tmm6, %%tmm5, %%tmm2\n\t"
+			                 "tdpbusd %%tmm7, %%tmm5, %%tmm3"
+			                 : : "r"(ap + kb), "r"(ap + 16 * kp + kb), "r"(b0 + kb * 16), "r"(b1 + kb * 16),
+			                   "r"(kp), "r"((int64_t)64) : "memory");
+		__asm__ volatile("tilestored %%tmm0, (%0,%2,1)\n\t"
+		                 "tilestored %%tmm1, (%1,%2,1)" : : "r"(cs), "r"(cs + 16), "r"((int64_t)128) : "memory");
+		__asm__ volatile("tilestored %%tmm2, (%0,%2,1)\n\t"
+		                 "tilestored %%tmm3, (%1,%2,1)" : : "r"(cs + 16 * 32), "r"(cs + 16 * 32 + 16),
+		                 "r"((int64_t)128) : "memory");
+		for (int64_t j = 0; j < nv; j++)
+			bzv[j] = qm_zp(p->b_dtype, c->bzp, p->b_zp, j0 + j) - c->bshift;
+		for (int r = 0; r < mr; r++)
+			qm_epi(c, r0 + r, ii[r], azs[r], crow[r], j0, nv, cs + r * 32, bzv);
+	}
+	__asm__ volatile("tilerelease" : : : "memory");
+}
+#endif
+
 INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, void *const *out,
                                    void *scratch, int task, int n_tasks)
 {
 	const ingot_x86_qmatmul_params *p = (const ingot_x86_qmatmul_params *)params;
 	const int ql = p->qlinear != 0;
-	const uint8_t *a = (const uint8_t *)in[0], *b = (const uint8_t *)in[ql ? 3 : 1];
-	const void *azp = p->a_zp ? in[2] : NULL, *bzp = p->b_zp ? in[ql ? 5 : 3] : NULL;
-	const void *as = ql ? in[1] : NULL, *bs = ql ? in[4] : NULL, *ys = ql ? in[6] : NULL;
-	const void *yzp = ql && p->y_zp ? in[7] : NULL;
-	const int32_t *bias = ql && p->has_bias ? (const int32_t *)in[8] : NULL;
-	const int vnni = qg_vnni();
-	const int32_t aflip = p->a_dtype == INGOT_DT_I8 ? (int32_t)0x80808080u : 0;
-	const int32_t ashift = p->a_dtype == INGOT_DT_I8 ? 128 : 0;
-	const int32_t bshift = p->b_dtype == INGOT_DT_U8 ? 128 : 0;
-	int64_t batches = 1, rows, k4, nl, ct, nch, u, u0, u1, nq, rem;
-	double lo = 0.0, hi = 0.0;
-	const int32_t *csum;
-	int need_sum = 0;
-	(void)scratch;
-	if (!ingot_x86_qmatmul_ok(p) || p->packed != QL || !a || !b || !out[0] || (p->a_zp && !azp) ||
-	    (p->b_zp && !bzp) || (ql && (!as || !bs || !ys)) || (ql && p->y_zp && !yzp) ||
-	    (ql && p->has_bias && !bias))
+	qm_ctx c;
+	int64_t batches = 1, rows, nl, ct, nch, u0, u1;
+	memset(&c, 0, sizeof c);
+	c.p = p;
+	c.ql = ql;
+	c.a = (const uint8_t *)in[0];
+	c.b = (const uint8_t *)in[ql ? 3 : 1];
+	c.azp = p->a_zp ? in[2] : NULL;
+	c.bzp = p->b_zp ? in[ql ? 5 : 3] : NULL;
+	c.as = ql ? in[1] : NULL;
+	c.bs = ql ? in[4] : NULL;
+	c.ys = ql ? in[6] : NULL;
+	c.yzp = ql && p->y_zp ? in[7] : NULL;
+	c.bias = ql && p->has_bias ? (const int32_t *)in[8] : NULL;
+	c.y = out[0];
+	c.aflip = p->a_dtype == INGOT_DT_I8 ? (int32_t)0x80808080u : 0;
+	c.ashift = p->a_dtype == INGOT_DT_I8 ? 128 : 0;
+	c.bshift = p->b_dtype == INGOT_DT_U8 ? 128 : 0;
+	if (!ingot_x86_qmatmul_ok(p) || p->packed != QL || !c.a || !c.b || !c.y || (p->a_zp && !c.azp) ||
+	    (p->b_zp && !c.bzp) || (ql && (!c.as || !c.bs || !c.ys)) || (ql && p->y_zp && !c.yzp) ||
+	    (ql && p->has_bias && !c.bias) || (QL == 16 && !scratch))
 		return INGOT_EINVAL;
 	if (ql)
-		qg_range8(p->y_dtype, p->y_lo, p->y_hi, &lo, &hi);
+		qg_range8(p->y_dtype, p->y_lo, p->y_hi, &c.lo, &c.hi);
 	for (int64_t d = 0; d < p->nb; d++)
 		batches *= p->bdims[d];
 	rows = batches * p->m;
-	k4 = ingot_x86_q_k4(p->k);
-	nq = p->k / 4;
-	rem = p->k % 4;
+	c.kp = ingot_x86_qmatmul_kp(p->k, QL);
+	c.nq = p->k / 4;
+	c.rem = p->k % 4;
 	nl = ingot_x86_qmatmul_nl(p->n, QL);
-	csum = (const int32_t *)(const void *)(b + ingot_x86_q_al64(nl * k4));
-	for (int64_t j = 0; j < p->n && !need_sum; j++)
-		need_sum = qm_zp(p->b_dtype, bzp, p->b_zp, j) - bshift != 0;
+	c.csum = (const int32_t *)(const void *)(c.b + ingot_x86_q_al64(nl * c.kp));
+	for (int64_t j = 0; j < p->n && !c.need_sum; j++)
+		c.need_sum = qm_zp(p->b_dtype, c.bzp, p->b_zp, j) - c.bshift != 0;
+	if (rows == 0)
+		return INGOT_OK;
+#if defined(__AVX512F__)
+	if (rows >= 32 && p->k >= 64 && qg_amx()) {
+		const int64_t cb = (p->n + 31) / 32;   /* B has whole pairs of panels: nl >= 32 cb */
+		if (qg_span((rows + 31) / 32 * cb, task, n_tasks, &u0, &u1))
+			qm_amx(&c, u0, u1, rows, cb, (uint8_t *)scratch);
+		return INGOT_OK;
+	}
+#endif
 	ct = (p->n + Q_TW - 1) / Q_TW;
 	nch = (ct + Q_CCH - 1) / Q_CCH;
-	if (rows == 0 || !qg_span((rows + Q_MR - 1) / Q_MR * nch, task, n_tasks, &u0, &u1))
-		return INGOT_OK;
-	for (u = u0; u < u1; u++) {
-		const int64_t r0 = u / nch * Q_MR, ch = u % nch;
-		const int mr = (int)(rows - r0 < Q_MR ? rows - r0 : Q_MR);
-		const uint8_t *ar[Q_MR];
-		uint8_t tail[4 * Q_MR];
-		int32_t azs[Q_MR], crow[Q_MR], acc[Q_MR * Q_TW], t[Q_TW], bzv[Q_TW];
-		float mv[Q_TW];
-		int64_t ii[Q_MR];
-		for (int r = 0; r < mr; r++) {
-			int64_t gr = r0 + r, bt = gr / p->m, rest = bt, a_off = 0, asum = 0;
-			ii[r] = gr % p->m;
-			for (int64_t d = p->nb - 1; d >= 0; d--) {
-				a_off += rest % p->bdims[d] * p->a_bstr[d];
-				rest /= p->bdims[d];
-			}
-			ar[r] = a + a_off + ii[r] * p->k;
-			memset(tail + 4 * r, 0, 4);
-			memcpy(tail + 4 * r, ar[r] + 4 * nq, (size_t)rem);
-			azs[r] = qm_zp(p->a_dtype, azp, p->a_zp, ii[r]) + ashift;
-			if (need_sum) {
-				const uint8_t f = (uint8_t)aflip;
-				for (int64_t kk = 0; kk < p->k; kk++)
-					asum += (uint8_t)(ar[r][kk] ^ f);
-			}
-			crow[r] = qg_wrap(p->k * (int64_t)azs[r] - asum);
-		}
-		for (int64_t c = ch * Q_CCH; c < ct && c < (ch + 1) * Q_CCH; c++) {
-			const int64_t j0 = c * Q_TW, nv = p->n - j0 < Q_TW ? p->n - j0 : Q_TW;
-			qm_tile_any(vnni, mr, nq, ar, rem ? tail : NULL, aflip, b + (j0 / QL) * k4 * QL, k4 * QL,
-			            acc);
-			for (int64_t j = 0; j < nv; j++)
-				bzv[j] = qm_zp(p->b_dtype, bzp, p->b_zp, j0 + j) - bshift;
-			for (int r = 0; r < mr; r++) {
-				const int32_t *ac = acc + r * Q_TW;
-				const int64_t ybase = (r0 + r) * p->n + j0;
-				for (int64_t j = 0; j < nv; j++)
-					t[j] = (int32_t)((uint32_t)ac[j] - (uint32_t)azs[r] * (uint32_t)csum[j0 + j] +
-					                 (uint32_t)bzv[j] * (uint32_t)crow[r]);
-				if (!ql) {
-					memcpy((int32_t *)out[0] + ybase, t, (size_t)nv * sizeof *t);
-					continue;
-				}
-				{
-					const float sa = qm_s(as, p->a_s, ii[r]), sy = qm_s(ys, p->y_s, ii[r]);
-					const double z = yzp ? qm_zp(p->y_dtype, yzp, p->y_zp, ii[r]) : 0.0;
-					for (int64_t j = 0; j < nv; j++)
-						mv[j] = sa * qm_s(bs, p->b_s, j0 + j) / sy;
-					qg_requant(t, nv, bias ? bias + j0 : NULL, 0.0, mv, 0.0f, z, lo, hi,
-					          p->y_dtype == INGOT_DT_I8, (uint8_t *)out[0] + ybase);
-				}
-			}
-		}
-	}
+	if (qg_span((rows + Q_MR - 1) / Q_MR * nch, task, n_tasks, &u0, &u1))
+		qm_vec(&c, qg_vnni(), u0, u1, rows, ct, nch);
 	return INGOT_OK;
 }

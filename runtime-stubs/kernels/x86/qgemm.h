@@ -23,12 +23,18 @@
  *   conv:   W as M rows of K4 = K rounded up to 4 signed bytes (K = C/group * kh *
  *           kw, the tail zero), then at a 64-byte boundary M int32 row sums;
  *   matmul: B (k x n) as panels of `lanes` columns (n padded with zero columns to
- *           NL, a multiple of 4 panels), panel j holding [K4 / 4][lanes][4] signed bytes, then at a 64-byte
+ *           NL, a multiple of 4 panels), panel j holding [KP / 4][lanes][4] signed
+ *           bytes (KP: K rounded up to 4, to 64 on AVX-512), then at a 64-byte
  *           boundary NL int32 column sums.
  * Conv gathers a block of output pixels' windows into scratch as [K4 / 4][pixels]
  * [4] u8 (padding as the x zero point, which then contributes nothing); tiles of
  * output channels x pixels keep their sums in registers. MatMul reads A in place and
- * runs tiles of rows x columns (one row: a GEMV tile four vectors wide). Tasks split
+ * runs tiles of rows x columns (one row: a GEMV tile four vectors wide). On
+ * AVX-512, a MatMul of 32 or more rows and K >= 64 runs on AMX-INT8 tiles
+ * (`tdpbusd`, 32 x 32 outputs per step, A copied 32 rows at a time into scratch)
+ * where the CPU has AMX-TILE and AMX-INT8 and Linux grants the tile state
+ * (arch_prctl ARCH_REQ_XCOMP_PERM); else, or with INGOT_NO_AMX=1 (or
+ * INGOT_NO_VNNI=1), the vector path. Tasks split
  * the conv's (image, group, pixel block, channel chunk) units and the matmul's
  * (row tile, column chunk) units; every output is computed alike either way. */
 #ifndef INGOT_KERNELS_X86_QGEMM_H
@@ -157,30 +163,44 @@ static inline int64_t ingot_x86_qmatmul_nl(int64_t n, int lanes)
 	return (n + 4 * lanes - 1) / (4 * lanes) * (4 * lanes);
 }
 
+/* K as B's panels hold it: a multiple of 4, of 64 for AVX-512 (16 lanes: whole AMX
+ * tiles of 16 quads) */
+static inline int64_t ingot_x86_qmatmul_kp(int64_t k, int lanes)
+{
+	return lanes == 16 ? (k + 63) / 64 * 64 : ingot_x86_q_k4(k);
+}
+
 static inline int64_t ingot_x86_qmatmul_packed_bytes(int64_t k, int64_t n, int lanes)
 {
 	const int64_t nl = ingot_x86_qmatmul_nl(n, lanes);
-	return ingot_x86_q_al64(nl * ingot_x86_q_k4(k)) + 4 * nl;
+	return ingot_x86_q_al64(nl * ingot_x86_qmatmul_kp(k, lanes)) + 4 * nl;
+}
+
+/* Scratch per task: on AVX-512, the AMX path's 32 rows of A padded to kp bytes and
+ * its 32 x 32 int32 sums. */
+static inline int64_t ingot_x86_qmatmul_scratch(const ingot_x86_qmatmul_params *p, int lanes)
+{
+	return lanes == 16 ? 32 * ingot_x86_qmatmul_kp(p->k, lanes) + 32 * 32 * 4 + 64 : 0;
 }
 
 /* Packs B (k x n bytes, row-major, dtype b_dtype) into dst (packed_bytes). */
 static inline void ingot_x86_qmatmul_pack(const uint8_t *b, int64_t b_dtype, int64_t k, int64_t n,
                                           int lanes, uint8_t *dst)
 {
-	const int64_t k4 = ingot_x86_q_k4(k), nl = ingot_x86_qmatmul_nl(n, lanes);
+	const int64_t kp = ingot_x86_qmatmul_kp(k, lanes), nl = ingot_x86_qmatmul_nl(n, lanes);
 	const uint8_t flip = b_dtype == INGOT_DT_U8 ? 0x80 : 0;
-	int32_t *sums = (int32_t *)(void *)(dst + ingot_x86_q_al64(nl * k4));
+	int32_t *sums = (int32_t *)(void *)(dst + ingot_x86_q_al64(nl * kp));
 	for (int64_t j = 0; j < nl; j++) {
-		uint8_t *panel = dst + (j / lanes) * k4 * lanes;
+		uint8_t *panel = dst + (j / lanes) * kp * lanes;
 		int32_t s = 0;
-		for (int64_t kk = 0; kk < k4; kk++) {
+		for (int64_t kk = 0; kk < kp; kk++) {
 			uint8_t v = kk < k && j < n ? (uint8_t)(b[kk * n + j] ^ flip) : 0;
 			panel[(kk / 4) * lanes * 4 + (j % lanes) * 4 + kk % 4] = v;
 			s += v < 128 ? (int32_t)v : (int32_t)v - 256;
 		}
 		sums[j] = s;
 	}
-	for (int64_t i = nl * k4; i < ingot_x86_q_al64(nl * k4); i++)
+	for (int64_t i = nl * kp; i < ingot_x86_q_al64(nl * kp); i++)
 		dst[i] = 0;
 }
 

@@ -7,7 +7,9 @@
  * scales per tensor, per row and per column, bias, clamps, MatMulInteger; and the
  * longest exact K (32768) at extreme values. Each problem runs as 1, 3 and 7 tasks.
  * Built by x86_qgemm.py with the flags of one x86 target; prints the dot product
- * path it ran (x86_qgemm.py runs it with and without INGOT_NO_VNNI=1).
+ * path it ran (x86_qgemm.py runs it with and without INGOT_NO_VNNI=1, and on AVX-512
+ * with INGOT_NO_AMX=1: matmuls of 32 rows or more and K >= 64 take AMX tiles where
+ * the CPU and Linux allow).
  * usage: qgemm_test [PROBLEMS] */
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
@@ -324,7 +326,7 @@ static void matmul_case(int id, int kmax)
 		for (int nt = 1; nt <= 7; nt += 3) {
 			memset(yx, 0x5a, (size_t)(y_n * ysz));
 			out[0] = yx;
-			if (run_tasks(ingot_x86_qmatmul, &q, in, out, 0, nt)) {
+			if (run_tasks(ingot_x86_qmatmul, &q, in, out, ingot_x86_qmatmul_scratch(&q, LANES), nt)) {
 				printf("FAIL matmul #%d: ingot_x86_qmatmul failed\n", id);
 				failures++;
 				break;

@@ -42,14 +42,16 @@ for target in run:
         failures.append("%s: build failed" % target)
         print("FAIL %s: %s\n%s" % (target, " ".join(cmd), r.stderr))
         continue
-    for no_vnni in ("0", "1"):
-        env = dict(os.environ, INGOT_NO_VNNI=no_vnni)
+    # AVX-512 only: the default takes AMX for large matmuls where it can, NO_AMX the vectors
+    for envs in ([{}, {"INGOT_NO_AMX": "1"}] if target == "x86-avx512" else [{}]) + [{"INGOT_NO_VNNI": "1"}]:
+        env = dict(os.environ, **dict({"INGOT_NO_VNNI": "0", "INGOT_NO_AMX": "0"}, **envs))
+        what = " ".join("%s=%s" % kv for kv in envs.items()) or "default"
         r = subprocess.run([exe, "300"], capture_output=True, text=True, env=env)
-        print("%s INGOT_NO_VNNI=%s: %s" % (target, no_vnni, r.stdout.strip().replace("\n", "; ")))
+        print("%s %s: %s" % (target, what, r.stdout.strip().replace("\n", "; ")))
         if r.returncode:
-            failures.append("%s INGOT_NO_VNNI=%s" % (target, no_vnni))
-            print("FAIL %s INGOT_NO_VNNI=%s (exit %d)\n%s" % (target, no_vnni, r.returncode, r.stderr))
-        elif no_vnni == "1" and "emulation" not in r.stdout:
+            failures.append("%s %s" % (target, what))
+            print("FAIL %s %s (exit %d)\n%s" % (target, what, r.returncode, r.stderr))
+        elif "INGOT_NO_VNNI" in envs and "emulation" not in r.stdout:
             failures.append("%s: INGOT_NO_VNNI=1 did not take the emulation" % target)
 # 2. the node tests, weights bound: (test, weight input, its data file, kernel expected)
 NODE = [("test_convinteger_with_padding", "w", 1, "ingot_x86_qconv"),
