@@ -6,9 +6,10 @@ on one thread:
     QLinearMatMul M=256 K=N=1024 and M=1 K=N=1024 (u8 activations, s8 weights,
     per-channel scales, i32 bias);
   - on target c (the reference kernels of quant.c), x86-avx2 and x86-avx512 (the
-    kernels of x86/qgemm.c, with vpdpbusd and with INGOT_NO_VNNI=1), and the f32 Conv /
+    kernels of x86/qgemm.c, with vpdpbusd and with INGOT_NO_VNNI=1; on x86-avx512 with
+    AMX tiles where the kernel takes them, MatMuls of 32+ rows, and INGOT_NO_AMX=1), and the f32 Conv /
     MatMul of the same shape on the x86 targets for comparison.
-usage: bench/qgemm_bench.py [--runs N] [--work DIR]   (BUILD: default build/)
+usage: bench/qgemm_bench.py [--runs N] [--work DIR] [--shapes TEXT]   (BUILD: default build/)
 Prints a markdown table.
 """
 import argparse
@@ -27,6 +28,7 @@ ingot = os.path.join(build, "compiler", "driver", "ingot")
 ap = argparse.ArgumentParser()
 ap.add_argument("--runs", type=int, default=20)
 ap.add_argument("--work", default=os.path.join(build, "qgemm-bench"))
+ap.add_argument("--shapes", default="", help="only the shapes whose label holds this text")
 args = ap.parse_args()
 rng = np.random.default_rng(1)
 os.makedirs(args.work, exist_ok=True)
@@ -103,13 +105,16 @@ COLS = [("int8 reference (c)", True, "c", {}),
         ("int8 avx2 vpmaddwd", True, "x86-avx2", {"INGOT_NO_VNNI": "1"}),
         ("int8 avx2 AVX-VNNI", True, "x86-avx2", {}),
         ("int8 avx512 vpmaddwd", True, "x86-avx512", {"INGOT_NO_VNNI": "1"}),
-        ("int8 avx512 VNNI", True, "x86-avx512", {}),
+        ("int8 avx512 VNNI", True, "x86-avx512", {"INGOT_NO_AMX": "1"}),
+        ("int8 avx512 AMX", True, "x86-avx512", {}),
         ("f32 avx2", False, "x86-avx2", {}),
         ("f32 avx512", False, "x86-avx512", {})]
 have = {"c": True, "x86-avx2": cpu_has("avx2"), "x86-avx512": cpu_has("avx512f")}
 print("| shape | " + " | ".join(col[0] for col in COLS) + " |")
 print("|---|" + "---:|" * len(COLS))
 for label, make in SHAPES:
+    if args.shapes not in label:
+        continue
     cells = []
     for col, quant, target, env in COLS:
         if not have[target]:
