@@ -53,23 +53,53 @@ typedef __m256i qv;
 #define Q_MCH (8 * Q_MR)         /* conv: output channels of a task unit */
 #define Q_CCH 4                  /* matmul: column tiles of a task unit */
 
+/* cpuid leaf (eax, ecx) */
+static void qg_cpuid(unsigned int leaf, unsigned int sub, unsigned int r[4])
+{
+	__asm__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+
+/* What the CPU and OS offer (cpuid and XCR0, not __builtin_cpu_supports, whose
+ * feature names differ between compilers): bit 0 AVX-VNNI, bit 1 AVX512-VNNI with VL,
+ * bit 2 AMX-TILE and AMX-INT8 (the OS grant is asked apart, qg_amx). */
+static int qg_cpu(void)
+{
+	unsigned int r0[4], r1[4], l0[4], xlo = 0, xhi = 0;
+	int f = 0;
+	qg_cpuid(0, 0, r0);
+	if (r0[0] < 7)
+		return 0;
+	qg_cpuid(1, 0, r0);
+	if (!(r0[2] >> 27 & 1))                  /* OSXSAVE: XCR0 readable */
+		return 0;
+	__asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+	(void)xhi;
+	qg_cpuid(7, 0, l0);
+	qg_cpuid(7, 1, r1);
+	if ((xlo & 6) == 6 && (r1[0] >> 4 & 1))
+		f |= 1;
+	if ((xlo & 0xe6) == 0xe6 && (l0[2] >> 11 & 1) && (l0[1] >> 31 & 1))
+		f |= 2;
+	if ((l0[3] >> 24 & 3) == 3)
+		f |= 4;
+	return f;
+}
+
 /* The dot product path: 0 emulated, 1 VEX vpdpbusd, 2 EVEX vpdpbusd (ymm on AVX512-VNNI
- * + VL without AVX-VNNI). Computed once; racing first calls store the same value. */
+ * + VL without AVX-VNNI; on zmm the one form). Computed once; racing first calls store
+ * the same value. */
 static int qg_vnni(void)
 {
 	static int cached = -1;
 	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	if (v < 0) {
 		const char *e = getenv("INGOT_NO_VNNI");
-		v = 0;
-		if (!(e && e[0] == '1')) {
+		const int f = e && e[0] == '1' ? 0 : qg_cpu();
 #if defined(__AVX512F__)
-			v = __builtin_cpu_supports("avx512vnni") ? 1 : 0;
+		v = f & 2 ? 1 : 0;
 #else
-			v = __builtin_cpu_supports("avxvnni") ? 1
-			    : __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") ? 2 : 0;
+		v = f & 1 ? 1 : f & 2 ? 2 : 0;
 #endif
-		}
 		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
 	}
 	return v;
@@ -635,10 +665,8 @@ static int qg_amx(void)
 	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	if (v < 0) {
 		const char *e = getenv("INGOT_NO_AMX"), *f = getenv("INGOT_NO_VNNI");
-		unsigned int eax = 7, ebx, ecx = 0, edx;
 		v = 0;
-		__asm__("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
-		if (!(e && e[0] == '1') && !(f && f[0] == '1') && (edx >> 24 & 3) == 3) {
+		if (!(e && e[0] == '1') && !(f && f[0] == '1') && (qg_cpu() & 4)) {
 			long r;
 			__asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L)
 			                 : "rcx", "r11", "memory");
@@ -714,6 +742,15 @@ static void qm_amx(const qm_ctx *c, int64_t u0, int64_t u1, int64_t rows, int64_
 	__asm__ volatile("tilerelease" : : : "memory");
 }
 #endif
+
+INGOT_KERNEL int ingot_x86_q_path(void)
+{
+#if defined(__AVX512F__)
+	return qg_vnni() | (qg_amx() ? 4 : 0);
+#else
+	return qg_vnni();
+#endif
+}
 
 INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, void *const *out,
                                    void *scratch, int task, int n_tasks)

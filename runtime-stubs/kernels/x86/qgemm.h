@@ -209,4 +209,8 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, void *const *out,
                                    void *scratch, int task, int n_tasks);
 
+/* The paths this process takes: 0 the vpmaddwd emulation, 1 VEX (or zmm) vpdpbusd,
+ * 2 EVEX vpdpbusd on ymm; plus 4 when AMX tiles run (AVX-512 builds). For tests. */
+INGOT_KERNEL int ingot_x86_q_path(void);
+
 #endif /* INGOT_KERNELS_X86_QGEMM_H */

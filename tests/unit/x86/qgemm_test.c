@@ -343,15 +343,9 @@ static void matmul_case(int id, int kmax)
 int main(int argc, char **argv)
 {
 	const int n = argc > 1 ? atoi(argv[1]) : 300;
-	const char *e = getenv("INGOT_NO_VNNI");
-#if defined(__AVX512F__)
-	const int vnni = __builtin_cpu_supports("avx512vnni");
-#else
-	const int vnni = __builtin_cpu_supports("avxvnni") ||
-	                 (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl"));
-#endif
-	printf("path: %s, %d lanes\n", vnni && !(e && e[0] == '1') ? "vpdpbusd" : "vpmaddwd emulation",
-	       LANES);
+	const int path = ingot_x86_q_path();
+	printf("path: %s%s, %d lanes\n", path & 3 ? "vpdpbusd" : "vpmaddwd emulation",
+	       path & 4 ? ", AMX tiles for large matmuls" : "", LANES);
 	for (int i = 0; i < n; i++) {
 		conv_case(i, 0);
 		matmul_case(i, 0);
