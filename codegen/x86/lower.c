@@ -4,7 +4,8 @@
  * (all attributes; Elu and Softplus activations keep the reference); pooling, the
  * unary ops with a vector form in ewtable.h and Gelu, f32 Add/Sub/Mul/Div, GlobalAveragePool, Softmax over
  * contiguous rows and LayerNormalization their x86 kernels; every other node the
- * reference kernel of the C target. An x86 kernel takes its reference kernel's
+ * reference kernel of the C target. QLinearConv / ConvInteger and QLinearMatMul /
+ * MatMulInteger with constant 8-bit weights call the int8 kernels of x86/qgemm.c. An x86 kernel takes its reference kernel's
  * parameters plus `packed`: the node is lowered the reference way, the struct is
  * copied and the kernel name, family and descriptor change. The x86 header repeats the
  * reference field lists (a model directory holds only the families it uses), so
@@ -23,6 +24,7 @@
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "quant.h"
 #include "rnn.h"
 #include "ukgen.h"
 #include "x86/dconv.h"
@@ -31,6 +33,7 @@
 #include "x86/eltwise.h"
 #include "x86/pooling.h"
 #include "x86/pwconv.h"
+#include "x86/qgemm.h"
 #include "x86/rnn.h"
 #include "x86/sgemm.h"
 #include "x86/wino1d.h"
@@ -112,6 +115,17 @@ SAME_PREFIX(INGOT_RNN_FIELDS)
 #undef REF
 #undef TGT
 
+#define REF ingot_qconv_params
+#define TGT ingot_x86_qconv_params
+SAME_PREFIX(INGOT_QCONV_FIELDS)
+#undef REF
+#undef TGT
+#define REF ingot_qmatmul_params
+#define TGT ingot_x86_qmatmul_params
+SAME_PREFIX(INGOT_QMATMUL_FIELDS)
+#undef REF
+#undef TGT
+
 #define EQ(a, b) ((int)(a) == (int)(b))
 _Static_assert(EQ(INGOT_X86_RNN_SIMPLE, INGOT_RNN_SIMPLE) && EQ(INGOT_X86_RNN_GRU, INGOT_RNN_GRU) &&
                EQ(INGOT_X86_RNN_LSTM, INGOT_RNN_LSTM) && EQ(INGOT_X86_RNN_RELU, INGOT_RNN_RELU) &&
@@ -129,6 +143,9 @@ _Static_assert(EQ(INGOT_X86_MU_GELU, INGOT_MU_GELU) && EQ(INGOT_X86_MU_GELU_TANH
 _Static_assert(EQ(INGOT_VB_ADD, INGOT_EW_ADD) && EQ(INGOT_VB_SUB, INGOT_EW_SUB) &&
                EQ(INGOT_VB_MUL, INGOT_EW_MUL) && EQ(INGOT_VB_DIV, INGOT_EW_DIV),
                "simd/vbinary.h's op codes differ from the reference");
+_Static_assert(EQ(INGOT_X86_QV_NONE, INGOT_QV_NONE) && EQ(INGOT_X86_QV_ONE, INGOT_QV_ONE) &&
+               EQ(INGOT_X86_QV_VEC, INGOT_QV_VEC) && EQ(INGOT_X86_QV_BATCH, INGOT_QV_BATCH),
+               "x86 qgemm.h's zero point layouts differ from quant.h's");
 _Static_assert(EQ(INGOT_X86_POOL_MAX, INGOT_POOL_MAX) && EQ(INGOT_X86_POOL_AVG, INGOT_POOL_AVG),
                "x86 pooling kinds differ from the reference");
 
@@ -177,27 +194,60 @@ static bool dense_strides(const ingot_layernorm_params *p, const int64_t *str)
 #define PARAM_STRUCT ingot_x86_rnn_params
 DESC(rnn, ingot_x86_rnn_params, INGOT_X86_RNN_FIELDS)
 #undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_qconv_params
+DESC(qconv, ingot_x86_qconv_params, INGOT_X86_QCONV_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_qmatmul_params
+DESC(qmatmul, ingot_x86_qmatmul_params, INGOT_X86_QMATMUL_FIELDS)
+#undef PARAM_STRUCT
 
 static bool const_f32(const Graph *g, ValueId v)
 {
 	return v != IR_NONE && g->values[v].is_const && g->values[v].type.dtype == DT_F32;
 }
 
+/* A constant 8-bit weight (or a packed copy of one). */
+static bool const_q8(const Graph *g, ValueId v)
+{
+	if (v != IR_NONE && g->values[v].packed)
+		v = g->values[v].packed_from;
+	return v != IR_NONE && g->values[v].is_const &&
+	       (g->values[v].type.dtype == DT_U8 || g->values[v].type.dtype == DT_I8);
+}
+
+/* Whether the inputs at the given slots are present f32 values (the scales the int8
+ * kernels read as floats). */
+static bool f32_slots(const Graph *g, const Node *node, const int *slots, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (node->n_in <= slots[i] || node->in[slots[i]] == IR_NONE ||
+		    g->values[node->in[slots[i]]].type.dtype != DT_F32)
+			return false;
+	return true;
+}
+
+int cg_x86_q_slot(const Graph *g, NodeId n)
+{
+	const int op = g->nodes[n].op;
+	return op == OP_QLINEAR_CONV || op == OP_QLINEAR_MATMUL ? 3 : 1;
+}
+
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable)
 {
 	Node *node = &g->nodes[n];
-	ValueId saved[3] = { IR_NONE, IR_NONE, IR_NONE };
+	ValueId saved[4] = { IR_NONE, IR_NONE, IR_NONE, IR_NONE };
+	static const int scales[3] = { 1, 4, 6 };
 	int rc;
 	*packable = false;
 	/* the reference lowering reads the weights' original types (W at slot 1; RNN's
-	 * R at slot 2 too) */
-	for (int i = 1; i < node->n_in && i <= 2; i++) {
+	 * R at slot 2 too; the W or B of QLinearConv / QLinearMatMul at slot 3) */
+	for (int i = 1; i < node->n_in && i <= 3; i++) {
 		saved[i] = node->in[i];
 		if (saved[i] != IR_NONE && g->values[saved[i]].packed)
 			node->in[i] = g->values[saved[i]].packed_from;
 	}
 	rc = cg_ref_lower(t, g, n, ref);
-	for (int i = 1; i < node->n_in && i <= 2; i++)
+	for (int i = 1; i < node->n_in && i <= 3; i++)
 		node->in[i] = saved[i];
 	if (rc)
 		return -1;
@@ -230,6 +280,27 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 			return X86_REF;
 		*packable = const_f32(g, node->in[1]);
 		return X86_GEMM;
+	}
+	case OP_QLINEAR_CONV:
+	case OP_CONV_INTEGER: {
+		ingot_x86_qconv_params q;
+		if (ref->fn != ingot_qconv)
+			return X86_REF;
+		memset(&q, 0, sizeof q);
+		memcpy(&q, ref->params, sizeof(ingot_qconv_params));
+		*packable = ingot_x86_qconv_ok(&q) && const_q8(g, node->in[cg_x86_q_slot(g, n)]) &&
+		            (!q.qlinear || f32_slots(g, node, scales, 3));
+		return *packable ? X86_QCONV : X86_REF;
+	}
+	case OP_QLINEAR_MATMUL:
+	case OP_MATMUL_INTEGER: {
+		ingot_x86_qmatmul_params q;
+		if (ref->fn != ingot_qmatmul)
+			return X86_REF;
+		memset(&q, 0, sizeof q);
+		memcpy(&q, ref->params, sizeof(ingot_qmatmul_params));
+		*packable = ingot_x86_qmatmul_ok(&q) && const_q8(g, node->in[cg_x86_q_slot(g, n)]);
+		return *packable ? X86_QMATMUL : X86_REF;
 	}
 	case OP_MAX_POOL:
 	case OP_AVERAGE_POOL: {
@@ -364,6 +435,29 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc)
 		KERNEL_CALL_SET(kc, ingot_x86_rnn);
 		kc->pdesc = &rnn_desc;
 		kc->scratch_bytes = ingot_x86_rnn_scratch_bytes(r);
+		return 0;
+	}
+	if (kind == X86_QCONV || kind == X86_QMATMUL) {
+		/* packed = the lanes the weights were packed for (0 before prepack.c runs) */
+		const int lanes = ukgen_isa(t)->lanes;
+		const int64_t qpacked = g->values[node->in[cg_x86_q_slot(g, n)]].packed ? lanes : 0;
+		if (kind == X86_QCONV) {
+			ingot_x86_qconv_params *c = arena_alloc(&g->arena, sizeof *c);
+			memcpy(c, kc->params, sizeof(ingot_qconv_params));
+			c->packed = qpacked;
+			kc->scratch_bytes = ingot_x86_qconv_scratch(c, lanes);
+			kc->params = c;
+			kc->pdesc = &qconv_desc;
+			KERNEL_CALL_SET(kc, ingot_x86_qconv);
+		} else {
+			ingot_x86_qmatmul_params *m = arena_alloc(&g->arena, sizeof *m);
+			memcpy(m, kc->params, sizeof(ingot_qmatmul_params));
+			m->packed = qpacked;
+			kc->scratch_bytes = ingot_x86_qmatmul_scratch(m, lanes);   /* AMX's rows of A */
+			kc->params = m;
+			kc->pdesc = &qmatmul_desc;
+			KERNEL_CALL_SET(kc, ingot_x86_qmatmul);
+		}
 		return 0;
 	}
 	switch (kind) {

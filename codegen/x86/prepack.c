@@ -5,7 +5,9 @@
  * read or write blocked tensors as the wider panels of x86/pwconv.h), the B operand of
  * MatMul and Gemm as panels of NR columns, RNN/GRU/LSTM W per direction as Gemm's
  * transposed B and R per direction as panels of R^T (runtime-stubs/kernels/x86/
- * rnn.h defines that layout; its packing function serves both). A packed copy is a new constant (the
+ * rnn.h defines that layout; its packing function serves both); the 8-bit weights of
+ * QLinearConv / ConvInteger and QLinearMatMul / MatMulInteger as x86/qgemm.h's
+ * signed-byte rows or panels with their sums (its packing functions). A packed copy is a new constant (the
  * original stays for any other reader), marked Value.packed with packed_from = the
  * original, whose type the reference lowering computes the node's parameters from. */
 #include "x86_target.h"
@@ -16,8 +18,10 @@
 
 #include "conv.h"
 #include "linalg.h"
+#include "quant.h"
 #include "rnn.h"
 #include "x86/pwconv.h"
+#include "x86/qgemm.h"
 #include "x86/rnn.h"
 #include "x86/wino1d.h"
 
@@ -180,6 +184,49 @@ static ValueId packed_copy(Graph *g, NodeId n, int kind, int slot, const KernelC
 	return out;
 }
 
+/* A packed copy of int8 node n's weight (x86/qgemm.h's layout for `lanes`-wide
+ * vectors), or an earlier identical one. */
+static ValueId packed_q8(Graph *g, NodeId n, int kind, const KernelCall *ref, int lanes, Memo *memo)
+{
+	const int slot = cg_x86_q_slot(g, n);
+	const ValueId w = g->nodes[n].in[slot];
+	const Value *val = &g->values[w];
+	const uint8_t *src = ir_const_data(g, w);
+	int64_t bytes;
+	uint8_t *dst;
+	Type out_type;
+	ValueId out;
+	for (int i = 0; i < memo->n; i++)
+		if (memo->items[i].src == w && memo->items[i].kind == kind && memo->items[i].slot == slot &&
+		    memo->items[i].width == lanes)
+			return memo->items[i].dst;
+	if (kind == X86_QCONV) {
+		const ingot_qconv_params *p = ref->params;
+		const int64_t m = p->w_dims[0], k = type_numel(&val->type) / (m > 0 ? m : 1);
+		bytes = ingot_x86_qconv_packed_bytes(m, k);
+		dst = malloc((size_t)bytes);
+		if (!dst)
+			die("out of memory");
+		ingot_x86_qconv_pack(src, p->w_dtype, m, k, dst);
+	} else {
+		const ingot_qmatmul_params *p = ref->params;
+		bytes = ingot_x86_qmatmul_packed_bytes(p->k, p->n, lanes);
+		dst = malloc((size_t)bytes);
+		if (!dst)
+			die("out of memory");
+		ingot_x86_qmatmul_pack(src, p->b_dtype, p->k, p->n, lanes, dst);
+	}
+	out_type = type_make(DT_U8, 1, &bytes);
+	out = ir_value_new_const(g, val->region, arena_printf(&g->arena, "%s.packed", val->name), &out_type,
+	                         dst);
+	free(dst);
+	g->values[out].packed = true;
+	g->values[out].packed_from = w;
+	vec_reserve((void **)&memo->items, &memo->cap, memo->n + 1, sizeof *memo->items);
+	memo->items[memo->n++] = (Packed){ w, out, kind, slot, lanes };
+	return out;
+}
+
 int cg_x86_prepare(const Target *t, Graph *g)
 {
 	const SimdIsa *isa = ukgen_isa(t);
@@ -199,6 +246,11 @@ int cg_x86_prepare(const Target *t, Graph *g)
 			kind = cg_x86_kind(t, g, n, &ref, &packable);
 			if (kind <= X86_REF || !packable)
 				continue;
+			if (kind == X86_QCONV || kind == X86_QMATMUL) {
+				if (!g->values[g->nodes[n].in[cg_x86_q_slot(g, n)]].packed)
+					g->nodes[n].in[cg_x86_q_slot(g, n)] = packed_q8(g, n, kind, &ref, isa->lanes, &memo);
+				continue;
+			}
 			if (kind == X86_CONV && cg_x86_pwconv(t, g, n))   /* ingot_x86_pwconv's panels */
 				width = INGOT_X86_PW_MC(isa->lanes);
 			/* RNN: W and R each when constant; the others: the weight at slot 1 */

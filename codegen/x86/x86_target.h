@@ -2,8 +2,10 @@
  * lower to the kernels of runtime-stubs/kernels/x86/ over the generated
  * microkernels (codegen/common/ukgen.c), with constant weights pre-packed at
  * compile time into the microkernels' panel layout; f32 RNN/GRU/LSTM to the x86
- * recurrent kernel (W packed likewise, R as panels of R^T); all other nodes lower
- * to the reference kernels. Sections: lower.c, prepack.c. */
+ * recurrent kernel (W packed likewise, R as panels of R^T); QLinearConv, ConvInteger,
+ * QLinearMatMul and MatMulInteger with constant 8-bit weights to the int8 kernels of
+ * x86/qgemm.h (weights packed with their sums); all other nodes lower to the
+ * reference kernels. Sections: lower.c, prepack.c. */
 #ifndef INGOT_X86_TARGET_H
 #define INGOT_X86_TARGET_H
 
@@ -16,11 +18,14 @@ int cg_x86_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc);
  * kernel reads with a packed copy (same type and size, Value.packed set). */
 int cg_x86_prepare(const Target *t, Graph *g);
 
-/* How node n runs on target t: 0 reference kernel, else X86_* below. For Conv,
- * MatMul and Gemm, *ref gets the reference lowering. */
+/* How node n runs on target t: 0 reference kernel, else X86_* below. *ref gets the
+ * reference lowering. */
 enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL, X86_UNARY, X86_SOFTMAX,
-       X86_LAYERNORM, X86_RNN, X86_GPOOL, X86_MUNARY, X86_BINARY };
+       X86_LAYERNORM, X86_RNN, X86_GPOOL, X86_MUNARY, X86_BINARY, X86_QCONV, X86_QMATMUL };
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
+
+/* The input slot of an int8 node's weights: 3 for QLinearConv / QLinearMatMul, else 1. */
+int cg_x86_q_slot(const Graph *g, NodeId n);
 
 /* Whether a Conv (its reference parameters) runs as Winograd F(2x2, 3x3): when its
  * weights can be pre-transformed (packable) and the geometry suits. */

@@ -1,0 +1,809 @@
+/* x86/qgemm.c — int8 QLinearConv / ConvInteger and QLinearMatMul / MatMulInteger for
+ * the x86 targets (see qgemm.h for the layouts, the arithmetic and why it is
+ * exact). One source for both targets: __AVX512F__ picks 16 int32 lanes (zmm),
+ * else 8 (ymm). The dot product step is `vpdpbusd` (inline asm, so no target
+ * attribute is needed: AVX512-VNNI on zmm; on ymm the VEX form of AVX-VNNI or the
+ * EVEX form of AVX512-VNNI + VL) or its exact vpmaddwd emulation, chosen once per
+ * process from the CPU (INGOT_NO_VNNI=1 forces the emulation). */
+#include "qgemm.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Q_AI static inline __attribute__((always_inline))
+
+#if defined(__AVX512F__)
+#define QL 16                    /* int32 lanes */
+#define Q_MR 6                   /* rows (channels) of a tile; 4 vectors wide */
+typedef __m512i qv;
+#define QV_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define QV_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define QV_SET1(x) _mm512_set1_epi32(x)
+#define QV_ZERO() _mm512_setzero_si512()
+#define QV_ADD(a, b) _mm512_add_epi32((a), (b))
+#define QV_MADD(a, b) _mm512_madd_epi16((a), (b))
+#define QV_LO16(u) _mm512_and_si512((u), _mm512_set1_epi16(0x00ff))
+#define QV_HI16(u) _mm512_srli_epi16((u), 8)
+#define QV_SLO16(s) _mm512_srai_epi16(_mm512_slli_epi16((s), 8), 8)
+#define QV_SHI16(s) _mm512_srai_epi16((s), 8)
+#define QDP_VEX(acc, u, s) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s))
+#define QDP_EVEX QDP_VEX
+#else
+#define QL 8
+#define Q_MR 2
+typedef __m256i qv;
+#define QV_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define QV_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define QV_SET1(x) _mm256_set1_epi32(x)
+#define QV_ZERO() _mm256_setzero_si256()
+#define QV_ADD(a, b) _mm256_add_epi32((a), (b))
+#define QV_MADD(a, b) _mm256_madd_epi16((a), (b))
+#define QV_LO16(u) _mm256_and_si256((u), _mm256_set1_epi16(0x00ff))
+#define QV_HI16(u) _mm256_srli_epi16((u), 8)
+#define QV_SLO16(s) _mm256_srai_epi16(_mm256_slli_epi16((s), 8), 8)
+#define QV_SHI16(s) _mm256_srai_epi16((s), 8)
+#define QDP_VEX(acc, u, s) __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s))
+#define QDP_EVEX(acc, u, s) __asm__("%{evex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s))
+#endif
+
+#define Q_NV 4                   /* vectors of a tile */
+#define Q_TW (Q_NV * QL)         /* pixels (columns) of a tile */
+#define Q_MCH (8 * Q_MR)         /* conv: output channels of a task unit */
+#define Q_CCH 4                  /* matmul: column tiles of a task unit */
+
+/* cpuid leaf (eax, ecx) */
+static void qg_cpuid(unsigned int leaf, unsigned int sub, unsigned int r[4])
+{
+	__asm__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+
+/* What the CPU and OS offer (cpuid and XCR0, not __builtin_cpu_supports, whose
+ * feature names differ between compilers): bit 0 AVX-VNNI, bit 1 AVX512-VNNI with VL,
+ * bit 2 AMX-TILE and AMX-INT8 (the OS grant is asked apart, qg_amx). */
+static int qg_cpu(void)
+{
+	unsigned int r0[4], r1[4], l0[4], xlo = 0, xhi = 0;
+	int f = 0;
+	qg_cpuid(0, 0, r0);
+	if (r0[0] < 7)
+		return 0;
+	qg_cpuid(1, 0, r0);
+	if (!(r0[2] >> 27 & 1))                  /* OSXSAVE: XCR0 readable */
+		return 0;
+	__asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+	(void)xhi;
+	qg_cpuid(7, 0, l0);
+	qg_cpuid(7, 1, r1);
+	if ((xlo & 6) == 6 && (r1[0] >> 4 & 1))
+		f |= 1;
+	if ((xlo & 0xe6) == 0xe6 && (l0[2] >> 11 & 1) && (l0[1] >> 31 & 1))
+		f |= 2;
+	if ((l0[3] >> 24 & 3) == 3)
+		f |= 4;
+	return f;
+}
+
+/* The dot product path: 0 emulated, 1 VEX vpdpbusd, 2 EVEX vpdpbusd (ymm on AVX512-VNNI
+ * + VL without AVX-VNNI; on zmm the one form). Computed once; racing first calls store
+ * the same value. */
+static int qg_vnni(void)
+{
+	static int cached = -1;
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	if (v < 0) {
+		const char *e = getenv("INGOT_NO_VNNI");
+		const int f = e && e[0] == '1' ? 0 : qg_cpu();
+#if defined(__AVX512F__)
+		v = f & 2 ? 1 : 0;
+#else
+		v = f & 1 ? 1 : f & 2 ? 2 : 0;
+#endif
+		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+static inline int32_t qg_ld32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* int64 -> int32 modulo 2^32 */
+static inline int32_t qg_wrap(int64_t v)
+{
+	uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
+	return u <= 0x7fffffffu ? (int32_t)u : (int32_t)(u - 0x80000000u) - 0x7fffffff - 1;
+}
+
+/* One k-quad step of a tile: acc[r][v] += dot4(u, s) where one side is the
+ * broadcast b[r] (4 bytes of row r) and the other the vector vec[v]. vec_u: the
+ * vectors are the unsigned side (conv), else the signed side (matmul). */
+Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t *b, const qv *vec)
+{
+	if (vnni) {
+#pragma GCC unroll 8
+		for (int r = 0; r < mr; r++) {
+			const qv s = QV_SET1(b[r]);
+#pragma GCC unroll 4
+			for (int v = 0; v < Q_NV; v++) {
+				if (vec_u) {
+					if (vnni == 1)
+						QDP_VEX(acc[r][v], vec[v], s);
+					else
+						QDP_EVEX(acc[r][v], vec[v], s);
+				} else {
+					if (vnni == 1)
+						QDP_VEX(acc[r][v], s, vec[v]);
+					else
+						QDP_EVEX(acc[r][v], s, vec[v]);
+				}
+			}
+		}
+		return;
+	}
+	qv lo[Q_NV], hi[Q_NV];
+#pragma GCC unroll 4
+	for (int v = 0; v < Q_NV; v++) {
+		lo[v] = vec_u ? QV_LO16(vec[v]) : QV_SLO16(vec[v]);
+		hi[v] = vec_u ? QV_HI16(vec[v]) : QV_SHI16(vec[v]);
+	}
+#pragma GCC unroll 8
+	for (int r = 0; r < mr; r++) {
+		const qv s = QV_SET1(b[r]);
+		const qv sl = vec_u ? QV_SLO16(s) : QV_LO16(s), sh = vec_u ? QV_SHI16(s) : QV_HI16(s);
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			acc[r][v] = QV_ADD(acc[r][v], QV_ADD(QV_MADD(lo[v], sl), QV_MADD(hi[v], sh)));
+	}
+}
+
+Q_AI void qg_store_acc(int mr, qv acc[Q_MR][Q_NV], int32_t *out)
+{
+#pragma GCC unroll 8
+	for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			QV_STORE(out + r * Q_TW + v * QL, acc[r][v]);
+}
+
+/* Conv tile: mr channels (weight rows w + r * k4) x Q_TW pixels of the gathered
+ * block (xp: the tile's first pixel in quad 0, qstride bytes per quad), the sums of
+ * row r starting at init[r]. */
+Q_AI void qc_tile(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4, const uint8_t *xp,
+                  int64_t qstride, const int32_t *init, int32_t *out)
+{
+	qv acc[Q_MR][Q_NV];
+#pragma GCC unroll 8
+	for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			acc[r][v] = QV_SET1(init[r]);
+	for (int64_t q = 0; q < nq; q++) {
+		int32_t b[Q_MR];
+		qv vec[Q_NV];
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			vec[v] = QV_LOAD(xp + q * qstride + v * QL * 4);
+#pragma GCC unroll 8
+		for (int r = 0; r < mr; r++)
+			b[r] = qg_ld32(w + r * k4 + q * 4);
+		qg_step(vnni, mr, 1, acc, b, vec);
+	}
+	qg_store_acc(mr, acc, out);
+}
+
+/* MatMul tile: mr rows of A (ar[r], nq quads, then the padded tail quad tail + 4 r
+ * when tail) x Q_NV panels of B (bp, pstride bytes per panel, QL * 4 per quad). */
+Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const uint8_t *tail,
+                  int32_t flip, const uint8_t *bp, int64_t pstride, int32_t *out)
+{
+	qv acc[Q_MR][Q_NV];
+	int32_t b[Q_MR];
+	qv vec[Q_NV];
+#pragma GCC unroll 8
+	for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			acc[r][v] = QV_ZERO();
+	for (int64_t q = 0; q < nq; q++) {
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			vec[v] = QV_LOAD(bp + v * pstride + q * QL * 4);
+#pragma GCC unroll 8
+		for (int r = 0; r < mr; r++)
+			b[r] = qg_ld32(ar[r] + q * 4) ^ flip;
+		qg_step(vnni, mr, 0, acc, b, vec);
+	}
+	if (tail) {
+#pragma GCC unroll 4
+		for (int v = 0; v < Q_NV; v++)
+			vec[v] = QV_LOAD(bp + v * pstride + nq * QL * 4);
+#pragma GCC unroll 8
+		for (int r = 0; r < mr; r++)
+			b[r] = qg_ld32(tail + 4 * r) ^ flip;
+		qg_step(vnni, mr, 0, acc, b, vec);
+	}
+	qg_store_acc(mr, acc, out);
+}
+
+/* The tiles for each path and row count (constants, so the loops unroll). */
+#define Q_CASE(V, R) case (V) * 8 + (R)
+#define Q_CASES(CALL) \
+	switch (vnni * 8 + mr) { \
+	Q_CASE(0, 1): CALL(0, 1); break; Q_CASE(1, 1): CALL(1, 1); break; Q_CASE(2, 1): CALL(2, 1); break; \
+	Q_CASE(0, 2): CALL(0, 2); break; Q_CASE(1, 2): CALL(1, 2); break; Q_CASE(2, 2): CALL(2, 2); break; \
+	Q_CASES_WIDE(CALL) \
+	default: break; \
+	}
+#if Q_MR > 2
+#define Q_CASES_WIDE(CALL) \
+	Q_CASE(0, 3): CALL(0, 3); break; Q_CASE(1, 3): CALL(1, 3); break; \
+	Q_CASE(0, 4): CALL(0, 4); break; Q_CASE(1, 4): CALL(1, 4); break; \
+	Q_CASE(0, 5): CALL(0, 5); break; Q_CASE(1, 5): CALL(1, 5); break; \
+	Q_CASE(0, 6): CALL(0, 6); break; Q_CASE(1, 6): CALL(1, 6); break;
+#else
+#define Q_CASES_WIDE(CALL)
+#endif
+
+static void qc_tile_any(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4,
+                        const uint8_t *xp, int64_t qstride, const int32_t *init, int32_t *out)
+{
+#define QC_CALL(V, R) qc_tile(V, R, nq, w, k4, xp, qstride, init, out)
+	Q_CASES(QC_CALL)
+#undef QC_CALL
+}
+
+static void qm_tile_any(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const uint8_t *tail,
+                        int32_t flip, const uint8_t *bp, int64_t pstride, int32_t *out)
+{
+#define QM_CALL(V, R) qm_tile(V, R, nq, ar, tail, flip, bp, pstride, out)
+	Q_CASES(QM_CALL)
+#undef QM_CALL
+}
+
+/* y[j] = clamp(rint((double)(t[j] + bias) * mult) + zp) for j < n, bias bv[j] (or
+ * bs), mult mv[j] (or ms), as u8 (is_i8 0) or i8 bytes. */
+static void qg_requant(const int32_t *t, int64_t n, const int32_t *bv, double bs, const float *mv,
+                      float ms, double zp, double lo, double hi, int is_i8, uint8_t *y)
+{
+	const __m256d zpv = _mm256_set1_pd(zp), lov = _mm256_set1_pd(lo), hiv = _mm256_set1_pd(hi);
+	const __m256d bsv = _mm256_set1_pd(bs), msv = _mm256_set1_pd((double)ms);
+	int64_t j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m128i r[2], w;
+		for (int h = 0; h < 2; h++) {
+			__m256d a = _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(t + j + 4 * h)));
+			__m256d m = mv ? _mm256_cvtps_pd(_mm_loadu_ps(mv + j + 4 * h)) : msv;
+			a = _mm256_add_pd(a, bv ? _mm256_cvtepi32_pd(_mm_loadu_si128(
+			                              (const __m128i *)(const void *)(bv + j + 4 * h)))
+			                        : bsv);
+			a = _mm256_round_pd(_mm256_mul_pd(a, m), _MM_FROUND_CUR_DIRECTION);
+			a = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(a, zpv), lov), hiv);
+			r[h] = _mm256_cvtpd_epi32(a);
+		}
+		w = _mm_packs_epi32(r[0], r[1]);
+		w = is_i8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+		_mm_storel_epi64((__m128i *)(void *)(y + j), w);
+	}
+	for (; j < n; j++) {
+		double v = rint(((double)t[j] + (bv ? (double)bv[j] : bs)) * (double)(mv ? mv[j] : ms)) + zp;
+		if (!(v >= lo))
+			v = lo;
+		if (v > hi)
+			v = hi;
+		y[j] = is_i8 ? (uint8_t)(int8_t)(int)v : (uint8_t)(int)v;
+	}
+}
+
+/* The output range: the dtype's, narrowed to [y_lo, y_hi]. */
+static void qg_range8(int64_t dt, int64_t y_lo, int64_t y_hi, double *lo, double *hi)
+{
+	*lo = dt == INGOT_DT_I8 ? -128.0 : 0.0;
+	*hi = dt == INGOT_DT_I8 ? 127.0 : 255.0;
+	if ((double)y_lo > *lo)
+		*lo = (double)y_lo;
+	if ((double)y_hi < *hi)
+		*hi = (double)y_hi;
+}
+
+/* An 8-bit scalar of dtype dt at p[i], as an integer. */
+static inline int32_t qg_b8(int64_t dt, const void *p, int64_t i)
+{
+	const uint8_t b = ((const uint8_t *)p)[i];
+	return dt == INGOT_DT_I8 ? (int32_t)(int8_t)b : (int32_t)b;
+}
+
+static int qg_span(int64_t n, int task, int n_tasks, int64_t *e0, int64_t *e1)
+{
+	if (n_tasks < 1) {
+		task = 0;
+		n_tasks = 1;
+	}
+	*e0 = n * task / n_tasks;
+	*e1 = n * (task + 1) / n_tasks;
+	return *e0 < *e1;
+}
+
+/* ---- conv ---- */
+
+typedef struct qc_geo {
+	int64_t H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw, K, k4;
+	uint8_t flip, xzu;           /* x's byte flip to u8, x's zero point as u8 */
+} qc_geo;
+
+/* Gathers the windows of output pixels [p0, p0 + np) of one image and group (x0: its
+ * first input channel) into xp as [k4 / 4][pbw][4] u8; taps outside the input read
+ * the zero point, k >= K and pixels >= np read 0. */
+static void qc_gather(const qc_geo *g, const uint8_t *x0, int64_t p0, int64_t np, int64_t pbw,
+                      uint8_t *xp)
+{
+	const int64_t nq = g->k4 / 4, plane = g->H * g->W;
+	for (int64_t q = 0; q < nq; q++) {
+		uint8_t *dq = xp + q * pbw * 4;
+		int64_t c[4], ky[4], kx[4], pp = 0, p = p0;
+		int valid[4];
+		for (int j = 0; j < 4; j++) {
+			const int64_t k = 4 * q + j;
+			valid[j] = k < g->K;
+			c[j] = k / (g->KH * g->KW);
+			ky[j] = k / g->KW % g->KH;
+			kx[j] = k % g->KW;
+		}
+		while (pp < np) {
+			const int64_t oh = p / g->OW, ow = p % g->OW;
+			const int64_t seg = g->OW - ow < np - pp ? g->OW - ow : np - pp;
+			const uint8_t *row[4];
+			int64_t off[4], lo = 0, hi = seg;    /* [lo, hi): every row tap inside */
+			uint8_t cv[4];
+			uint8_t *d = dq + pp * 4;
+			for (int j = 0; j < 4; j++) {
+				const int64_t ih = oh * g->sh - g->ph + ky[j] * g->dh;
+				row[j] = NULL;
+				cv[j] = valid[j] ? g->xzu : 0;
+				off[j] = kx[j] * g->dw - g->pw;   /* iw = (ow + i) * sw + off */
+				if (!valid[j] || ih < 0 || ih >= g->H)
+					continue;
+				row[j] = x0 + c[j] * plane + ih * g->W;
+				/* i >= lo_j: (ow + i) * sw + off >= 0; i < hi_j: ... < W */
+				int64_t a = -(ow * g->sw + off[j]), lj, hj;
+				lj = a <= 0 ? 0 : (a + g->sw - 1) / g->sw;
+				a = g->W - off[j] - ow * g->sw;   /* (ow + i) * sw + off < W: i * sw < a */
+				hj = a <= 0 ? 0 : (a + g->sw - 1) / g->sw;
+				lo = lj > lo ? lj : lo;
+				hi = hj < hi ? hj : hi;
+			}
+			int64_t i = 0, vend = lo;
+			if (g->sw == 1 && hi - lo >= 16)
+				vend = lo + (hi - lo) / 16 * 16;
+			for (; i < seg; i++) {
+				if (i == lo && vend > lo) {
+					const __m128i fl = _mm_set1_epi8((char)g->flip);
+					for (; i < vend; i += 16) {
+						__m128i r[4], a01l, a01h, a23l, a23h;
+						for (int j = 0; j < 4; j++)
+							r[j] = row[j] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(
+							                                  row[j] + ow + i + off[j])), fl)
+							              : _mm_set1_epi8((char)cv[j]);
+						a01l = _mm_unpacklo_epi8(r[0], r[1]);
+						a01h = _mm_unpackhi_epi8(r[0], r[1]);
+						a23l = _mm_unpacklo_epi8(r[2], r[3]);
+						a23h = _mm_unpackhi_epi8(r[2], r[3]);
+						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i), _mm_unpacklo_epi16(a01l, a23l));
+						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 16), _mm_unpackhi_epi16(a01l, a23l));
+						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 32), _mm_unpacklo_epi16(a01h, a23h));
+						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 48), _mm_unpackhi_epi16(a01h, a23h));
+					}
+					if (i >= seg)
+						break;
+				}
+				for (int j = 0; j < 4; j++) {
+					uint8_t v = cv[j];
+					if (row[j]) {
+						const int64_t iw = (ow + i) * g->sw + off[j];
+						if (iw >= 0 && iw < g->W)
+							v = (uint8_t)(row[j][iw] ^ g->flip);
+					}
+					d[4 * i + j] = v;
+				}
+			}
+			pp += seg;
+			p += seg;
+		}
+		memset(dq + np * 4, 0, (size_t)((pbw - np) * 4));
+	}
+}
+
+/* sum[p] = the sum of pixel p's gathered bytes, p < pbw */
+static void qc_sums(const uint8_t *xp, int64_t nq, int64_t pbw, int32_t *sum)
+{
+	for (int64_t p = 0; p < pbw; p++)
+		sum[p] = 0;
+	for (int64_t q = 0; q < nq; q++) {
+		const uint8_t *b = xp + q * pbw * 4;
+		for (int64_t p = 0; p < pbw; p++)
+			sum[p] += (int32_t)b[4 * p] + b[4 * p + 1] + b[4 * p + 2] + b[4 * p + 3];
+	}
+}
+
+INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_qconv_params *p = (const ingot_x86_qconv_params *)params;
+	const int ql = p->qlinear != 0, two = p->nsp == 2;
+	const uint8_t *x = (const uint8_t *)in[0], *w = (const uint8_t *)in[ql ? 3 : 1];
+	const void *xzp = p->has_xzp ? in[2] : NULL, *wzp = p->w_zp ? in[ql ? 5 : 3] : NULL;
+	const int32_t *bias = ql && p->has_bias ? (const int32_t *)in[8] : NULL;
+	const float *wsc = ql ? (const float *)in[4] : NULL;
+	const int vnni = qg_vnni();
+	qc_geo g;
+	int64_t C, M, G, Cg, Mg, P, PB, nblk, nmc, u, u0, u1, last = -1, N;
+	int32_t xzs, acc[Q_MR * Q_TW], t[Q_TW];
+	double lo = 0.0, hi = 0.0, yz = 0.0;
+	float xsc = 0.0f, ysc = 1.0f;
+	const int32_t *rsum;
+	uint8_t *xp = (uint8_t *)scratch;
+	int32_t *xsum;
+	int need_sum = 0;
+	if (!ingot_x86_qconv_ok(p) || p->packed != QL || !x || !w || !out[0] || !scratch ||
+	    (p->has_xzp && !xzp) || (p->w_zp && !wzp) || (ql && p->has_bias && !bias) ||
+	    (ql && (!in[1] || !in[4] || !in[6] || !in[7])))
+		return INGOT_EINVAL;
+	memset(&g, 0, sizeof g);
+	g.H = two ? p->x_dims[2] : 1;
+	g.W = p->x_dims[1 + p->nsp];
+	g.OH = two ? p->y_dims[2] : 1;
+	g.OW = p->y_dims[1 + p->nsp];
+	g.KH = two ? p->w_dims[2] : 1;
+	g.KW = p->w_dims[1 + p->nsp];
+	g.sh = two ? p->strides[0] : 1;
+	g.sw = p->strides[p->nsp - 1];
+	g.dh = two ? p->dilations[0] : 1;
+	g.dw = p->dilations[p->nsp - 1];
+	g.ph = two ? p->pads[0] : 0;
+	g.pw = p->pads[p->nsp - 1];
+	if (g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1)
+		return INGOT_EINVAL;
+	g.K = ingot_x86_qconv_k(p);
+	g.k4 = ingot_x86_q_k4(g.K);
+	g.flip = p->x_dtype == INGOT_DT_I8 ? 0x80 : 0;
+	xzs = (xzp ? qg_b8(p->x_dtype, xzp, 0) : 0) + g.flip;
+	g.xzu = (uint8_t)xzs;
+	N = p->y_dims[0];
+	C = p->x_dims[1];
+	M = p->y_dims[1];
+	G = p->group;
+	Cg = C / G;
+	Mg = M / G;
+	P = g.OH * g.OW;
+	if (ql) {
+		qg_range8(p->y_dtype, p->y_lo, p->y_hi, &lo, &hi);
+		xsc = *(const float *)in[1];
+		ysc = *(const float *)in[6];
+		yz = qg_b8(p->y_dtype, in[7], 0);
+	}
+	if (P == 0 || N == 0)
+		return INGOT_OK;
+	rsum = (const int32_t *)(const void *)(w + ingot_x86_q_al64(M * g.k4));
+	for (int64_t oc = 0; oc < M && !need_sum; oc++) {
+		const int32_t wz = (p->w_zp == 1 ? qg_b8(p->w_dtype, wzp, 0)
+		                    : p->w_zp > 1 ? qg_b8(p->w_dtype, wzp, oc) : 0) -
+		                   (p->w_dtype == INGOT_DT_U8 ? 128 : 0);
+		need_sum = wz != 0;
+	}
+	PB = ingot_x86_qconv_block(p, QL);
+	xsum = (int32_t *)(void *)(xp + ingot_x86_q_al64(PB * g.k4));
+	nblk = (P + PB - 1) / PB;
+	nmc = (Mg + Q_MCH - 1) / Q_MCH;
+	if (!qg_span(N * G * nblk * nmc, task, n_tasks, &u0, &u1))
+		return INGOT_OK;
+	for (u = u0; u < u1; u++) {
+		const int64_t mc = u % nmc, key = u / nmc, blk = key % nblk, grp = key / nblk % G;
+		const int64_t n = key / nblk / G, p0 = blk * PB, np = P - p0 < PB ? P - p0 : PB;
+		const int64_t pbw = (np + Q_TW - 1) / Q_TW * Q_TW;
+		const int64_t m_end = (mc + 1) * Q_MCH < Mg ? (mc + 1) * Q_MCH : Mg;
+		(void)Cg;
+		if (key != last) {
+			qc_gather(&g, x + (n * C + grp * Cg) * g.H * g.W, p0, np, pbw, xp);
+			if (need_sum)
+				qc_sums(xp, g.k4 / 4, pbw, xsum);
+			last = key;
+		}
+		for (int64_t m0 = mc * Q_MCH; m0 < m_end; m0 += Q_MR) {
+			const int mr = (int)(m_end - m0 < Q_MR ? m_end - m0 : Q_MR);
+			int32_t wz[Q_MR], corr[Q_MR];
+			float mult[Q_MR];
+			for (int r = 0; r < mr; r++) {
+				/* the zero point terms but wz' sum x start the sums */
+				const int64_t oc = grp * Mg + m0 + r;
+				wz[r] = (p->w_zp == 1 ? qg_b8(p->w_dtype, wzp, 0)
+				         : p->w_zp > 1 ? qg_b8(p->w_dtype, wzp, oc) : 0) -
+				        (p->w_dtype == INGOT_DT_U8 ? 128 : 0);
+				corr[r] = qg_wrap(-(int64_t)xzs * rsum[oc] + g.K * (int64_t)xzs * wz[r]);
+				mult[r] = ql ? xsc * wsc[p->w_s > 1 ? oc : 0] / ysc : 0.0f;
+			}
+			for (int64_t t0 = 0; t0 < np; t0 += Q_TW) {
+				const int64_t nv = np - t0 < Q_TW ? np - t0 : Q_TW;
+				qc_tile_any(vnni, mr, g.k4 / 4, w + (grp * Mg + m0) * g.k4, g.k4, xp + t0 * 4,
+				            pbw * 4, corr, acc);
+				for (int r = 0; r < mr; r++) {
+					const int64_t oc = grp * Mg + m0 + r, ybase = (n * M + oc) * P + p0 + t0;
+					const int32_t *a = acc + r * Q_TW;
+					if (need_sum) {
+						for (int64_t j = 0; j < nv; j++)
+							t[j] = (int32_t)((uint32_t)a[j] - (uint32_t)wz[r] * (uint32_t)xsum[t0 + j]);
+						a = t;
+					}
+					if (!ql)
+						memcpy((int32_t *)out[0] + ybase, a, (size_t)nv * sizeof *a);
+					else
+						qg_requant(a, nv, NULL, bias ? (double)bias[oc] : 0.0, NULL, mult[r], yz, lo,
+						           hi, p->y_dtype == INGOT_DT_I8, (uint8_t *)out[0] + ybase);
+				}
+			}
+		}
+	}
+	return INGOT_OK;
+}
+
+/* ---- matmul ---- */
+
+/* A zero point / scale by layout (INGOT_X86_QV_*): v = vec index. */
+static inline int32_t qm_zp(int64_t dt, const void *p, int64_t mode, int64_t v)
+{
+	return mode == INGOT_X86_QV_ONE ? qg_b8(dt, p, 0) : mode == INGOT_X86_QV_VEC ? qg_b8(dt, p, v) : 0;
+}
+
+static inline float qm_s(const void *p, int64_t mode, int64_t v)
+{
+	return ((const float *)p)[mode == INGOT_X86_QV_VEC ? v : 0];
+}
+
+/* What every tile of one MatMul call reads. */
+typedef struct qm_ctx {
+	const ingot_x86_qmatmul_params *p;
+	const uint8_t *a, *b;
+	const void *azp, *bzp, *as, *bs, *ys, *yzp;
+	const int32_t *bias, *csum;
+	int32_t aflip, ashift, bshift;
+	int64_t kp, nq, rem;
+	double lo, hi;
+	int ql, need_sum;
+	void *y;
+} qm_ctx;
+
+/* Row gr of A (all batches flat): its data, index in its batch, shifted zero point
+ * and K az' - sum a (the factor of the weights' zero point). */
+static const uint8_t *qm_row(const qm_ctx *c, int64_t gr, int64_t *ii, int32_t *azs, int32_t *crow)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	int64_t bt = gr / p->m, a_off = 0, asum = 0;
+	const uint8_t *ar;
+	*ii = gr % p->m;
+	for (int64_t d = p->nb - 1; d >= 0; d--) {
+		a_off += bt % p->bdims[d] * p->a_bstr[d];
+		bt /= p->bdims[d];
+	}
+	ar = c->a + a_off + *ii * p->k;
+	*azs = qm_zp(p->a_dtype, c->azp, p->a_zp, *ii) + c->ashift;
+	if (c->need_sum) {
+		const uint8_t f = (uint8_t)c->aflip;
+		for (int64_t kk = 0; kk < p->k; kk++)
+			asum += (uint8_t)(ar[kk] ^ f);
+	}
+	*crow = qg_wrap(p->k * (int64_t)*azs - asum);
+	return ar;
+}
+
+/* Writes row gr's outputs j0 .. j0 + nv from its sums ac (bzv: the columns' shifted
+ * zero points). */
+static void qm_epi(const qm_ctx *c, int64_t gr, int64_t ii, int32_t azs, int32_t crow, int64_t j0,
+                   int64_t nv, const int32_t *ac, const int32_t *bzv)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	const int64_t ybase = gr * p->n + j0;
+	int32_t t[64];
+	float mv[64];
+	for (int64_t j = 0; j < nv; j++)
+		t[j] = (int32_t)((uint32_t)ac[j] - (uint32_t)azs * (uint32_t)c->csum[j0 + j] +
+		                 (uint32_t)bzv[j] * (uint32_t)crow);
+	if (!c->ql) {
+		memcpy((int32_t *)c->y + ybase, t, (size_t)nv * sizeof *t);
+		return;
+	}
+	{
+		const float sa = qm_s(c->as, p->a_s, ii), sy = qm_s(c->ys, p->y_s, ii);
+		const double z = c->yzp ? qm_zp(p->y_dtype, c->yzp, p->y_zp, ii) : 0.0;
+		for (int64_t j = 0; j < nv; j++)
+			mv[j] = sa * qm_s(c->bs, p->b_s, j0 + j) / sy;
+		qg_requant(t, nv, c->bias ? c->bias + j0 : NULL, 0.0, mv, 0.0f, z, c->lo, c->hi,
+		           p->y_dtype == INGOT_DT_I8, (uint8_t *)c->y + ybase);
+	}
+}
+
+/* Tiles of Q_MR rows x Q_TW columns on the vector path, units [u0, u1) of
+ * (row tile, Q_CCH column tiles). */
+static void qm_vec(const qm_ctx *c, int vnni, int64_t u0, int64_t u1, int64_t rows, int64_t ct,
+                   int64_t nch)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	for (int64_t u = u0; u < u1; u++) {
+		const int64_t r0 = u / nch * Q_MR, ch = u % nch;
+		const int mr = (int)(rows - r0 < Q_MR ? rows - r0 : Q_MR);
+		const uint8_t *ar[Q_MR];
+		uint8_t tail[4 * Q_MR];
+		int32_t azs[Q_MR], crow[Q_MR], acc[Q_MR * Q_TW], bzv[Q_TW];
+		int64_t ii[Q_MR];
+		for (int r = 0; r < mr; r++) {
+			ar[r] = qm_row(c, r0 + r, &ii[r], &azs[r], &crow[r]);
+			memset(tail + 4 * r, 0, 4);
+			memcpy(tail + 4 * r, ar[r] + 4 * c->nq, (size_t)c->rem);
+		}
+		for (int64_t t = ch * Q_CCH; t < ct && t < (ch + 1) * Q_CCH; t++) {
+			const int64_t j0 = t * Q_TW, nv = p->n - j0 < Q_TW ? p->n - j0 : Q_TW;
+			qm_tile_any(vnni, mr, c->nq, ar, c->rem ? tail : NULL, c->aflip, c->b + (j0 / QL) * c->kp * QL,
+			            c->kp * QL, acc);
+			for (int64_t j = 0; j < nv; j++)
+				bzv[j] = qm_zp(p->b_dtype, c->bzp, p->b_zp, j0 + j) - c->bshift;
+			for (int r = 0; r < mr; r++)
+				qm_epi(c, r0 + r, ii[r], azs[r], crow[r], j0, nv, acc + r * Q_TW, bzv);
+		}
+	}
+}
+
+#if defined(__AVX512F__)
+/* AMX-INT8: whether the CPU has AMX-TILE and AMX-INT8 (CPUID 7.0 EDX bits 24, 25) and
+ * Linux grants this process the tile data state (arch_prctl(ARCH_REQ_XCOMP_PERM,
+ * XFEATURE_XTILEDATA = 18), made by hand: no libc feature macros needed). Once per
+ * process; INGOT_NO_AMX=1 or INGOT_NO_VNNI=1 turn it off. */
+static int qg_amx(void)
+{
+	static int cached = -1;
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	if (v < 0) {
+		const char *e = getenv("INGOT_NO_AMX"), *f = getenv("INGOT_NO_VNNI");
+		v = 0;
+		if (!(e && e[0] == '1') && !(f && f[0] == '1') && (qg_cpu() & 4)) {
+			long r;
+			__asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L)
+			                 : "rcx", "r11", "memory");
+			v = r == 0;
+		}
+		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+/* The tile configuration: tmm0-3 the 2 x 2 int32 sums (16 x 64 bytes), tmm4-5 two
+ * blocks of 16 rows of A (16 x 64 bytes), tmm6-7 two panels of B (16 quads x 64). */
+static void qm_amx_config(void)
+{
+	uint8_t cfg[64];
+	memset(cfg, 0, sizeof cfg);
+	cfg[0] = 1;
+	for (int t = 0; t < 8; t++) {
+		cfg[16 + 2 * t] = 64;
+		cfg[48 + t] = 16;
+	}
+	__asm__ volatile("ldtilecfg %0" : : "m"(cfg));
+}
+
+/* Units [u0, u1) of 32 rows x 32 columns on AMX tiles; scratch: A's rows padded. */
+static void qm_amx(const qm_ctx *c, int64_t u0, int64_t u1, int64_t rows, int64_t cb, uint8_t *scratch)
+{
+	const ingot_x86_qmatmul_params *p = c->p;
+	const int64_t kp = c->kp;
+	uint8_t *ap = scratch;
+	int32_t *cs = (int32_t *)(void *)(scratch + 32 * kp);
+	int64_t last = -1;
+	int32_t azs[32], crow[32], bzv[32];
+	int64_t ii[32];
+	qm_amx_config();
+	for (int64_t u = u0; u < u1; u++) {
+		const int64_t rb = u / cb, r0 = rb * 32, j0 = u % cb * 32;
+		const int mr = (int)(rows - r0 < 32 ? rows - r0 : 32);
+		const uint8_t *b0 = c->b + (j0 / 16) * kp * 16, *b1 = b0 + kp * 16;
+		const int64_t nv = p->n - j0 < 32 ? p->n - j0 : 32;
+		if (rb != last) {           /* A's rows as u8, zero past K and past the rows */
+			memset(ap, 0, (size_t)(32 * kp));
+			for (int r = 0; r < mr; r++) {
+				const uint8_t *ar = qm_row(c, r0 + r, &ii[r], &azs[r], &crow[r]);
+				const uint8_t f = (uint8_t)c->aflip;
+				for (int64_t kk = 0; kk < p->k; kk++)
+					ap[r * kp + kk] = (uint8_t)(ar[kk] ^ f);
+			}
+			last = rb;
+		}
+		__asm__ volatile("tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3" : : : "memory");
+		for (int64_t kb = 0; kb < kp; kb += 64)
+			__asm__ volatile("tileloadd (%0,%4,1), %%tmm4\n\t"
+			                 "tileloadd (%1,%4,1), %%tmm5\n\t"
+			                 "tileloadd (%2,%5,1), %%tmm6\n\t"
+			                 "tileloadd (%3,%5,1), %%tmm7\n\t"
+			                 "tdpbusd %%tmm6, %%tmm4, %%tmm0\n\t"
+			                 "tdpbusd %%tmm7, %%tmm4, %%tmm1\n\t"
+			                 "tdpbusd %%tmm6, %%tmm5, %%tmm2\n\t"
+			                 "tdpbusd %%tmm7, %%tmm5, %%tmm3"
+			                 : : "r"(ap + kb), "r"(ap + 16 * kp + kb), "r"(b0 + kb * 16), "r"(b1 + kb * 16),
+			                   "r"(kp), "r"((int64_t)64) : "memory");
+		__asm__ volatile("tilestored %%tmm0, (%0,%2,1)\n\t"
+		                 "tilestored %%tmm1, (%1,%2,1)" : : "r"(cs), "r"(cs + 16), "r"((int64_t)128) : "memory");
+		__asm__ volatile("tilestored %%tmm2, (%0,%2,1)\n\t"
+		                 "tilestored %%tmm3, (%1,%2,1)" : : "r"(cs + 16 * 32), "r"(cs + 16 * 32 + 16),
+		                 "r"((int64_t)128) : "memory");
+		for (int64_t j = 0; j < nv; j++)
+			bzv[j] = qm_zp(p->b_dtype, c->bzp, p->b_zp, j0 + j) - c->bshift;
+		for (int r = 0; r < mr; r++)
+			qm_epi(c, r0 + r, ii[r], azs[r], crow[r], j0, nv, cs + r * 32, bzv);
+	}
+	__asm__ volatile("tilerelease" : : : "memory");
+}
+#endif
+
+INGOT_KERNEL int ingot_x86_q_path(void)
+{
+#if defined(__AVX512F__)
+	return qg_vnni() | (qg_amx() ? 4 : 0);
+#else
+	return qg_vnni();
+#endif
+}
+
+INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_qmatmul_params *p = (const ingot_x86_qmatmul_params *)params;
+	const int ql = p->qlinear != 0;
+	qm_ctx c;
+	int64_t batches = 1, rows, nl, ct, nch, u0, u1;
+	memset(&c, 0, sizeof c);
+	c.p = p;
+	c.ql = ql;
+	c.a = (const uint8_t *)in[0];
+	c.b = (const uint8_t *)in[ql ? 3 : 1];
+	c.azp = p->a_zp ? in[2] : NULL;
+	c.bzp = p->b_zp ? in[ql ? 5 : 3] : NULL;
+	c.as = ql ? in[1] : NULL;
+	c.bs = ql ? in[4] : NULL;
+	c.ys = ql ? in[6] : NULL;
+	c.yzp = ql && p->y_zp ? in[7] : NULL;
+	c.bias = ql && p->has_bias ? (const int32_t *)in[8] : NULL;
+	c.y = out[0];
+	c.aflip = p->a_dtype == INGOT_DT_I8 ? (int32_t)0x80808080u : 0;
+	c.ashift = p->a_dtype == INGOT_DT_I8 ? 128 : 0;
+	c.bshift = p->b_dtype == INGOT_DT_U8 ? 128 : 0;
+	if (!ingot_x86_qmatmul_ok(p) || p->packed != QL || !c.a || !c.b || !c.y || (p->a_zp && !c.azp) ||
+	    (p->b_zp && !c.bzp) || (ql && (!c.as || !c.bs || !c.ys)) || (ql && p->y_zp && !c.yzp) ||
+	    (ql && p->has_bias && !c.bias) || (QL == 16 && !scratch))
+		return INGOT_EINVAL;
+	if (ql)
+		qg_range8(p->y_dtype, p->y_lo, p->y_hi, &c.lo, &c.hi);
+	for (int64_t d = 0; d < p->nb; d++)
+		batches *= p->bdims[d];
+	rows = batches * p->m;
+	c.kp = ingot_x86_qmatmul_kp(p->k, QL);
+	c.nq = p->k / 4;
+	c.rem = p->k % 4;
+	nl = ingot_x86_qmatmul_nl(p->n, QL);
+	c.csum = (const int32_t *)(const void *)(c.b + ingot_x86_q_al64(nl * c.kp));
+	for (int64_t j = 0; j < p->n && !c.need_sum; j++)
+		c.need_sum = qm_zp(p->b_dtype, c.bzp, p->b_zp, j) - c.bshift != 0;
+	if (rows == 0)
+		return INGOT_OK;
+#if defined(__AVX512F__)
+	if (rows >= 32 && p->k >= 64 && qg_amx()) {
+		const int64_t cb = (p->n + 31) / 32;   /* B has whole pairs of panels: nl >= 32 cb */
+		if (qg_span((rows + 31) / 32 * cb, task, n_tasks, &u0, &u1))
+			qm_amx(&c, u0, u1, rows, cb, (uint8_t *)scratch);
+		return INGOT_OK;
+	}
+#endif
+	ct = (p->n + Q_TW - 1) / Q_TW;
+	nch = (ct + Q_CCH - 1) / Q_CCH;
+	if (qg_span((rows + Q_MR - 1) / Q_MR * nch, task, n_tasks, &u0, &u1))
+		qm_vec(&c, qg_vnni(), u0, u1, rows, ct, nch);
+	return INGOT_OK;
+}

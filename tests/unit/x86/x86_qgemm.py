@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""The x86 int8 kernels (runtime-stubs/kernels/x86/qgemm.c) against the reference
+kernels of quant.c, byte for byte (suite unit).
+
+usage: x86_qgemm.py SRCDIR WORKDIR INGOT
+1. Builds qgemm_test.c with qgemm.c and quant.c at the flags of each x86 target this CPU
+runs (cpu.py; a target it cannot run is skipped, exit 77) and runs it twice: with the
+vpdpbusd path the CPU check picks, and with INGOT_NO_VNNI=1 (the exact vpmaddwd
+emulation). Each run compares hundreds of random QLinearConv / ConvInteger /
+QLinearMatMul / MatMulInteger problems, each as 1, 3 and 7 tasks.
+2. The ONNX node tests of those ops (tests/conformance/generate.py) with their weights
+   bound (`ingot check --bind`, so the compiler packs them and calls the x86 kernels;
+   the generated code is searched for the call) pass exactly (integers compare exactly)
+   on each x86 target, with and without INGOT_NO_VNNI=1. test_qlinearmatmul_3D has a
+   B per batch, so it keeps the reference kernel: that is checked too.
+"""
+import os
+import re
+import subprocess
+import sys
+
+from cpu import finish, runnable
+
+src, work, ingot = sys.argv[1], sys.argv[2], sys.argv[3]
+FLAGS = {"x86-avx2": ["-mavx2", "-mfma"],   # as targets/targets.h builds them
+         "x86-avx512": ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma"]}
+SAN = os.environ.get("INGOT_CHECK_CFLAGS", "").split()
+SAN_CHECK = ["--cflags", os.environ["INGOT_CHECK_CFLAGS"]] if os.environ.get("INGOT_CHECK_CFLAGS") else []
+failures = []
+run, skipped = runnable(list(FLAGS))
+os.makedirs(work, exist_ok=True)
+stubs = os.path.join(src, "runtime-stubs")
+for target in run:
+    exe = os.path.join(work, "qgemm_test-" + target)
+    cmd = (["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror"] + FLAGS[target] + SAN +
+           ["-I" + stubs, "-I" + os.path.join(stubs, "kernels"),
+            os.path.join(src, "tests", "unit", "x86", "qgemm_test.c"),
+            os.path.join(stubs, "kernels", "quant.c"), os.path.join(stubs, "kernels", "x86", "qgemm.c"),
+            "-lm", "-o", exe])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        failures.append("%s: build failed" % target)
+        print("FAIL %s: %s\n%s" % (target, " ".join(cmd), r.stderr))
+        continue
+    # AVX-512 only: the default takes AMX for large matmuls where it can, NO_AMX the vectors
+    for envs in ([{}, {"INGOT_NO_AMX": "1"}] if target == "x86-avx512" else [{}]) + [{"INGOT_NO_VNNI": "1"}]:
+        env = dict(os.environ, **dict({"INGOT_NO_VNNI": "0", "INGOT_NO_AMX": "0"}, **envs))
+        what = " ".join("%s=%s" % kv for kv in envs.items()) or "default"
+        r = subprocess.run([exe, "300"], capture_output=True, text=True, env=env)
+        print("%s %s: %s" % (target, what, r.stdout.strip().replace("\n", "; ")))
+        if r.returncode:
+            failures.append("%s %s" % (target, what))
+            print("FAIL %s %s (exit %d)\n%s" % (target, what, r.returncode, r.stderr))
+        elif "INGOT_NO_VNNI" in envs and "emulation" not in r.stdout:
+            failures.append("%s: INGOT_NO_VNNI=1 did not take the emulation" % target)
+# 2. the node tests, weights bound: (test, weight input, its data file, kernel expected)
+NODE = [("test_convinteger_with_padding", "w", 1, "ingot_x86_qconv"),
+        ("test_convinteger_without_padding", "w", 1, "ingot_x86_qconv"),
+        ("test_matmulinteger", "B", 1, "ingot_x86_qmatmul"),
+        ("test_qlinearconv", "w", 3, "ingot_x86_qconv"),
+        ("test_qlinearmatmul_2D", "b", 3, "ingot_x86_qmatmul"),
+        ("test_qlinearmatmul_3D", "b", 3, "ingot_qmatmul")]
+data = os.path.join(work, "onnx-tests")
+if run:
+    subprocess.run(["/usr/bin/python3", os.path.join(src, "tests", "conformance", "generate.py"), data],
+                   check=True, stdout=subprocess.DEVNULL)
+for target in run:
+    for test, name, slot, kernel in NODE:
+        d = os.path.join(data, "node", test)
+        bind = ["--bind", "%s=%s" % (name, os.path.join(d, "test_data_set_0", "input_%d.pb" % slot))]
+        out = os.path.join(work, "node-%s-%s" % (target, test))
+        r = subprocess.run([ingot, "compile", os.path.join(d, "model.onnx"), "-o", out, "--target", target] + bind,
+                           capture_output=True, text=True)
+        code = "".join(open(os.path.join(out, f)).read() for f in sorted(os.listdir(out))
+                       if f.endswith(".c")) if r.returncode == 0 else ""
+        if not re.search(r"\b%s\(" % kernel, code):
+            failures.append("%s %s: no call of %s" % (target, test, kernel))
+            print("FAIL %s %s: the generated code does not call %s %s" % (target, test, kernel, r.stderr))
+        for no_vnni in ("0", "1"):
+            env = dict(os.environ, INGOT_NO_VNNI=no_vnni)
+            r = subprocess.run([ingot, "check", d, "--target", target] + bind + SAN_CHECK,
+                               capture_output=True, text=True, env=env)
+            last = (r.stdout.strip().splitlines() or [""])[-1]
+            print("%s %s INGOT_NO_VNNI=%s: %s" % (target, test, no_vnni, last))
+            if r.returncode or not last.startswith("1 passed"):
+                failures.append("%s %s INGOT_NO_VNNI=%s" % (target, test, no_vnni))
+                print("FAIL\n" + r.stdout + r.stderr)
+finish(failures, skipped)
