@@ -6,8 +6,8 @@ on one thread:
     QLinearMatMul M=256 K=N=1024 and M=1 K=N=1024 (u8 activations, s8 weights,
     per-channel scales, i32 bias);
   - on target c (the reference kernels of quant.c), x86-avx2 and x86-avx512 (the
-    kernels of x86/qgemm.c, with vpdpbusd and with INGOT_NO_VNNI=1; on x86-avx512 with
-    AMX tiles where the kernel takes them, MatMuls of 32+ rows, and INGOT_NO_AMX=1), and the f32 Conv /
+    kernels of x86/qgemm.c, with vpdpbusd and built with -DINGOT_NO_VNNI; on x86-avx512
+    also built with -DINGOT_X86_AMX, AMX tiles for MatMuls of 32+ rows), and the f32 Conv /
     MatMul of the same shape on the x86 targets for comparison.
 usage: bench/qgemm_bench.py [--runs N] [--work DIR] [--shapes TEXT]   (BUILD: default build/)
 Prints a markdown table.
@@ -84,16 +84,16 @@ def cpu_has(flag):
         return False
 
 
-def bench(model, target, env_extra):
-    name = os.path.splitext(os.path.basename(model))[0] + "-" + target
+def bench(model, target, defs):
+    name = os.path.splitext(os.path.basename(model))[0] + "-" + target + "".join(defs)
     exe_dir = os.path.join(args.work, name)
-    subprocess.run([ingot, "compile", model, "-o", exe_dir, "--emit", "exe", "--target", target],
-                   check=True, stdout=subprocess.DEVNULL)
+    cflags = ["--cflags", "-O2 " + " ".join(defs)] if defs else []
+    subprocess.run([ingot, "compile", model, "-o", exe_dir, "--emit", "exe", "--target", target] +
+                   cflags, check=True, stdout=subprocess.DEVNULL)
     exe = [os.path.join(exe_dir, f) for f in os.listdir(exe_dir)
            if os.access(os.path.join(exe_dir, f), os.X_OK) and not os.path.isdir(os.path.join(exe_dir, f))]
-    env = dict(os.environ, **env_extra)
-    out = subprocess.run([exe[0], "--bench", str(args.runs)], check=True, capture_output=True, text=True,
-                         env=env).stdout
+    out = subprocess.run([exe[0], "--bench", str(args.runs)], check=True, capture_output=True,
+                         text=True).stdout
     return float(re.search(r"median_us=([0-9.]+)", out).group(1))
 
 
@@ -101,14 +101,14 @@ SHAPES = [("1x1 conv 256->256, 56x56", lambda p, q: conv_model(p, q, 256, 256, 1
           ("3x3 conv 64->64, 56x56", lambda p, q: conv_model(p, q, 64, 64, 3, 56)),
           ("matmul 256x1024x1024", lambda p, q: matmul_model(p, q, 256, 1024, 1024)),
           ("matmul 1x1024x1024", lambda p, q: matmul_model(p, q, 1, 1024, 1024))]
-COLS = [("int8 reference (c)", True, "c", {}),
-        ("int8 avx2 vpmaddwd", True, "x86-avx2", {"INGOT_NO_VNNI": "1"}),
-        ("int8 avx2 AVX-VNNI", True, "x86-avx2", {}),
-        ("int8 avx512 vpmaddwd", True, "x86-avx512", {"INGOT_NO_VNNI": "1"}),
-        ("int8 avx512 VNNI", True, "x86-avx512", {"INGOT_NO_AMX": "1"}),
-        ("int8 avx512 AMX", True, "x86-avx512", {}),
-        ("f32 avx2", False, "x86-avx2", {}),
-        ("f32 avx512", False, "x86-avx512", {})]
+COLS = [("int8 reference (c)", True, "c", []),
+        ("int8 avx2 vpmaddwd", True, "x86-avx2", ["-DINGOT_NO_VNNI"]),
+        ("int8 avx2 AVX-VNNI", True, "x86-avx2", []),
+        ("int8 avx512 vpmaddwd", True, "x86-avx512", ["-DINGOT_NO_VNNI"]),
+        ("int8 avx512 VNNI", True, "x86-avx512", []),
+        ("int8 avx512 AMX", True, "x86-avx512", ["-DINGOT_X86_AMX"]),
+        ("f32 avx2", False, "x86-avx2", []),
+        ("f32 avx512", False, "x86-avx512", [])]
 have = {"c": True, "x86-avx2": cpu_has("avx2"), "x86-avx512": cpu_has("avx512f")}
 print("| shape | " + " | ".join(col[0] for col in COLS) + " |")
 print("|---|" + "---:|" * len(COLS))
@@ -116,13 +116,13 @@ for label, make in SHAPES:
     if args.shapes not in label:
         continue
     cells = []
-    for col, quant, target, env in COLS:
+    for col, quant, target, defs in COLS:
         if not have[target]:
             cells.append("-")
             continue
         path = os.path.join(args.work, re.sub(r"[^a-z0-9]+", "_", label) + ("_q" if quant else "_f") + ".onnx")
         macs = make(path, quant)
-        us = bench(path, target, env)
+        us = bench(path, target, defs)
         cells.append("%.1f" % (2 * macs / us / 1e3))
     print("| %s | %s |" % (label, " | ".join(cells)))
     sys.stdout.flush()

@@ -99,6 +99,9 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 		return driver_exit_code(d);
 	if (o->quantize && driver_quantize_graph(o, g, d))
 		return driver_exit_code(d);
+	/* the QDQ graph as quantize.c leaves it, before any pass folds it */
+	if (o->emit_qdq && onnx_write_model(g, o->emit_qdq, d))
+		return driver_exit_code(d);
 	if (driver_run_passes(o, g, d))
 		return driver_exit_code(d);
 	if (o->dot) {

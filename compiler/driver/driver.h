@@ -107,6 +107,7 @@ typedef struct Options {
 	bool print_ir_after_all;
 	const char *print_ir_after;
 	const char *dot;
+	const char *emit_qdq;            /* --emit-qdq FILE.onnx */
 	bool profile;
 	bool json;                       /* inspect --json */
 	bool no_offsets;                 /* opt --no-offsets */

@@ -17,6 +17,7 @@ void driver_usage(FILE *f)
 	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
 	      "                     [--dot FILE] [--profile]\n"
 	      "                     [--quantize weights-int8] [--quantize int8 --calibrate DIR\n"
+	      "                      [--emit-qdq FILE.onnx]\n"
 	      "                      [--calibration minmax|percentile[=P]|\n"
 	      "                      entropy|mse] [--keep-float NODE|OPTYPE,..] [--activations u8|s8]]\n"
 	      "       ingot check DIR... [compile options] [--runner \"CMD\"] [--rtol R] [--atol A]\n"
@@ -202,7 +203,7 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		/* flags that change the generated code are stamped into its header */
 		if (strcmp(a, "-o") && strcmp(a, "--json") && strcmp(a, "-j") && strcmp(a, "--timeout") &&
 		    strcmp(a, "--runner") && strcmp(a, "--dump-ir") && strcmp(a, "--dot") &&
-		    strncmp(a, "--print-ir", 10)) {
+		    strcmp(a, "--emit-qdq") && strncmp(a, "--print-ir", 10)) {
 			append_flag(o, a);
 			if (v && a[1] == '-' && strcmp(a, "--print-ir-after-all") && strcmp(a, "--profile"))
 				append_flag(o, v);
@@ -326,6 +327,9 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			if (!pass_lookup(v))
 				return usage_error("unknown pass '%s'", v);
 			o->print_ir_after = v;
+		} else if (strcmp(a, "--emit-qdq") == 0) {
+			NEED_ARG();
+			o->emit_qdq = v;
 		} else if (strcmp(a, "--dot") == 0) {
 			NEED_ARG();
 			o->dot = v;
@@ -373,6 +377,9 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		o->runner = cg_target_lookup(o->target)->emulator;
 	if (cmd == CMD_CHECK && o->n_dirs == 0)
 		return usage_error("check needs at least one test directory%s", "");
+	if (o->emit_qdq && !o->quantize)
+		return usage_error("--emit-qdq writes the model --quantize int8 makes: it needs "
+		                   "--quantize int8%s", "");
 	if (o->quantize && o->weights_int8)
 		return usage_error("--quantize int8 and weights-int8 exclude each other%s", "");
 	if (o->quantize && cmd != CMD_COMPILE && cmd != CMD_INSPECT)

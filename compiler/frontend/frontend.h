@@ -52,6 +52,10 @@ typedef struct FrontendOptions {
  * Returns 0, or -1 with diagnostics in d. Does not run shape inference. */
 int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *d);
 
+/* onnx_write.c: the main graph as an ONNX model at path (--emit-qdq). 0, or -1 with
+ * one diagnostic naming the node that cannot be written. */
+int onnx_write_model(Graph *g, const char *path, DiagSink *d);
+
 /* onnx_load.c: what kind of value each graph input (those without an initializer,
  * in order) and output is, for `check` to read test data: sequences and optionals
  * come as SequenceProto / OptionalProto files. */

@@ -27,9 +27,9 @@ typedef struct PoolAttrs {
 
 static const AttrField pool_fields[] = {
 	{ "auto_pad", AK_ENUM, offsetof(PoolAttrs, auto_pad), auto_pad_names },
-	{ "ceil_mode", AK_INT, offsetof(PoolAttrs, ceil_mode), NULL },
-	{ "count_include_pad", AK_INT, offsetof(PoolAttrs, count_include_pad), NULL },
-	{ "storage_order", AK_INT, offsetof(PoolAttrs, storage_order), NULL },
+	{ "ceil_mode", AK_INT, offsetof(PoolAttrs, ceil_mode), NULL, .has_default = true, .def = 0 },
+	{ "count_include_pad", AK_INT, offsetof(PoolAttrs, count_include_pad), NULL, .has_default = true, .def = 0 },
+	{ "storage_order", AK_INT, offsetof(PoolAttrs, storage_order), NULL, .has_default = true, .def = 0 },
 	{ "dilations", AK_INTS, offsetof(PoolAttrs, dilations), NULL },
 	{ "kernel_shape", AK_INTS, offsetof(PoolAttrs, kernel_shape), NULL },
 	{ "pads", AK_INTS, offsetof(PoolAttrs, pads), NULL },

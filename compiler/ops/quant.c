@@ -19,9 +19,9 @@
 static const AttrField quant_fields[] = {
 	{ "axis", AK_INT, offsetof(QuantAttrs, axis), NULL },
 	{ "saturate", AK_INT, offsetof(QuantAttrs, saturate), NULL, .has_default = true, .def = 1 },
-	{ "block_size", AK_INT, offsetof(QuantAttrs, block_size), NULL },
-	{ "output_dtype", AK_INT, offsetof(QuantAttrs, output_dtype), NULL },
-	{ "precision", AK_INT, offsetof(QuantAttrs, precision), NULL },
+	{ "block_size", AK_INT, offsetof(QuantAttrs, block_size), NULL, .has_default = true, .def = 0 },
+	{ "output_dtype", AK_INT, offsetof(QuantAttrs, output_dtype), NULL, .has_default = true, .def = 0 },
+	{ "precision", AK_INT, offsetof(QuantAttrs, precision), NULL, .has_default = true, .def = 0 },
 };
 
 static int unsupported(InferCtx *c, const char *fmt, const char *what)

@@ -3,13 +3,12 @@
  * exact). One source for both targets: __AVX512F__ picks 16 int32 lanes (zmm),
  * else 8 (ymm). The dot product step is `vpdpbusd` (inline asm, so no target
  * attribute is needed: AVX512-VNNI on zmm; on ymm the VEX form of AVX-VNNI or the
- * EVEX form of AVX512-VNNI + VL) or its exact vpmaddwd emulation, chosen once per
- * process from the CPU (INGOT_NO_VNNI=1 forces the emulation). */
+ * EVEX form of AVX512-VNNI + VL) or its exact vpmaddwd emulation, chosen from the CPU
+ * at run time (-DINGOT_NO_VNNI forces the emulation; -DINGOT_X86_AMX adds AMX tiles). */
 #include "qgemm.h"
 
 #include <immintrin.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define Q_AI static inline __attribute__((always_inline))
@@ -62,7 +61,7 @@ static void qg_cpuid(unsigned int leaf, unsigned int sub, unsigned int r[4])
 /* What the CPU and OS offer (cpuid and XCR0, not __builtin_cpu_supports, whose
  * feature names differ between compilers): bit 0 AVX-VNNI, bit 1 AVX512-VNNI with VL,
  * bit 2 AMX-TILE and AMX-INT8 (the OS grant is asked apart, qg_amx). */
-static int qg_cpu(void)
+static INGOT_UNUSED int qg_cpu(void)   /* unused when -DINGOT_NO_VNNI */
 {
 	unsigned int r0[4], r1[4], l0[4], xlo = 0, xhi = 0;
 	int f = 0;
@@ -86,23 +85,21 @@ static int qg_cpu(void)
 }
 
 /* The dot product path: 0 emulated, 1 VEX vpdpbusd, 2 EVEX vpdpbusd (ymm on AVX512-VNNI
- * + VL without AVX-VNNI; on zmm the one form). Computed once; racing first calls store
- * the same value. */
+ * + VL without AVX-VNNI; on zmm the one form). Asked of the CPU on every call (a few
+ * CPUID instructions), so the code keeps no state; building with -DINGOT_NO_VNNI forces
+ * the emulation. */
 static int qg_vnni(void)
 {
-	static int cached = -1;
-	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-	if (v < 0) {
-		const char *e = getenv("INGOT_NO_VNNI");
-		const int f = e && e[0] == '1' ? 0 : qg_cpu();
-#if defined(__AVX512F__)
-		v = f & 2 ? 1 : 0;
+#if defined(INGOT_NO_VNNI)
+	return 0;
 #else
-		v = f & 1 ? 1 : f & 2 ? 2 : 0;
+	const int f = qg_cpu();
+#if defined(__AVX512F__)
+	return f & 2 ? 1 : 0;
+#else
+	return f & 1 ? 1 : f & 2 ? 2 : 0;
 #endif
-		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-	}
-	return v;
+#endif
 }
 
 static inline int32_t qg_ld32(const uint8_t *p)
@@ -289,7 +286,9 @@ static void qg_requant(const int32_t *t, int64_t n, const int32_t *bv, double bs
 		w = is_i8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
 		_mm_storel_epi64((__m128i *)(void *)(y + j), w);
 	}
-	for (; j < n; j++) {
+	/* the tail is under 8 (the mask tells gcc so, or constant propagation of a huge n
+	 * makes it warn about the loop) */
+	for (int64_t rest = (n - j) & 7; rest > 0; rest--, j++) {
 		double v = rint(((double)t[j] + (bv ? (double)bv[j] : bs)) * (double)(mv ? mv[j] : ms)) + zp;
 		if (!(v >= lo))
 			v = lo;
@@ -655,26 +654,23 @@ static void qm_vec(const qm_ctx *c, int vnni, int64_t u0, int64_t u1, int64_t ro
 }
 
 #if defined(__AVX512F__)
-/* AMX-INT8: whether the CPU has AMX-TILE and AMX-INT8 (CPUID 7.0 EDX bits 24, 25) and
- * Linux grants this process the tile data state (arch_prctl(ARCH_REQ_XCOMP_PERM,
- * XFEATURE_XTILEDATA = 18), made by hand: no libc feature macros needed). Once per
- * process; INGOT_NO_AMX=1 or INGOT_NO_VNNI=1 turn it off. */
+/* AMX-INT8, built in with -DINGOT_X86_AMX (off by default: at the present blocking it is
+ * slower than vpdpbusd, docs/targets.md): whether the CPU has AMX-TILE and AMX-INT8
+ * (CPUID 7.0 EDX bits 24, 25) and Linux grants this process the tile data state
+ * (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 18), made by hand: no libc
+ * feature macros needed). Asked on every call that could use it (the request is
+ * idempotent), so the code keeps no state; -DINGOT_NO_VNNI turns it off too. */
 static int qg_amx(void)
 {
-	static int cached = -1;
-	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-	if (v < 0) {
-		const char *e = getenv("INGOT_NO_AMX"), *f = getenv("INGOT_NO_VNNI");
-		v = 0;
-		if (!(e && e[0] == '1') && !(f && f[0] == '1') && (qg_cpu() & 4)) {
-			long r;
-			__asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L)
-			                 : "rcx", "r11", "memory");
-			v = r == 0;
-		}
-		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-	}
-	return v;
+#if defined(INGOT_X86_AMX) && !defined(INGOT_NO_VNNI)
+	long r = -1;
+	if (qg_cpu() & 4)
+		__asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L)
+		                 : "rcx", "r11", "memory");
+	return r == 0;
+#else
+	return 0;
+#endif
 }
 
 /* The tile configuration: tmm0-3 the 2 x 2 int32 sums (16 x 64 bytes), tmm4-5 two

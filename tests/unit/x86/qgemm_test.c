@@ -7,8 +7,8 @@
  * scales per tensor, per row and per column, bias, clamps, MatMulInteger; and the
  * longest exact K (32768) at extreme values. Each problem runs as 1, 3 and 7 tasks.
  * Built by x86_qgemm.py with the flags of one x86 target; prints the dot product
- * path it ran (x86_qgemm.py runs it with and without INGOT_NO_VNNI=1, and on AVX-512
- * with INGOT_NO_AMX=1: matmuls of 32 rows or more and K >= 64 take AMX tiles where
+ * path it ran (x86_qgemm.py builds it as it is, with -DINGOT_NO_VNNI, and on AVX-512
+ * with -DINGOT_X86_AMX: matmuls of 32 rows or more and K >= 64 take AMX tiles where
  * the CPU and Linux allow).
  * usage: qgemm_test [PROBLEMS] */
 #define _POSIX_C_SOURCE 200112L

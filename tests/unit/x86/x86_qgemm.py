@@ -25,34 +25,35 @@ src, work, ingot = sys.argv[1], sys.argv[2], sys.argv[3]
 FLAGS = {"x86-avx2": ["-mavx2", "-mfma"],   # as targets/targets.h builds them
          "x86-avx512": ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma"]}
 SAN = os.environ.get("INGOT_CHECK_CFLAGS", "").split()
-SAN_CHECK = ["--cflags", os.environ["INGOT_CHECK_CFLAGS"]] if os.environ.get("INGOT_CHECK_CFLAGS") else []
 failures = []
 run, skipped = runnable(list(FLAGS))
 os.makedirs(work, exist_ok=True)
 stubs = os.path.join(src, "runtime-stubs")
+# the paths, each its own build: default (vpdpbusd where the CPU has it), AMX tiles
+# (AVX-512 only, -DINGOT_X86_AMX), the exact emulation (-DINGOT_NO_VNNI)
+VARIANTS = {"x86-avx2": [("default", []), ("INGOT_NO_VNNI", ["-DINGOT_NO_VNNI"])],
+            "x86-avx512": [("default", []), ("INGOT_X86_AMX", ["-DINGOT_X86_AMX"]),
+                           ("INGOT_NO_VNNI", ["-DINGOT_NO_VNNI"])]}
 for target in run:
-    exe = os.path.join(work, "qgemm_test-" + target)
-    cmd = (["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror"] + FLAGS[target] + SAN +
-           ["-I" + stubs, "-I" + os.path.join(stubs, "kernels"),
-            os.path.join(src, "tests", "unit", "x86", "qgemm_test.c"),
-            os.path.join(stubs, "kernels", "quant.c"), os.path.join(stubs, "kernels", "x86", "qgemm.c"),
-            "-lm", "-o", exe])
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        failures.append("%s: build failed" % target)
-        print("FAIL %s: %s\n%s" % (target, " ".join(cmd), r.stderr))
-        continue
-    # AVX-512 only: the default takes AMX for large matmuls where it can, NO_AMX the vectors
-    for envs in ([{}, {"INGOT_NO_AMX": "1"}] if target == "x86-avx512" else [{}]) + [{"INGOT_NO_VNNI": "1"}]:
-        env = dict(os.environ, **dict({"INGOT_NO_VNNI": "0", "INGOT_NO_AMX": "0"}, **envs))
-        what = " ".join("%s=%s" % kv for kv in envs.items()) or "default"
-        r = subprocess.run([exe, "300"], capture_output=True, text=True, env=env)
+    for what, defs in VARIANTS[target]:
+        exe = os.path.join(work, "qgemm_test-%s-%s" % (target, what))
+        cmd = (["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror"] + FLAGS[target] + SAN + defs +
+               ["-I" + stubs, "-I" + os.path.join(stubs, "kernels"),
+                os.path.join(src, "tests", "unit", "x86", "qgemm_test.c"),
+                os.path.join(stubs, "kernels", "quant.c"), os.path.join(stubs, "kernels", "x86", "qgemm.c"),
+                "-lm", "-o", exe])
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            failures.append("%s %s: build failed" % (target, what))
+            print("FAIL %s: %s\n%s" % (target, " ".join(cmd), r.stderr))
+            continue
+        r = subprocess.run([exe, "300"], capture_output=True, text=True)
         print("%s %s: %s" % (target, what, r.stdout.strip().replace("\n", "; ")))
         if r.returncode:
             failures.append("%s %s" % (target, what))
             print("FAIL %s %s (exit %d)\n%s" % (target, what, r.returncode, r.stderr))
-        elif "INGOT_NO_VNNI" in envs and "emulation" not in r.stdout:
-            failures.append("%s: INGOT_NO_VNNI=1 did not take the emulation" % target)
+        elif what == "INGOT_NO_VNNI" and "emulation" not in r.stdout:
+            failures.append("%s: -DINGOT_NO_VNNI did not take the emulation" % target)
 # 2. the node tests, weights bound: (test, weight input, its data file, kernel expected)
 NODE = [("test_convinteger_with_padding", "w", 1, "ingot_x86_qconv"),
         ("test_convinteger_without_padding", "w", 1, "ingot_x86_qconv"),
@@ -76,13 +77,14 @@ for target in run:
         if not re.search(r"\b%s\(" % kernel, code):
             failures.append("%s %s: no call of %s" % (target, test, kernel))
             print("FAIL %s %s: the generated code does not call %s %s" % (target, test, kernel, r.stderr))
-        for no_vnni in ("0", "1"):
-            env = dict(os.environ, INGOT_NO_VNNI=no_vnni)
-            r = subprocess.run([ingot, "check", d, "--target", target] + bind + SAN_CHECK,
-                               capture_output=True, text=True, env=env)
+        for no_vnni in ([], ["-DINGOT_NO_VNNI"]):
+            cflags = " ".join(SAN + no_vnni)
+            r = subprocess.run([ingot, "check", d, "--target", target] + bind +
+                               (["--cflags", cflags] if cflags else []),
+                               capture_output=True, text=True)
             last = (r.stdout.strip().splitlines() or [""])[-1]
-            print("%s %s INGOT_NO_VNNI=%s: %s" % (target, test, no_vnni, last))
+            print("%s %s %s: %s" % (target, test, " ".join(no_vnni) or "default", last))
             if r.returncode or not last.startswith("1 passed"):
-                failures.append("%s %s INGOT_NO_VNNI=%s" % (target, test, no_vnni))
+                failures.append("%s %s %s" % (target, test, " ".join(no_vnni)))
                 print("FAIL\n" + r.stdout + r.stderr)
 finish(failures, skipped)
