@@ -89,10 +89,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	images = read_idx(argv[1], 3, PIXELS, &n);
-	labels = read_idx(argv[2], 1, 1, &n_labels);
-	if (!images || !labels || n != n_labels) {
-		if (images && labels)
-			fprintf(stderr, "app: %zu images but %zu labels\n", n, n_labels);
+	labels = images ? read_idx(argv[2], 1, 1, &n_labels) : NULL;
+	if (!labels)
+		return 1;
+	if (n != n_labels) {
+		fprintf(stderr, "app: %zu images but %zu labels\n", n, n_labels);
 		return 1;
 	}
 	if (argc == 5) {
