@@ -17,7 +17,7 @@ esac
 mkdir -p "$work"
 
 # 1. the model (any .onnx works; this one is made by a script)
-/usr/bin/python3 "$here/../digits/make_model.py" "$work/digits.onnx"
+/usr/bin/python3 "$here/../cortex-m/make_model.py" "$work/digits.onnx"
 
 # 2. compile it for the board: C + NEON build files, and libdigits.a built with the
 #    target's cross compiler (--cc overrides it, --cpu picks the core's tuning)
@@ -25,13 +25,13 @@ mkdir -p "$work"
 	--emit lib
 
 # 3. link your app against it (on the board: the same line with the native gcc)
-"$cc" -O2 -std=c99 -Wall -Wextra -Werror -I"$work/digits" "$here/../digits/app.c" \
+"$cc" -O2 -std=c99 -Wall -Wextra -Werror -I"$work/digits" "$here/app.c" \
 	"$work/digits/libdigits.a" -lm -o "$work/app"
 file "$work/app" | grep -q -E 'ARM|aarch64' || { echo "app is not an ARM binary"; exit 1; }
 
 # 4. run it (on the board: ./app)
 $qemu "$work/app" | tee "$work/app.out"
-ref=$(/usr/bin/python3 "$here/../digits/make_model.py" --reference)
+ref=$(/usr/bin/python3 "$here/../cortex-m/make_model.py" --reference)
 /usr/bin/python3 - "$work/app.out" "$ref" <<'PY'
 import sys
 got = [float(x) for x in open(sys.argv[1]).readline().split()]

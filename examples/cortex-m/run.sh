@@ -9,8 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 ingot=${1:-$here/../../build/compiler/driver/ingot}
 work=${2:-$here/../../build/examples/cortex-m}
 mkdir -p "$work"
-/usr/bin/python3 "$here/../digits/make_model.py" "$work/digits.onnx"
-ref=$(/usr/bin/python3 "$here/../digits/make_model.py" --reference)
+/usr/bin/python3 "$here/make_model.py" "$work/digits.onnx"
+ref=$(/usr/bin/python3 "$here/make_model.py" --reference)
 echo "static const float expected_probs[10] = { $(echo "$ref" | sed 's/\([0-9.e-]*\)/\1f/g; s/f /f, /g') };" \
 	> "$work/expected.h"
 "$ingot" compile "$work/digits.onnx" --name digits -o "$work/digits" --emit c --weights c \

@@ -18,7 +18,7 @@ documented=$(sed -n '/<!-- libm:begin -->/,/<!-- libm:end -->/p' "$doc" | grep -
 	tr -c 'a-z0-9_\n' '\n' | grep -E '^[a-z][a-z0-9_]*$' | sort -u)
 [ -n "$documented" ] || { echo "freestanding: no libm list between the markers in $doc"; exit 1; }
 
-/usr/bin/python3 "$src/examples/digits/make_model.py" "$work/digits.onnx"
+/usr/bin/python3 "$src/examples/cortex-m/make_model.py" "$work/digits.onnx"
 "$ingot" compile "$work/digits.onnx" --name digits -o "$work/digits" --emit c --weights c
 cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -std=c99 -ffreestanding
 	-Wall -Wextra -Werror)

@@ -7,7 +7,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ingot=$1 work=$2
 mkdir -p "$work"
-/usr/bin/python3 "$here/../../examples/digits/make_model.py" "$work/digits.onnx"
+/usr/bin/python3 "$here/../../examples/cortex-m/make_model.py" "$work/digits.onnx"
 "$ingot" compile "$work/digits.onnx" -o "$work/out" --dot "$work/g.dot" --dump-ir "$work/g.ir"
 nodes=$(grep -c '^  n[0-9]* \[label=' "$work/g.dot")
 ir_nodes=$(grep -c '^%.* = [A-Za-z]*(' "$work/g.ir")

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Makes digits.onnx: a tiny convolutional classifier for 8x8 images (random weights,
-fixed seed), and prints the reference probabilities numpy computes for the sample
-image app.c uses.
+fixed seed), the smallest model that shows the whole path on a microcontroller
+(main.c here) and on a Linux board (examples/arm-board/app.c), and prints the reference
+probabilities numpy computes for the sample image both programs use. For a trained
+model doing real work, see examples/fashion.
 
 usage: make_model.py OUT.onnx            write the model
        make_model.py --reference         print the 10 reference probabilities
@@ -20,7 +22,7 @@ B2 = (rng.standard_normal(10) * 0.1).astype(np.float32)
 
 
 def sample():
-    """The image app.c classifies: a vertical stroke, like a '1'."""
+    """The image main.c and arm-board/app.c classify: a vertical stroke, like a '1'."""
     img = np.zeros((1, 1, 8, 8), np.float32)
     img[0, 0, 1:7, 4] = 1.0
     img[0, 0, 2, 3] = 0.5
@@ -58,7 +60,7 @@ def model():
         [numpy_helper.from_array(W1, "w1"), numpy_helper.from_array(B1, "b1"),
          numpy_helper.from_array(W2, "w2"), numpy_helper.from_array(B2, "b2")])
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                          producer_name="ingot examples/digits")
+                          producer_name="ingot examples/cortex-m")
     m.ir_version = 8
     onnx.checker.check_model(m)
     return m
