@@ -4,7 +4,8 @@
 # same inputs, alternating runtimes; prints a markdown table and writes docs/performance.md.
 # A benchmark, not a test: --smoke only runs each model once through both runtimes.
 #
-# usage: bench/run.sh [--smoke] [--models a,b,..] [--rounds R] [--time-s T] [--no-doc]
+# usage: bench/run.sh [--smoke] [--models a,b,..] [--rounds R] [--time-s T] [--no-doc] [--no-int8]
+#   (each of INT8_MODELS also runs as NAME_int8: quantized by ingot, ORT on its --emit-qdq file)
 #   env: BUILD (default build/), WORK (default $BUILD/bench), PYTHON (/usr/bin/python3)
 set -euo pipefail
 
@@ -14,7 +15,9 @@ work=${WORK:-$build/bench}
 py=${PYTHON:-/usr/bin/python3}
 ingot=$build/compiler/driver/ingot
 ort_dir=$root/bench/.ort
-smoke=0 rounds=3 time_s=2 doc=1 models=""
+smoke=0 rounds=3 time_s=2 doc=1 models="" int8=1
+# the models that get an int8 row (issue 14)
+INT8_MODELS="resnet18 mobilenet_v2 mobilenet_v3_small squeezenet1_1 mlp kws_cnn transformer_layer"
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -23,6 +26,7 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift ;;
 	--time-s) time_s=$2; shift ;;
 	--no-doc) doc=0 ;;
+	--no-int8) int8=0 ;;
 	-h|--help) sed -n '2,9p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -57,6 +61,38 @@ mkdir -p "$work/models" "$work/exe"
 "$py" "$root/bench/make_models.py" "$work/models" $models
 [ -n "$models" ] || models=$("$py" -c "
 import sys; sys.path.insert(0, '$root/bench'); import make_models; print(' '.join(make_models.ALL))")
+
+# --- int8 rows: each of these models also as NAME_int8, quantized by ingot (--quantize
+# int8, calibrated on 32 generated inputs), the QDQ model it writes (--emit-qdq) being
+# what ONNX Runtime runs and what ingot compiles for the row
+if [ $int8 = 1 ]; then
+	for m in $models; do
+		case " $INT8_MODELS " in *" $m "*) ;; *) continue ;; esac
+		q=$work/models/${m}_int8
+		if ! [ -f "$q/model.onnx" ] || [ "$work/models/$m/model.onnx" -nt "$q/model.onnx" ] ||
+			[ "$ingot" -nt "$q/model.onnx" ]; then
+			rm -rf "$q" "$work/calib/$m" && mkdir -p "$q" "$work/calib/$m"
+			"$py" - "$work/models/$m" "$work/calib/$m" <<-'PY'
+			import glob, os, sys
+			import numpy as np
+			src, dst = sys.argv[1], sys.argv[2]
+			rng = np.random.default_rng(32)
+			for i in range(32):
+			    d = os.path.join(dst, "test_data_set_%d" % i)
+			    os.makedirs(d)
+			    for f in sorted(glob.glob(os.path.join(src, "input_*.npy"))):
+			        a = np.load(f)
+			        v = rng.standard_normal(a.shape).astype(a.dtype) if a.dtype.kind == "f" else a
+			        np.save(os.path.join(d, os.path.basename(f)), v)
+			PY
+			"$ingot" compile "$work/models/$m/model.onnx" --quantize int8 --calibrate "$work/calib/$m" \
+				--emit-qdq "$q/model.onnx" -o "$work/calib/$m-build" 2>"$work/calib/$m.report" ||
+				die "ingot --quantize int8 $m failed: $(tail -3 "$work/calib/$m.report")"
+			cp "$work/models/$m"/input_*.npy "$q/"
+		fi
+		models="$models ${m}_int8"
+	done
+fi
 
 macs_of() { "$ingot" inspect "$work/models/$1/model.onnx" --json | sed -n 's/.*"macs": *\([0-9]*\).*/\1/p'; }
 

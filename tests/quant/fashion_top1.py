@@ -26,7 +26,8 @@ import train  # noqa: E402
 NETS = ["cnn", "mobilenet"]
 # label, extra compile flags, the most top-1 may drop against fp32 in points (None: fp32,
 # which must match torch instead)
-ROWS = [("fp32", [], None)]
+ROWS = [("fp32", [], None),
+        ("int8", ["--quantize", "int8", "--calibrate", "{calib}"], 0.5)]
 
 
 def top1(ingot, work, cache, net, label, flags):
