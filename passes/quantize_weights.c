@@ -51,9 +51,9 @@ static bool quantize_one(Graph *g, NodeId id, DiagSink *d)
 	free(s);
 	free(q);
 	ValueId out = ir_value_new(g, r, arena_printf(&g->arena, "%s.int8", base), NULL);
-	RawAttr axis = rw_raw_int("axis", tb ? 0 : 1);
 	NodeId dq = rw_node_new(g, r, OP_DEQUANTIZE_LINEAR, in, 2, &out, 1, ir_node_name(g, id),
-	                        &axis, 1, d);
+	                        NULL, 0, d);
+	ops_quant_attrs(g, dq)->axis = tb ? 0 : 1;     /* per output column */
 	DiagSink quiet;
 	diag_sink_init(&quiet, NULL);
 	if (ops_infer_node(g, dq, &quiet))
