@@ -358,6 +358,17 @@ global_case("globalavg_1d_f16", "GlobalAveragePool", F16, (1, 2, 7), rtol=3e-3)
 global_case("globalmax_3d", "GlobalMaxPool", F64, (1, 2, 2, 3, 2))
 global_case("globalmax_f16", "GlobalMaxPool", F16, (1, 3, 3, 3))
 
+# 2-D 8-bit MaxPool without dilation or indices takes pool.c's row-buffer path: the
+# ResNet stem (3x3/2, pads 1), stride 1 with uneven pads, a row wider than its 256-column
+# buffer (chunked), a ceil_mode window past the end, a window wider than the buffer
+# (the generic loop), and dilation (the generic loop).
+pool_case("maxpool_u8_stem", "MaxPool", U8, (1, 3, 9, 11), [3, 3], s=[2, 2], pads=[1, 1, 1, 1])
+pool_case("maxpool_i8_s1", "MaxPool", I8, (2, 2, 6, 7), [2, 3], pads=[1, 0, 0, 2])
+pool_case("maxpool_u8_wide", "MaxPool", U8, (1, 1, 3, 600), [2, 3], s=[1, 2], pads=[0, 1, 0, 1])
+pool_case("maxpool_i8_ceil", "MaxPool", I8, (1, 2, 5, 5), [2, 2], s=[2, 2], pads=[1, 1, 1, 1], ceil=1)
+pool_case("maxpool_u8_kwide", "MaxPool", U8, (1, 1, 2, 300), [1, 260], s=[1, 7])
+pool_case("maxpool_i8_dil", "MaxPool", I8, (1, 1, 6, 6), [2, 2], d=[2, 2])
+
 
 # ---- emit ----
 
