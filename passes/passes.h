@@ -74,6 +74,7 @@ int plan_check(const Graph *g, char *err, size_t cap);
  * drives it; fold_qdq then makes the integer nodes). */
 typedef struct QuantConfig {
 	bool s8_acts;                /* activations s8 symmetric, else u8 asymmetric */
+	bool reduce_range;           /* weights in [-64, 64] (7 bits), else [-127, 127] */
 } QuantConfig;
 typedef struct QuantPlan {
 	ValueId *range_of;           /* per value: the value whose calibrated range it takes
@@ -89,11 +90,12 @@ bool quant_keep_matches(const Graph *g, NodeId id, const char *const *keep, int 
 /* Which nodes run in int8 and which activations need a range (main graph). */
 void quant_plan(Graph *g, const char *const *keep, int n_keep, QuantPlan *p);
 void quant_plan_free(QuantPlan *p);
-/* Per-channel symmetric int8 of the constant f32 w along axis (scale max |w| / 127, zero
- * point 0, values in [-127, 127]; a NaN becomes 0), behind a new DequantizeLinear at the
+/* Per-channel symmetric int8 of the constant f32 w along axis (scale max |w| / qmax, zero
+ * point 0, values in [-qmax, qmax]: qmax 127, or 64 for --reduce-range; a NaN becomes 0),
+ * behind a new DequantizeLinear at the
  * front of region r; returns its output (what a node reads instead of w), IR_NONE with
  * diagnostics when it does not infer. quantize.c; quantize_weights.c uses it too. */
-ValueId quant_weight(Graph *g, RegionId r, ValueId w, int axis, DiagSink *d);
+ValueId quant_weight(Graph *g, RegionId r, ValueId w, int axis, int qmax, DiagSink *d);
 /* The activation parameters of the range [lo, hi] (0 always included). */
 void quant_params(const QuantConfig *c, float lo, float hi, float *scale, int32_t *zp);
 /* Inserts the weights' DequantizeLinear and the activations' pairs; lo/hi by value id

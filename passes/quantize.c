@@ -249,7 +249,7 @@ static int place_first(Graph *g, RegionId r, int first, DiagSink *d)
 	return rc;
 }
 
-ValueId quant_weight(Graph *g, RegionId r, ValueId w, int axis, DiagSink *d)
+ValueId quant_weight(Graph *g, RegionId r, ValueId w, int axis, int qmax, DiagSink *d)
 {
 	const Type *wt = &g->values[w].type;
 	int64_t n = wt->dims[axis], inner = 1, outer = 1, numel = type_numel(wt);
@@ -269,13 +269,13 @@ ValueId quant_weight(Graph *g, RegionId r, ValueId w, int axis, DiagSink *d)
 				scale[c] = a > scale[c] ? a : scale[c];
 			}
 	for (int64_t c = 0; c < n; c++)
-		scale[c] = scale[c] > 0 && isfinite(scale[c]) ? scale[c] / 127.0f : 1.0f;
+		scale[c] = scale[c] > 0 && isfinite(scale[c]) ? scale[c] / (float)qmax : 1.0f;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t c = 0; c < n; c++)
 			for (int64_t i = 0; i < inner; i++) {
 				int64_t at = (o * n + c) * inner + i;
 				double v = rint((double)src[at] / (double)scale[c]);
-				q[at] = (int8_t)(v < -127 ? -127 : v > 127 ? 127 : v != v ? 0 : v);
+				q[at] = (int8_t)(v < -qmax ? -qmax : v > qmax ? qmax : v != v ? 0 : v);
 			}
 	char base[260];
 	snprintf(base, sizeof base, "%.200s_quantized", g->values[w].name);
@@ -382,7 +382,8 @@ int quant_apply(Graph *g, const QuantConfig *c, const QuantPlan *p, const float 
 			axis = ops_gemm_attrs(g, id)->trans_b ? 0 : 1;
 		if (axis < 0)
 			continue;
-		ValueId wd = quant_weight(g, g->nodes[id].region, g->nodes[id].in[1], axis, d);
+		ValueId wd = quant_weight(g, g->nodes[id].region, g->nodes[id].in[1], axis,
+		                          c->reduce_range ? 64 : 127, d);
 		if (wd == IR_NONE) {
 			free(order);
 			return -1;

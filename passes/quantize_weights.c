@@ -22,7 +22,7 @@ static bool quantize_one(Graph *g, NodeId id, DiagSink *d)
 	    g->values[wv].type.dtype != DT_F32 || g->values[wv].type.rank != 2 ||
 	    type_numel(&g->values[wv].type) < 64 || g->values[n->in[0]].is_const)
 		return false;
-	ValueId out = quant_weight(g, n->region, wv, tb ? 0 : 1, d);   /* per output column */
+	ValueId out = quant_weight(g, n->region, wv, tb ? 0 : 1, 127, d);   /* per output column */
 	if (out == IR_NONE)
 		die("quantize_weights: the weight's DequantizeLinear does not infer");
 	ValueId nin[4];

@@ -573,7 +573,7 @@ static int prepare_and_plan(const Options *o, Graph *g, DiagSink *d, QuantPlan *
 /* Applies the ranges (by name) of r to the plan's range values. */
 static int apply_ranges(const Options *o, Graph *g, const QuantPlan *plan, const QuantRanges *r, DiagSink *d)
 {
-	QuantConfig qc = { o->s8_acts };
+	QuantConfig qc = { o->s8_acts, o->reduce_range };
 	float *lo = calloc((size_t)plan->n_values + 1, sizeof *lo), *hi = calloc((size_t)plan->n_values + 1, sizeof *hi);
 	if (!lo || !hi)
 		die("out of memory");
@@ -650,7 +650,7 @@ static int calibrate(const Options *o, Graph *g, DiagSink *d, QuantPlan *plan)
 {
 	Calib c;
 	QuantRanges r = { 0 };
-	QuantConfig qc = { o->s8_acts };
+	QuantConfig qc = { o->s8_acts, o->reduce_range };
 	const char *tmp = getenv("TMPDIR");
 	double t0 = now_s();
 	int rc = EXIT_BAD_INPUT;
@@ -726,6 +726,7 @@ static int calibrate(const Options *o, Graph *g, DiagSink *d, QuantPlan *plan)
 		rep->method = method_name(o->calibration);
 		rep->percentile = o->calibration == CALIB_PERCENTILE ? o->percentile : 0;
 		rep->s8_acts = o->s8_acts;
+		rep->reduce_range = o->reduce_range;
 		rep->n_sets = c.n_sets;
 		rep->n_report_sets = c.n_sets < REPORT_SETS ? c.n_sets : REPORT_SETS;
 		rep->calib_seconds = t_calib;

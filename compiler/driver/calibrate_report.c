@@ -51,7 +51,8 @@ int quant_report_read(QuantReport *r, const char *path)
 void quant_report_print(const QuantReport *r, FILE *f)
 {
 	int shown = r->n_nodes < 8 ? r->n_nodes : 8;
-	fprintf(f, "ingot: int8 (%s activations, %s", r->s8_acts ? "s8 symmetric" : "u8 asymmetric", r->method);
+	fprintf(f, "ingot: int8 (%s activations, %s%s", r->s8_acts ? "s8 symmetric" : "u8 asymmetric",
+	        r->reduce_range ? "7-bit weights, " : "", r->method);
 	if (r->percentile > 0)
 		fprintf(f, "=%g", r->percentile);
 	fprintf(f, " calibration on %d input set%s, %.1f s; compared with fp32 on %d, %.1f s in all): %d nodes "
@@ -93,9 +94,9 @@ static void json_str(FILE *f, const char *s)
 
 void quant_report_json(const QuantReport *r, FILE *f)
 {
-	fprintf(f, "{\"activations\": \"%s\", \"weights\": \"s8 per-channel symmetric\", \"calibration\": \"%s\", "
+	fprintf(f, "{\"activations\": \"%s\", \"weights\": \"s8 per-channel symmetric%s\", \"calibration\": \"%s\", "
 	        "\"percentile\": %g, \"sets\": %d, \"report_sets\": %d, \"calib_seconds\": %.3f, \"seconds\": %.3f, \"nodes\": [",
-	        r->s8_acts ? "s8" : "u8", r->method, r->percentile, r->n_sets, r->n_report_sets, r->calib_seconds,
+	        r->s8_acts ? "s8" : "u8", r->reduce_range ? " 7-bit" : "", r->method, r->percentile, r->n_sets, r->n_report_sets, r->calib_seconds,
 	        r->seconds);
 	for (int i = 0; i < r->n_nodes; i++) {
 		fprintf(f, "%s{\"node\": ", i ? ", " : "");

@@ -50,6 +50,7 @@ typedef struct QuantReport {
 	const char *method;
 	double percentile;
 	bool s8_acts;
+	bool reduce_range;
 	int n_sets;                  /* calibrated on */
 	int n_report_sets;           /* compared on (the first ones) */
 	double calib_seconds;        /* calibration alone (build, run, statistics), wall clock */
@@ -100,6 +101,7 @@ typedef struct Options {
 	const char *keep_float[MAX_LIST];/* --keep-float NODE|OPTYPE,... */
 	int n_keep_float;
 	bool s8_acts;                    /* --activations s8 */
+	bool reduce_range;               /* --reduce-range: 7-bit weights */
 	int qstage;                      /* QSTAGE_*: an instrumented build of calibrate.c */
 	const QuantRanges *qranges;      /* QSTAGE_INT8: the ranges to quantize with */
 	QuantReport *qreport;            /* filled by a quantized build when set */

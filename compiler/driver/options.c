@@ -19,7 +19,8 @@ void driver_usage(FILE *f)
 	      "                     [--quantize weights-int8] [--quantize int8 --calibrate DIR\n"
 	      "                      [--emit-qdq FILE.onnx]\n"
 	      "                      [--calibration minmax|percentile[=P]|\n"
-	      "                      entropy|mse] [--keep-float NODE|OPTYPE,..] [--activations u8|s8]]\n"
+	      "                      entropy|mse] [--keep-float NODE|OPTYPE,..] [--activations u8|s8]\n"
+	      "                      [--reduce-range]]\n"
 	      "       ingot check DIR... [compile options] [--runner \"CMD\"] [--rtol R] [--atol A]\n"
 	      "                     [-j N] [--timeout S]\n"
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
@@ -317,6 +318,8 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			if (strcmp(v, "u8") && strcmp(v, "s8"))
 				return usage_error("--activations expects u8 or s8, got '%s'", v);
 			o->s8_acts = v[0] == 's';
+		} else if (strcmp(a, "--reduce-range") == 0) {
+			o->reduce_range = true;
 		} else if (strcmp(a, "--dump-ir") == 0) {
 			NEED_ARG();
 			o->dump_ir = v;
@@ -386,8 +389,10 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		return usage_error("--quantize is for compile and inspect%s", "");
 	if (o->quantize && !o->calibrate)
 		return usage_error("--quantize int8 needs --calibrate DIR (input sets to calibrate on)%s", "");
-	if (!o->quantize && (o->calibrate || o->n_keep_float || o->s8_acts || o->percentile))
-		return usage_error("--calibrate, --calibration, --keep-float and --activations need "
+	if (!o->quantize && (o->calibrate || o->n_keep_float || o->s8_acts || o->percentile ||
+	                     o->reduce_range))
+		return usage_error("--calibrate, --calibration, --keep-float, --activations and "
+		                   "--reduce-range need "
 		                   "--quantize int8%s", "");
 	if (cmd != CMD_CHECK && !o->model)
 		return usage_error("missing the model file%s", "");

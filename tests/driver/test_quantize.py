@@ -230,6 +230,7 @@ def test(ingot, work, *_):
     wrong = os.path.join(work, "wrong")
     write_sets(wrong, [np.zeros((1, 3, 9, 9), np.float32)])
     cases = [(["--calibrate", ccal], 2, "need --quantize int8"),
+             (["--reduce-range"], 2, "--reduce-range need --quantize int8"),
              (["--quantize", "int8"], 2, "needs --calibrate DIR"),
              (["--quantize", "int4", "--calibrate", ccal], 2, "--quantize expects int8"),
              (["--quantize", "int8", "--calibrate", ccal, "--calibration", "kl"], 2,

@@ -7,7 +7,10 @@ QDQ model that ONNX Runtime runs with ingot's scales and zero points. A float co
   - ingot compiling the written file computes, bit for bit, what the quantized compile
     of the float model computes (the same graph, through the file);
   - ONNX Runtime on the written file matches ingot to one quantization step of the
-    output (ORT evaluates some QDQ groups in float, see tests/quant/qdq_models.py).
+    output (ORT evaluates some QDQ groups in float, see tests/quant/qdq_models.py);
+  - on an x86 CPU without VNNI both compiles use --reduce-range (ORT's u8 x s8 kernels
+    there saturate with full-range weights; qdq_models.weight_qmax), and on every CPU a
+    --reduce-range compile writes its weights in [-64, 64], reaching 64.
 usage: emit_qdq.py INGOT OUT_DIR ORT_DIR RUN_ORT_MJS"""
 import json
 import os
@@ -17,6 +20,9 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qdq_models import WEIGHT_QMAX  # noqa: E402
 
 ingot, out, ort_dir, mjs = sys.argv[1], *(os.path.abspath(a) for a in sys.argv[2:5])
 rng = np.random.default_rng(20261203)
@@ -46,6 +52,13 @@ def run(argv):
         sys.exit("emit_qdq: %s failed (exit %d)\n%s%s" % (" ".join(argv), r.returncode, r.stdout,
                                                           r.stderr))
     return r
+
+
+def int8_weights(m):
+    """The int8 initializers a DequantizeLinear reads as its x (the weights)."""
+    xs = {n.input[0] for n in m.graph.node if n.op_type == "DequantizeLinear"}
+    return [numpy_helper.to_array(t) for t in m.graph.initializer
+            if t.name in xs and t.data_type == TensorProto.INT8]
 
 
 N = helper.make_node
@@ -81,9 +94,13 @@ for act in ("u8", "s8"):
     os.makedirs(d, exist_ok=True)
     direct = os.path.join(out, "direct_" + act)
     run([ingot, "compile", float_model, "--quantize", "int8", "--calibrate", calib,
-         "--activations", act, "--emit-qdq", qdq, "-o", direct, "--name", "net", "--emit", "exe"])
+         "--activations", act, "--emit-qdq", qdq, "-o", direct, "--name", "net", "--emit", "exe"]
+        + (["--reduce-range"] if WEIGHT_QMAX == 64 else []))
     onnx.checker.check_model(onnx.load(qdq), full_check=True)
     mq = onnx.load(qdq)
+    wmax = max(int(np.abs(w.astype(np.int32)).max()) for w in int8_weights(mq))
+    if wmax != WEIGHT_QMAX:
+        sys.exit("emit_qdq: %s: the weights reach %d, expected %d" % (act, wmax, WEIGHT_QMAX))
     ops = [n.op_type for n in mq.graph.node]
     if ops.count("QuantizeLinear") < 6 or "Conv" not in ops:
         sys.exit("emit_qdq: %s: not a QDQ graph: %s" % (act, ops))
@@ -116,6 +133,14 @@ subprocess.run(["node", mjs, man, ort_dir], check=True)
 for c in cases:
     v = np.fromfile(os.path.join(c["dir"], "ort_out_0.bin"), np.float32).reshape(1, 10)
     write_pb(os.path.join(c["dir"], "test_data_set_0", "output_0.pb"), v, "y")
+# --reduce-range on every CPU: 7-bit weights (whatever the compiles above used)
+rr = os.path.join(out, "reduced.onnx")
+run([ingot, "compile", float_model, "--quantize", "int8", "--calibrate", calib, "--reduce-range",
+     "--emit-qdq", rr, "-o", os.path.join(out, "reduced"), "--emit", "c"])
+ws = int8_weights(onnx.load(rr))
+if len(ws) < 3 or any(int(np.abs(w.astype(np.int32)).max()) != 64 for w in ws):
+    sys.exit("emit_qdq: --reduce-range: weights not in [-64, 64] reaching 64: %r"
+             % [int(np.abs(w.astype(np.int32)).max()) for w in ws])
 r = subprocess.run([ingot, "check"] + [c["dir"] for c in cases], capture_output=True, text=True)
 print(r.stdout.strip())
 if r.returncode:

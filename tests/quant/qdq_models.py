@@ -4,6 +4,9 @@ around each quantized op, int8 weights with per-channel scales, int32 biases at 
 x_scale * w_scale), in `ingot check` layout with ONNX Runtime's outputs as the expected
 ones, to one quantization step of the output (each case's `tolerance` file). fold_qdq (passes/fold_qdq.c) turns them into integer nodes; tests/quant/run.sh
 checks ingot's results against ORT's and that the integer nodes are there.
+On an x86 CPU without VNNI the weights are 7-bit (ORT's reduce_range, [-64, 64]): ORT's
+u8 x s8 kernels there use vpmaddubsw, whose int16 pair sums saturate with full-range
+weights, so ORT's results would not be the exact ones ingot computes (WEIGHT_QMAX).
 usage: qdq_models.py OUT_DIR ORT_DIR RUN_ORT_MJS"""
 import json
 import os
@@ -15,6 +18,21 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 rng = np.random.default_rng(20261202)
+
+
+def weight_qmax():
+    """127, or 64 (7-bit weights) on an x86 CPU without AVX512-VNNI or AVX-VNNI."""
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return 127
+    try:
+        flags = open("/proc/cpuinfo").read().split()
+    except OSError:
+        return 127
+    return 127 if "avx512_vnni" in flags or "avx_vnni" in flags else 64
+
+
+WEIGHT_QMAX = weight_qmax()
 
 
 class Net:
@@ -49,11 +67,11 @@ class Net:
     def weight(self, w, axis):
         """Per-channel symmetric int8 weight w along axis, with its DQ."""
         red = tuple(i for i in range(w.ndim) if i != axis)
-        scale = (np.abs(w).max(axis=red) / 127).astype(np.float32)
+        scale = (np.abs(w).max(axis=red) / WEIGHT_QMAX).astype(np.float32)
         scale[scale == 0] = 1e-8
         shp = [1] * w.ndim
         shp[axis] = -1
-        wq = np.clip(np.rint(w / scale.reshape(shp)), -127, 127).astype(np.int8)
+        wq = np.clip(np.rint(w / scale.reshape(shp)), -WEIGHT_QMAX, WEIGHT_QMAX).astype(np.int8)
         s = self.const("ws", scale)
         z = self.const("wz", np.zeros(scale.shape, np.int8))
         return self.node("DequantizeLinear", [self.const("w", wq), s, z], "wdq",
@@ -215,7 +233,8 @@ def main():
             v = v.reshape(o["dims"])
             with open(os.path.join(c["dir"], "test_data_set_0", f"output_{i}.pb"), "wb") as fh:
                 fh.write(numpy_helper.from_array(v, o["name"]).SerializeToString())
-    print(f"qdq_models: wrote {len(cases)} cases with ORT's outputs")
+    print(f"qdq_models: wrote {len(cases)} cases with ORT's outputs (weights in "
+          f"[-{WEIGHT_QMAX}, {WEIGHT_QMAX}])")
 
 
 if __name__ == "__main__":
