@@ -63,8 +63,14 @@ mkdir -p "$work/models" "$work/exe"
 import sys; sys.path.insert(0, '$root/bench'); import make_models; print(' '.join(make_models.ALL))")
 
 # --- int8 rows: each of these models also as NAME_int8, quantized by ingot (--quantize
-# int8, calibrated on 32 generated inputs), the QDQ model it writes (--emit-qdq) being
+# int8, calibrated on 32 generated inputs; --reduce-range without VNNI), the QDQ model it writes (--emit-qdq) being
 # what ONNX Runtime runs and what ingot compiles for the row
+# On an x86 CPU without VNNI, 7-bit weights (--reduce-range, ORT's reduce_range): ORT's
+# u8 x s8 kernels there (vpmaddubsw) saturate int16 pair sums with full-range weights
+reduce_range=
+if [ "$(uname -m)" = x86_64 ] && ! grep -qw -e avx512_vnni -e avx_vnni /proc/cpuinfo; then
+	reduce_range=--reduce-range
+fi
 if [ $int8 = 1 ]; then
 	for m in $models; do
 		case " $INT8_MODELS " in *" $m "*) ;; *) continue ;; esac
@@ -85,8 +91,9 @@ if [ $int8 = 1 ]; then
 			        v = rng.standard_normal(a.shape).astype(a.dtype) if a.dtype.kind == "f" else a
 			        np.save(os.path.join(d, os.path.basename(f)), v)
 			PY
+			# shellcheck disable=SC2086
 			"$ingot" compile "$work/models/$m/model.onnx" --quantize int8 --calibrate "$work/calib/$m" \
-				--emit-qdq "$q/model.onnx" -o "$work/calib/$m-build" 2>"$work/calib/$m.report" ||
+				$reduce_range --emit-qdq "$q/model.onnx" -o "$work/calib/$m-build" 2>"$work/calib/$m.report" ||
 				die "ingot --quantize int8 $m failed: $(tail -3 "$work/calib/$m.report")"
 			cp "$work/models/$m"/input_*.npy "$q/"
 		fi
