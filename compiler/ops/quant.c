@@ -84,7 +84,10 @@ static int quant_layout(InferCtx *c, QLayout *ly)
 	ly->mode = INGOT_Q_TENSOR;
 	ly->outer = ly->axis_len = ly->block = ly->s_axis_len = 1;
 	ly->inner = type_numel(x);
-	if (z && !type_same_shape(s, z)) {
+	/* a one-value scale and zero point may differ in rank ([] and [1]) */
+	bool one = a->block_size == 0 && s->rank <= 1 && type_numel(s) == 1 && z &&
+	           z->rank <= 1 && type_numel(z) == 1;
+	if (z && !one && !type_same_shape(s, z)) {
 		char b1[96], b2[96];
 		return infer_fail(c, 2, "expected the shape of the scale %s, got %s",
 		                  type_format(s, b1, sizeof b1), type_format(z, b2, sizeof b2));

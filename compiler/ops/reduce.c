@@ -77,7 +77,10 @@ static int reduce_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0);
 	Type *y = infer_out(c, 0);
 	unsigned mask;
-	if (infer_check_dtype(c, 0, dtl_numeric) || reduce_mask(c, &mask))
+	Op op = infer_node(c)->op;
+	bool minmax_bool = x->dtype == DT_BOOL && infer_node(c)->opset >= 20 &&
+	                   (op == OP_REDUCE_MAX || op == OP_REDUCE_MIN);   /* any / all */
+	if ((!minmax_bool && infer_check_dtype(c, 0, dtl_numeric)) || reduce_mask(c, &mask))
 		return -1;
 	*y = type_make(x->dtype, 0, NULL);
 	for (int d = 0; d < x->rank; d++) {

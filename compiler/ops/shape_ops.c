@@ -470,7 +470,8 @@ static RangeArgs range_args(const Graph *g, const Node *n)
 
 static int range_infer(InferCtx *c)
 {
-	static const DType allowed[] = { DT_F32, DT_F64, DT_I16, DT_I32, DT_I64, DT_UNDEF };
+	static const DType allowed[] = { DT_F32, DT_F64, DT_F16, DT_BF16, DT_I16, DT_I32, DT_I64,
+	                                 DT_UNDEF };
 	Node *n = infer_node(c);
 	const Type *t = infer_in(c, 0);
 	int64_t len = 0;

@@ -306,6 +306,15 @@ INGOT_KERNEL int ingot_reduce(const void *params, const void *const *in, void *c
 	case INGOT_DT_U16: red_u16(&pl, p->mode, (const uint16_t *)x, (uint16_t *)y, o0, o1); break;
 	case INGOT_DT_U32: red_u32(&pl, p->mode, (const uint32_t *)x, (uint32_t *)y, o0, o1); break;
 	case INGOT_DT_U64: red_u64(&pl, p->mode, (const uint64_t *)x, (uint64_t *)y, o0, o1); break;
+	case INGOT_DT_BOOL:
+		/* ReduceMax / ReduceMin of bool (opset 20): the u8 max / min of 0 and 1; an
+		 * empty min gives 255 there, true here */
+		if (p->mode != INGOT_REDUCE_MAX && p->mode != INGOT_REDUCE_MIN)
+			return INGOT_EINVAL;
+		red_u8(&pl, p->mode, (const uint8_t *)x, (uint8_t *)y, o0, o1);
+		for (int64_t o = o0; o < o1; o++)
+			((uint8_t *)y)[o] = ((uint8_t *)y)[o] != 0;
+		break;
 	default: return INGOT_EINVAL;
 	}
 	return INGOT_OK;

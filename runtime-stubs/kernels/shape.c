@@ -333,6 +333,8 @@ INGOT_KERNEL int ingot_range(const void *params, const void *const *in, void *co
 		switch (p->dtype) {
 		case INGOT_DT_F32: ((float *)out[0])[i] = (float)f; break;
 		case INGOT_DT_F64: ((double *)out[0])[i] = f; break;
+		case INGOT_DT_F16: ((uint16_t *)out[0])[i] = ingot_f32_to_f16((float)f); break;
+		case INGOT_DT_BF16: ((uint16_t *)out[0])[i] = ingot_f32_to_bf16((float)f); break;
 		case INGOT_DT_I16: ((int16_t *)out[0])[i] = (int16_t)(uint16_t)u; break;
 		case INGOT_DT_I32: ((int32_t *)out[0])[i] = (int32_t)(uint32_t)u; break;
 		case INGOT_DT_I64: ((int64_t *)out[0])[i] = (int64_t)u; break;

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 DT = {np.float32: 1, np.uint8: 2, np.int8: 3, np.uint16: 4, np.int16: 5, np.int32: 6,
-      np.int64: 7, np.float16: 10, np.float64: 11, np.uint32: 12, np.uint64: 13}
+      np.int64: 7, np.float16: 10, np.float64: 11, np.uint32: 12, np.uint64: 13, np.bool_: 9}
 BF16 = 16
 rng = np.random.default_rng(7)
 warnings.simplefilter("ignore", RuntimeWarning)   # the mean of an empty slice is NaN
@@ -200,8 +200,8 @@ def red_ref(op, x, axes, keep, noop):
         return np.sum(x, axis=ax, keepdims=keep, dtype=x.dtype)
     if op == "OP_REDUCE_PROD":
         return np.prod(x, axis=ax, keepdims=keep, dtype=x.dtype)
-    lo, hi = (-np.inf, np.inf) if x.dtype.kind == "f" else \
-        (np.iinfo(x.dtype).min, np.iinfo(x.dtype).max)
+    lo, hi = (-np.inf, np.inf) if x.dtype.kind == "f" else (False, True) \
+        if x.dtype == np.bool_ else (np.iinfo(x.dtype).min, np.iinfo(x.dtype).max)
     if op == "OP_REDUCE_MAX":         # the empty max is the lowest value (opset 18)
         return np.max(x, axis=ax, keepdims=keep, initial=lo)
     if op == "OP_REDUCE_MIN":
@@ -258,6 +258,13 @@ for op in OPS:
         xx = np.abs(xi) if dt in (12, 13, 4) else xi
         red_case("%s_int_dt%d" % (op, dt), op, 13, xx, dt, [2], 1)
     red_case("%s_int_all" % op, op, 13, xi, 6, None, 0)
+
+# bool ReduceMax / ReduceMin (opset 20): any / all, the empty max false and min true
+for op in ("OP_REDUCE_MAX", "OP_REDUCE_MIN"):
+    xb = rng.integers(0, 4, (3, 4, 2)) > 0
+    red_case("%s_bool_ax1" % op, op, 20, xb, 9, [1], 1)
+    red_case("%s_bool_all" % op, op, 20, xb, 9, None, 0)
+    red_case("%s_bool_zero_dim" % op, op, 20, np.zeros((2, 0, 3), bool), 9, [1], 0)
 for op in ("OP_REDUCE_MAX", "OP_REDUCE_MIN", "OP_REDUCE_SUM"):
     for dt in (3, 2):
         xx = rng.integers(0 if dt == 2 else -128, 128, (3, 7))

@@ -81,6 +81,12 @@ qcase("quantize_f16", 19, x16, F16, np.float16(0.375), F16, np.uint8(10), U8)
 qcase("quantize_i32", 13, np.array([-1000, -3, 0, 5, 7, 1000, 2**31 - 1], np.int32), I32,
       np.float32(3.0), F32, np.uint8(100), U8)
 
+# a zero point of shape [1] with a scalar scale (and the reverse)
+qcase("quantize_zp_shape1", 21, x16.astype(np.float32), F32, np.float32(0.5), F32,
+      np.array([3], np.int8), I8)
+qcase("quantize_scale_shape1", 21, x16.astype(np.float32), F32, np.array([0.5], np.float32), F32,
+      np.int8(-2), I8)
+
 
 def dequantize(x, xdt, s, sdt, zp, axis=1, block=0, ydt=None):
     dx = x.astype(np.float32)
@@ -112,6 +118,7 @@ dqcase("dequantize_blocked_i16", 21, xs, I16, s, F32, rng.integers(-99, 99, (2, 
 dqcase("dequantize_f16", 19, xq, U8, np.float16(0.0625), F16, np.uint8(3), rtol=1e-3)
 dqcase("dequantize_output_f16", 23, xi, I8, np.float32(0.3), F32, np.int8(1),
        {"output_dtype": F16}, ydt=F16, rtol=1e-3)
+dqcase("dequantize_zp_shape1", 21, xi, I8, np.float32(0.3), F32, np.array([5], np.int8))
 
 # ---- DynamicQuantizeLinear (the formulas of the ONNX node test) ----
 

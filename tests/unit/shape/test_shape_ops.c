@@ -502,6 +502,29 @@ static void test_shape_size_const_range(void)
 			free_outs(outs, 1);
 		}
 	}
+	reset();
+	{
+		/* f16 and bf16 (opset 11 allows them): 1.5 to 3 by 0.25, every value exact */
+		static const uint16_t args[2][3] = { { 0x3E00, 0x4200, 0x3400 },
+		                                     { 0x3FC0, 0x4040, 0x3E80 } };
+		static const uint16_t want[2][6] = { { 0x3E00, 0x3F00, 0x4000, 0x4080, 0x4100, 0x4180 },
+		                                     { 0x3FC0, 0x3FE0, 0x4000, 0x4010, 0x4020, 0x4030 } };
+		for (int k = 0; k < 2; k++) {
+			Type t = type_make(k ? DT_BF16 : DT_F16, 0, NULL);
+			ValueId in[3] = { ir_value_new_const(&g, 0, "s", &t, &args[k][0]),
+			                  ir_value_new_const(&g, 0, "l", &t, &args[k][1]),
+			                  ir_value_new_const(&g, 0, "d", &t, &args[k][2]) };
+			NodeId n = add(OP_RANGE, 11, in, 3, 1, NULL, 0);
+			void *outs[1];
+			CHECK(n >= 0);
+			if (n >= 0) {
+				CHECK(g.values[g.nodes[n].out[0]].type.dims[0] == 6);
+				CHECK(run(n, outs) == 0);
+				CHECK(memcmp(outs[0], want[k], sizeof want[k]) == 0);
+				free_outs(outs, 1);
+			}
+		}
+	}
 }
 
 int main(void)

@@ -6,7 +6,8 @@ onnxruntime-node can neither take nor return these types, so tests/ort keeps the
 inside its models; here they cross the graph's edge, with expected values from numpy
 written from the ONNX definitions: Cast to INT4/UINT4 keeps the low 4 bits,
 QuantizeLinear to UINT4 rounds half to even and saturates to [0, 15], DequantizeLinear
-of an INT4 input, FLOAT4E2M1 rounding by the spec's table (ties to even, saturating at
+of an INT4 input, zero points of shape [1] (INT4, FLOAT4E2M1, FLOAT8E4M3FN) with a
+scalar scale, FLOAT4E2M1 rounding by the spec's table (ties to even, saturating at
 6, NaN to 6), and 8-bit float and 4-bit bytes moved untouched (Reshape, Transpose,
 Pad with a 4-bit value). The test data files pack
 4-bit elements two per byte (low nibble first), as ONNX does. `ingot check` must pass
@@ -112,6 +113,33 @@ x = np.array([0, 0.25, 0.26, 0.75, 1.25, 1.3, 1.75, 2.5, 2.6, 3.5, 5, 5.1, 6, 10
 dirs.append(write("cast_f32_to_f4e2m1", [helper.make_node("Cast", ["x"], ["y"], to=F4)],
                   [("x", TensorProto.FLOAT, [20], x)],
                   [("y", F4, [20], small("y", F4, [f4_code(v) for v in x], [20]))], opset=23))
+
+# zero points of shape [1] with a scalar scale (opset 21): QuantizeLinear to INT4 and to
+# FLOAT4E2M1 (zero point 0: x / scale rounded by the table), DequantizeLinear of FLOAT8E4M3FN
+x = np.array([0, 1.3, -2.7, 9.6, -30, 2.5, -3.5, 0.74, -0.26], np.float32)
+dirs.append(write("quantize_i4_zp1", [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
+                  [("x", TensorProto.FLOAT, [9], x)],
+                  [("y", I4, [9], small("y", I4, np.clip(np.rint(x / np.float32(0.5)) - 2, -8, 7), [9]))],
+                  [tensor("s", np.array(0.5, np.float32)), small("zp", I4, [-2], [1])]))
+dirs.append(write("quantize_f4_zp1", [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
+                  [("x", TensorProto.FLOAT, [9], x)],
+                  [("y", F4, [9], small("y", F4, [f4_code(v) for v in x / np.float32(0.5)], [9]))],
+                  [tensor("s", np.array(0.5, np.float32)), small("zp", F4, [0], [1])]))
+
+
+def e4m3_value(c):
+    """FLOAT8E4M3FN code -> value: bias 7, subnormals at exponent 0, 0x7f/0xff NaN."""
+    e, m = (c >> 3) & 15, c & 7
+    v = np.nan if c & 0x7f == 0x7f else (m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+    return -v if c & 0x80 else v
+
+
+codes = [int(v) for v in rng.integers(0, 256, 10) if v & 0x7f != 0x7f]
+dirs.append(write("dequantize_f8_zp1", [helper.make_node("DequantizeLinear", ["x", "s", "zp"], ["y"])],
+                  [("x", F8E4M3FN, [len(codes)], small("x", F8E4M3FN, codes, [len(codes)]))],
+                  [("y", TensorProto.FLOAT, [len(codes)],
+                    np.array([e4m3_value(c) * 0.25 for c in codes], np.float32))],
+                  [tensor("s", np.array(0.25, np.float32)), small("zp", F8E4M3FN, [0], [1])]))
 
 # FLOAT8 bytes in and out: Identity, and a Reshape of a FLOAT8E5M2 input
 codes = rng.integers(0, 256, 12)
