@@ -97,6 +97,8 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 		die("IR invalid after import: %s", err);
 	if (ops_infer_graph(g, d, true))
 		return driver_exit_code(d);
+	if (o->svg_before && driver_write_svg(g, o->svg_before, "--svg-before", d))
+		return EXIT_BAD_INPUT;
 	if (o->quantize && driver_quantize_graph(o, g, d))
 		return driver_exit_code(d);
 	/* the QDQ graph as quantize.c leaves it, before any pass folds it */
@@ -111,9 +113,11 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
 			return EXIT_BAD_INPUT;
 		}
-		ir_dot(g, f);
+		ir_dot(g, NULL, f);
 		fclose(f);
 	}
+	if (o->svg && driver_write_svg(g, o->svg, "--svg", d))
+		return EXIT_BAD_INPUT;
 	if (o->dump_ir) {
 		if (strcmp(o->dump_ir, "-") == 0) {
 			ir_print(g, stdout);

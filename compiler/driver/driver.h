@@ -2,7 +2,7 @@
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
- * calibrate.c, calibrate_report.c, inspect.c, main.c.
+ * calibrate.c, calibrate_report.c, picture.c, inspect.c, main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -107,6 +107,8 @@ typedef struct Options {
 	bool print_ir_after_all;
 	const char *print_ir_after;
 	const char *dot;
+	const char *svg;                 /* --svg FILE: the final graph */
+	const char *svg_before;          /* --svg-before FILE: the imported graph */
 	const char *emit_qdq;            /* --emit-qdq FILE.onnx */
 	bool profile;
 	bool json;                       /* inspect --json */
@@ -187,6 +189,10 @@ int quant_report_read(QuantReport *r, const char *path);
 void quant_report_print(const QuantReport *r, FILE *f);
 void quant_report_json(const QuantReport *r, FILE *f);
 void quant_report_free(QuantReport *r);
+
+/* picture.c: g drawn by Graphviz (dot -Tsvg) into path; flag names the option in the
+ * error when dot is missing. Returns 0, or -1 with a diagnostic. */
+int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSink *d);
 
 /* the subcommands */
 /* check_value.c: a test data file read as the value the model declares there: the
