@@ -2,7 +2,7 @@
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
- * calibrate.c, calibrate_report.c, picture.c, inspect.c, main.c.
+ * calibrate.c, calibrate_report.c, picture.c, inspect.c, inspect_report.c, main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -193,6 +193,11 @@ void quant_report_free(QuantReport *r);
 /* picture.c: g drawn by Graphviz (dot -Tsvg) into path; flag names the option in the
  * error when dot is missing. Returns 0, or -1 with a diagnostic. */
 int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSink *d);
+
+/* inspect_report.c: inspect's default output, of a built graph g with weights w, the
+ * op histogram hist (OP_COUNT counts), and the totals inspect.c computed. */
+void inspect_report_print(const Options *o, const Graph *g, const WeightsLayout *w, const int *hist,
+                          int n_nodes, int64_t params, int64_t macs);
 
 /* the subcommands */
 /* check_value.c: a test data file read as the value the model declares there: the
