@@ -95,8 +95,11 @@ void diag_vreport(DiagSink *s, DiagSeverity sev, DiagCode code, const DiagLoc *l
 		s->n_errors++;
 	else if (sev == DIAG_WARNING)
 		s->n_warnings++;
-	if (s->echo)
+	if (s->echo && (!s->quiet || sev == DIAG_ERROR)) {
+		if (s->before_echo)
+			s->before_echo(s->before_echo_ctx);
 		fprintf(s->echo, "%s\n", buf);
+	}
 }
 
 void diag_report(DiagSink *s, DiagSeverity sev, DiagCode code, const DiagLoc *loc,

@@ -10,6 +10,7 @@
 #define INGOT_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef enum DiagSeverity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagSeverity;
@@ -48,6 +49,10 @@ typedef struct DiagSink {
 	int n_items, cap_items;
 	int n_errors, n_warnings;
 	FILE *echo;             /* when set, each diagnostic is also printed at once */
+	bool quiet;             /* -q: echo errors only (warnings and notes are still kept) */
+	void (*before_echo)(void *ctx);   /* when set, runs before each echo (clears the
+	                                     driver's progress line) */
+	void *before_echo_ctx;
 } DiagSink;
 
 /* diag.c */

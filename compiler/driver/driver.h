@@ -2,7 +2,8 @@
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
- * calibrate.c, calibrate_report.c, picture.c, inspect.c, inspect_report.c, main.c.
+ * calibrate.c, calibrate_report.c, picture.c, progress.c, inspect.c, inspect_report.c,
+ * main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -10,6 +11,7 @@
 #include "codegen.h"
 #include "frontend.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -65,6 +67,20 @@ typedef struct QuantReport {
 /* The builds calibration makes of the model (Options.qstage). */
 enum { QSTAGE_NONE, QSTAGE_F32, QSTAGE_INT8 };
 
+/* The progress display of a compile (progress.c). */
+typedef struct Progress {
+	int verbosity;                   /* -1 -q, 0 default, 1 -v */
+	bool live;                       /* the one-line display is on (stderr a terminal, not -q) */
+	double after_s;                  /* shown once the compile has run this long (s) */
+	double start, stage_start;       /* monotonic seconds */
+	char stage[160];                 /* what runs now ("pass fuse_epilogue (9/16)"); "" none */
+	int nodes;                       /* live nodes of the main graph, at the stage's start */
+	bool shown;                      /* a progress line is on the terminal */
+	pthread_mutex_t mu;              /* the ticker thread redraws while a stage runs */
+	pthread_t thread;
+	bool thread_on, stop;
+} Progress;
+
 typedef struct Options {
 	Command cmd;
 	const char *model;               /* compile/inspect: MODEL.onnx; opt: FILE.ir */
@@ -111,6 +127,8 @@ typedef struct Options {
 	const char *svg_before;          /* --svg-before FILE: the imported graph */
 	const char *emit_qdq;            /* --emit-qdq FILE.onnx */
 	bool profile;
+	int verbosity;                   /* -q -1, -v 1, else 0 */
+	Progress *progress;              /* the display of this build, or NULL */
 	bool json;                       /* inspect --json */
 	bool no_offsets;                 /* opt --no-offsets */
 	/* check */
@@ -193,6 +211,17 @@ void quant_report_free(QuantReport *r);
 /* picture.c: g drawn by Graphviz (dot -Tsvg) into path; flag names the option in the
  * error when dot is missing. Returns 0, or -1 with a diagnostic. */
 int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSink *d);
+
+/* progress.c: start (verbosity -1/0/1), a new stage (g: for the node count, may be
+ * NULL; p may be NULL: nothing), the end (clears the line; -v: the total);
+ * progress_clear(p) is the DiagSink before_echo hook. */
+void progress_start(Progress *p, int verbosity);
+void progress_stage(Progress *p, const char *what, const Graph *g);
+void progress_clear(void *p);
+void progress_end(Progress *p);
+/* compile.c: the diagnostics sink of a command on stderr, with o's -q, its progress
+ * display started in prog (the caller ends it with progress_end). */
+void driver_sink_init(DiagSink *d, const Options *o, Progress *prog);
 
 /* inspect_report.c: inspect's default output, of a built graph g with weights w, the
  * op histogram hist (OP_COUNT counts), and the totals inspect.c computed. */

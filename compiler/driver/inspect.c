@@ -16,11 +16,14 @@ int cmd_inspect(const Options *o)
 	int hist[OP_COUNT] = { 0 };
 	int64_t params = 0, macs = 0;
 	QuantReport rep;
+	Progress prog;
 	Options oq = *o;
 	memset(&rep, 0, sizeof rep);
 	oq.qreport = o->quantize ? &rep : NULL;
-	diag_sink_init(&d, stderr);
+	driver_sink_init(&d, o, &prog);
+	oq.progress = &prog;
 	rc = driver_build_graph(&oq, &g, &d);
+	progress_end(&prog);
 	if (rc) {
 		ir_graph_free(&g);
 		diag_sink_free(&d);

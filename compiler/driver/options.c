@@ -15,7 +15,7 @@ void driver_usage(FILE *f)
 	      "                     [--weights c|incbin|extern] [--weights-section SEC]\n"
 	      "                     [--max-workspace BYTES] [--cc CC] [--cflags \"...\"]\n"
 	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
-	      "                     [--dot FILE] [--svg FILE] [--svg-before FILE] [--profile]\n"
+	      "                     [--dot FILE] [--svg FILE] [--svg-before FILE] [--profile] [-q|-v]\n"
 	      "                     [--quantize weights-int8] [--quantize int8 --calibrate DIR\n"
 	      "                      [--emit-qdq FILE.onnx]\n"
 	      "                      [--calibration minmax|percentile[=P]|\n"
@@ -203,7 +203,7 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		/* flags that change the generated code are stamped into its header */
 		if (strcmp(a, "-o") && strcmp(a, "--json") && strcmp(a, "-j") && strcmp(a, "--timeout") &&
 		    strcmp(a, "--runner") && strcmp(a, "--dump-ir") && strcmp(a, "--dot") &&
-		    strcmp(a, "--svg") && strcmp(a, "--svg-before") &&
+		    strcmp(a, "--svg") && strcmp(a, "--svg-before") && strcmp(a, "-q") && strcmp(a, "-v") &&
 		    strcmp(a, "--emit-qdq") && strncmp(a, "--print-ir", 10)) {
 			append_flag(o, a);
 			if (v && a[1] == '-' && strcmp(a, "--print-ir-after-all") && strcmp(a, "--profile"))
@@ -342,6 +342,9 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			o->svg_before = v;
 		} else if (strcmp(a, "--profile") == 0) {
 			o->profile = true;
+		} else if ((strcmp(a, "-q") == 0 || strcmp(a, "-v") == 0) &&
+		           (cmd == CMD_COMPILE || cmd == CMD_INSPECT)) {
+			o->verbosity = a[1] == 'q' ? -1 : 1;
 		} else if (strcmp(a, "--json") == 0 && cmd == CMD_INSPECT) {
 			o->json = true;
 		} else if (strcmp(a, "--no-offsets") == 0 && cmd == CMD_OPT) {
