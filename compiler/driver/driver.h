@@ -2,8 +2,8 @@
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
- * calibrate.c, calibrate_report.c, picture.c, progress.c, inspect.c, inspect_report.c,
- * main.c.
+ * calibrate.c, calibrate_report.c, picture.c, progress.c, option_table.c, inspect.c,
+ * inspect_report.c, main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -158,6 +158,24 @@ static inline int driver_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
+
+/* option_table.c: every option once (the parser rejects others; the man page and the
+ * bash completion are printed from it). */
+enum { OPT_COMPILE = 1, OPT_CHECK = 2, OPT_INSPECT = 4, OPT_OPT = 8 };
+typedef struct DriverOption {
+	const char *name;                /* "--svg"; "-O0..-O3" stands for the four levels */
+	const char *arg;                 /* its argument's metavariable, NULL for a flag */
+	unsigned cmds;                   /* OPT_*: the subcommands that take it */
+	const char *choices;             /* completion words of the argument ("c lib exe"),
+	                                    "@targets", "@passes", or NULL */
+	const char *help;                /* one line */
+} DriverOption;
+extern const DriverOption driver_options[];
+extern const int driver_n_options;
+/* The entry of flag for cmd, NULL if cmd does not take it. */
+const DriverOption *driver_option_lookup(const char *flag, Command cmd);
+void driver_print_man(FILE *f);            /* ingot --man: roff */
+void driver_print_bash_completion(FILE *f);/* ingot --bash-completion */
 
 /* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);

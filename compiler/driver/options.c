@@ -24,6 +24,7 @@ void driver_usage(FILE *f)
 	      "                     [-j N] [--timeout S]\n"
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
 	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all] [--no-offsets]\n"
+	      "       ingot --version | --man (the man page, roff) | --bash-completion\n"
 	      "targets: c (portable C99), x86-avx2, x86-avx512, neon (aarch64), neon32 (armv7 + NEON), host;\n"
 	      "exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
 	      f);
@@ -200,6 +201,9 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			}
 			continue;
 		}
+		/* the option table (option_table.c) is the list of what each command takes */
+		if (!driver_option_lookup(a, cmd))
+			return usage_error("unknown option '%s'", a);
 		/* flags that change the generated code are stamped into its header */
 		if (strcmp(a, "-o") && strcmp(a, "--json") && strcmp(a, "-j") && strcmp(a, "--timeout") &&
 		    strcmp(a, "--runner") && strcmp(a, "--dump-ir") && strcmp(a, "--dot") &&
