@@ -13,7 +13,7 @@
 const DriverOption driver_options[] = {
 	{ "-o", "DIR", OPT_COMPILE, NULL, "write the generated files into DIR (default: the model name)" },
 	{ "--name", "NAME", BUILD, NULL, "the C prefix of every generated symbol (default: from the file name)" },
-	{ "--target", "T", BUILD, "@targets", "the target: c, x86-avx2, x86-avx512, neon, neon32 or host" },
+	{ "--target", "T", ALL, "@targets", "the target: c, x86-avx2, x86-avx512, neon, neon32 or host" },
 	{ "--cpu", "CPU", BUILD, NULL, "a tuning (caches, ISA extensions) within the target" },
 	{ "--emit", "c|lib|exe", OPT_COMPILE, "c lib exe",
 	  "what to produce, comma-separated: the C sources (always), libNAME.a, the runner NAME" },
@@ -26,7 +26,7 @@ const DriverOption driver_options[] = {
 	{ "--weights", "c|incbin|extern", BUILD, "c incbin extern",
 	  "how the weights are emitted: a C array, an .incbin blob, or provided by the caller" },
 	{ "--weights-section", "SEC", BUILD, NULL, "the linker section of the weights" },
-	{ "--max-workspace", "BYTES", BUILD, NULL, "fail when the workspace would exceed BYTES" },
+	{ "--max-workspace", "BYTES", ALL, NULL, "fail when the workspace would exceed BYTES" },
 	{ "--cc", "CC", BUILD, NULL, "the C compiler of --emit lib|exe and check (default: the target's)" },
 	{ "--cflags", "FLAGS", BUILD, NULL, "extra C compiler flags for those builds" },
 	{ "--dump-ir", "FILE|-", BUILD, NULL, "write the final IR (with the memory plan) to FILE, - for stdout" },
