@@ -96,9 +96,10 @@ void diag_vreport(DiagSink *s, DiagSeverity sev, DiagCode code, const DiagLoc *l
 	else if (sev == DIAG_WARNING)
 		s->n_warnings++;
 	if (s->echo && (!s->quiet || sev == DIAG_ERROR)) {
-		if (s->before_echo)
-			s->before_echo(s->before_echo_ctx);
-		fprintf(s->echo, "%s\n", buf);
+		if (s->echo_line)
+			s->echo_line(s->echo_ctx, s->echo, buf);
+		else
+			fprintf(s->echo, "%s\n", buf);
 	}
 }
 

@@ -50,9 +50,10 @@ typedef struct DiagSink {
 	int n_errors, n_warnings;
 	FILE *echo;             /* when set, each diagnostic is also printed at once */
 	bool quiet;             /* -q: echo errors only (warnings and notes are still kept) */
-	void (*before_echo)(void *ctx);   /* when set, runs before each echo (clears the
-	                                     driver's progress line) */
-	void *before_echo_ctx;
+	/* when set, prints each echoed line instead of fprintf (the driver's progress
+	 * display clears its line first, under its lock) */
+	void (*echo_line)(void *ctx, FILE *f, const char *line);
+	void *echo_ctx;
 } DiagSink;
 
 /* diag.c */

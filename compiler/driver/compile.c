@@ -15,8 +15,8 @@ void driver_sink_init(DiagSink *d, const Options *o, Progress *prog)
 	diag_sink_init(d, stderr);
 	progress_start(prog, o->verbosity);
 	d->quiet = o->verbosity < 0;
-	d->before_echo = progress_clear;
-	d->before_echo_ctx = prog;
+	d->echo_line = progress_echo;
+	d->echo_ctx = prog;
 }
 
 int driver_exit_code(const DiagSink *d)
@@ -388,6 +388,7 @@ int cmd_compile(const Options *o)
 	oq.progress = &prog;
 	rc = driver_compile(&oq, &d);
 	progress_end(&prog);
+	d.echo_line = NULL;          /* the display is gone */
 	diag_sink_free(&d);
 	if (!rc && rep.done && o->verbosity >= 0)
 		quant_report_print(&rep, stderr);

@@ -232,10 +232,10 @@ int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSin
 
 /* progress.c: start (verbosity -1/0/1), a new stage (g: for the node count, may be
  * NULL; p may be NULL: nothing), the end (clears the line; -v: the total);
- * progress_clear(p) is the DiagSink before_echo hook. */
+ * progress_echo is the DiagSink echo_line hook (clears the line, prints, under the lock). */
 void progress_start(Progress *p, int verbosity);
 void progress_stage(Progress *p, const char *what, const Graph *g);
-void progress_clear(void *p);
+void progress_echo(void *p, FILE *f, const char *line);
 void progress_end(Progress *p);
 /* compile.c: the diagnostics sink of a command on stderr, with o's -q, its progress
  * display started in prog (the caller ends it with progress_end). */

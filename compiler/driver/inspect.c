@@ -24,6 +24,7 @@ int cmd_inspect(const Options *o)
 	oq.progress = &prog;
 	rc = driver_build_graph(&oq, &g, &d);
 	progress_end(&prog);
+	d.echo_line = NULL;          /* the display is gone */
 	if (rc) {
 		ir_graph_free(&g);
 		diag_sink_free(&d);

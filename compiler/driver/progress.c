@@ -104,11 +104,13 @@ void progress_stage(Progress *p, const char *what, const Graph *g)
 	pthread_mutex_unlock(&p->mu);
 }
 
-void progress_clear(void *progress)
+void progress_echo(void *progress, FILE *f, const char *line)
 {
 	Progress *p = progress;
 	pthread_mutex_lock(&p->mu);
 	clear_locked(p);
+	fprintf(f, "%s\n", line);
+	fflush(f);
 	pthread_mutex_unlock(&p->mu);
 }
 
