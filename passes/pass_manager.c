@@ -89,6 +89,8 @@ int pass_run(Graph *g, PassCtx *ctx, const char *const *names, int n)
 			return -1;
 		}
 		ctx->changed[0] = 0;
+		if (ctx->on_pass)
+			ctx->on_pass(ctx->on_pass_user, p->name, i, n, g);
 		if (p->fn(g, ctx))
 			return -1;
 		if (ctx->verify && ir_verify(g, err, sizeof err))

@@ -24,6 +24,9 @@ typedef struct PassCtx {
 	int64_t (*node_scratch)(const void *target, Graph *g, NodeId n);
 	const void *target;          /* passed to node_scratch */
 	char changed[256];           /* a pass's one-line summary of what it changed */
+	/* when set, called before pass i of n runs (the driver's progress display) */
+	void (*on_pass)(void *user, const char *name, int i, int n, const Graph *g);
+	void *on_pass_user;
 } PassCtx;
 
 typedef int (*PassFn)(Graph *g, PassCtx *ctx);

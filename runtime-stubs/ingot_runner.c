@@ -10,7 +10,8 @@
  * The last line of --bench is `median_us=X p10_us=X p90_us=X runs=N`. --threads T runs
  * the model through NAME_run_par on a pool of T threads. A model compiled with
  * --profile (run_prof_v set) times every node and prints a table of them, slowest
- * first: after the bench runs on stdout, after a single run on stderr.
+ * first: after the bench runs on stdout, after a single run on stderr;
+ * --profile-svg FILE also draws it as an SVG bar chart.
  *
  * The workspace is exactly its size on the heap (NAME_WORKSPACE_SIZE, or
  * NAME_WORKSPACE_SIZE_PAR(T) with threads; so AddressSanitizer sees any access past
@@ -43,6 +44,7 @@ static int usage(const char *argv0)
 	fprintf(stderr,
 	        "usage: %s --input FILE [--input FILE ...] [--output-dir DIR]\n"
 	        "       %s --bench N [--threads T] [--input FILE ...]\n"
+	        "--profile-svg FILE (a model compiled with --profile) draws the node times as SVG.\n"
 	        "--seed S seeds the random ops that have no seed attribute (default 0).\n"
 	        "Runs model '%s'. Inputs are ONNX TensorProto .pb or numpy .npy files, in the\n"
 	        "model's input order; outputs are written as output_<i>.pb (.npy if the inputs were).\n",
@@ -129,19 +131,14 @@ static int cmp_prof(const void *a, const void *b)
 	return tx > ty ? -1 : tx < ty ? 1 : x - y;   /* slowest first, then in run order */
 }
 
-/* The per-node table from `runs` rows of per-node seconds (one row per run): each
- * node's median time, its share of the sum of the medians, GFLOP/s (2 FLOPs per MAC). */
-static void print_profile(FILE *f, const double *rows, int runs)
+/* Each node's median time over `runs` rows of per-node seconds (one row per run) into
+ * med, the nodes slowest first into order; returns the sum of the medians. */
+static double prof_medians(const double *rows, int runs, double *med, int *order)
 {
-	double *med = (double *)malloc(sizeof(double) * PROF_N);
-	int *order = (int *)malloc(sizeof(int) * PROF_N), i, r;
 	double total = 0, *col = (double *)malloc(sizeof(double) * (size_t)runs);
-	if (!col || !med || !order) {
-		free(col);
-		free(med);
-		free(order);
-		return;
-	}
+	int i, r;
+	if (!col)
+		return -1;
 	for (i = 0; i < M->num_prof_nodes; i++) {
 		for (r = 0; r < runs; r++)
 			col[r] = rows[(size_t)r * PROF_N + (size_t)i];
@@ -153,6 +150,14 @@ static void print_profile(FILE *f, const double *rows, int runs)
 	free(col);
 	prof_sort_key = med;
 	qsort(order, (size_t)M->num_prof_nodes, sizeof order[0], cmp_prof);
+	return total;
+}
+
+/* The per-node table: each node's median time, its share of the sum of the medians,
+ * GFLOP/s (2 FLOPs per MAC). */
+static void print_profile(FILE *f, const double *med, const int *order, double total, int runs)
+{
+	int i;
 	fprintf(f, "profile: %d nodes, median of %d run%s, %.2f us in nodes\n", M->num_prof_nodes, runs,
 	        runs == 1 ? "" : "s", total * 1e6);
 	fprintf(f, "%12s %7s %9s  %-20s %-24s %s\n", "time_us", "share%", "GFLOP/s", "op", "shape", "onnx_nodes");
@@ -165,8 +170,90 @@ static void print_profile(FILE *f, const double *rows, int runs)
 		fprintf(f, "%12.2f %7.2f %9s  %-20s %-24s %s\n", t * 1e6, total > 0 ? 100.0 * t / total : 0.0, gf,
 		        n->op, n->shape, n->names);
 	}
+}
+
+/* s with XML's five special characters escaped */
+static void svg_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, f);
+		}
+	}
+}
+
+/* --profile-svg FILE: the table as a bar chart, one bar per node, slowest first, its
+ * length in proportion to the node's median time. Returns 0, or -1 (cannot write). */
+#define LABEL_CHARS 68   /* of 11 px monospace in the 460 px label column */
+static int write_profile_svg(const char *path, const double *med, const int *order, double total, int runs)
+{
+	const double label_w = 460, bar_w = 380, row_h = 18, top = 44;
+	double tmax = M->num_prof_nodes > 0 ? med[order[0]] : 0;
+	char label[LABEL_CHARS + 1];
+	FILE *f = fopen(path, "w");
+	int i;
+	if (!f)
+		return -1;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	        "font-family=\"monospace\" font-size=\"11\">\n"
+	        "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+	        label_w + bar_w + 160, top + row_h * M->num_prof_nodes + 10);
+	fputs("<text x=\"8\" y=\"18\" font-size=\"13\">", f);
+	svg_text(f, M->name);
+	fprintf(f, ": %d nodes, median of %d run%s, %.2f us in nodes</text>\n", M->num_prof_nodes, runs,
+	        runs == 1 ? "" : "s", total * 1e6);
+	fprintf(f, "<text x=\"8\" y=\"36\" fill=\"#555555\">op, ONNX nodes</text>"
+	        "<text x=\"%.0f\" y=\"36\" fill=\"#555555\">median time</text>\n", label_w);
+	for (i = 0; i < M->num_prof_nodes; i++) {
+		const ingot_prof_node *n = &M->prof_nodes[order[i]];
+		double t = med[order[i]], y = top + row_h * i;
+		double w = tmax > 0 ? bar_w * t / tmax : 0;
+		fprintf(f, "<g class=\"node\"><title>");
+		svg_text(f, n->op);
+		fputs(" ", f);
+		svg_text(f, n->names);
+		fprintf(f, " %s: %.2f us</title>\n<text x=\"8\" y=\"%.0f\">", n->shape, t * 1e6, y + 12);
+		/* the label fits its column (the title has it all) */
+		snprintf(label, sizeof label, "%s %s", n->op, n->names);
+		if (strlen(label) > LABEL_CHARS)
+			strcpy(label + LABEL_CHARS - 3, "...");
+		svg_text(f, label);
+		fprintf(f, "</text>\n<rect class=\"bar\" x=\"%.0f\" y=\"%.0f\" width=\"%.3f\" height=\"%.0f\" "
+		        "fill=\"#4393c3\" data-us=\"%.2f\"/>\n<text x=\"%.1f\" y=\"%.0f\">%.2f us %.1f%%</text></g>\n",
+		        label_w, y + 2, w, row_h - 4, t * 1e6, label_w + w + 6, y + 12, t * 1e6,
+		        total > 0 ? 100.0 * t / total : 0.0);
+	}
+	fputs("</svg>\n", f);
+	return fclose(f) ? -1 : 0;
+}
+
+/* The table on f and, when svg is set, the chart; returns 0 or -1 (the chart failed). */
+static int report_profile(FILE *f, const char *svg, const double *rows, int runs, const char *argv0)
+{
+	double *med = (double *)malloc(sizeof(double) * PROF_N), total;
+	int *order = (int *)malloc(sizeof(int) * PROF_N), rc = 0;
+	if (!med || !order || (total = prof_medians(rows, runs, med, order)) < 0) {
+		free(med);
+		free(order);
+		fprintf(stderr, "%s: out of memory\n", argv0);
+		return -1;
+	}
+	print_profile(f, med, order, total, runs);
+	if (svg && write_profile_svg(svg, med, order, total, runs)) {
+		fprintf(stderr, "%s: cannot write %s\n", argv0, svg);
+		rc = -1;
+	}
 	free(med);
 	free(order);
+	return rc;
 }
 
 /* --seed S: a model with unseeded random ops (seed = NAME_seed) starts every
@@ -279,7 +366,7 @@ int ingot_runner_main(const ingot_runner_model *model, int argc, char **argv);
 /* The runner's command line for `model`; returns main's exit status. */
 INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc, char **argv)
 {
-	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".";
+	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".", *prof_svg = NULL;
 	int n_in_files = 0, bench = 0, threads = 1, i, rc = 0, status = 1, npy = 0;
 	const void **inputs = NULL;
 	void **outputs = NULL, **bases = NULL;
@@ -300,6 +387,13 @@ INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc
 			in_files[n_in_files++] = argv[++i];
 		} else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
 			out_dir = argv[++i];
+		} else if (strcmp(argv[i], "--profile-svg") == 0 && i + 1 < argc) {
+			if (!M->run_prof_v) {
+				fprintf(stderr, "%s: --profile-svg needs a model compiled with ingot compile --profile\n",
+				        argv[0]);
+				return 2;
+			}
+			prof_svg = argv[++i];
 		} else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc) {
 			bench = atoi(argv[++i]);
 			if (bench <= 0) {
@@ -403,8 +497,8 @@ INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc
 			t[i] = now_us() - t0;
 		}
 		if (rc == 0) {
-			if (prof_seconds)
-				print_profile(stdout, prof_seconds, bench);
+			if (prof_seconds && report_profile(stdout, prof_svg, prof_seconds, bench, argv[0]))
+				rc = 1;
 			qsort(t, (size_t)bench, sizeof *t, cmp_double);
 			printf("median_us=%.2f p10_us=%.2f p90_us=%.2f runs=%d\n", t[bench / 2],
 			       t[bench / 10], t[(bench * 9) / 10 < bench ? (bench * 9) / 10 : bench - 1], bench);
@@ -412,8 +506,8 @@ INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc
 		free(t);
 	} else {
 		rc = run_twice(argv[0], inputs, outputs, ws, ws_bytes, par, prof_seconds);
-		if (rc == 0 && prof_seconds)
-			print_profile(stderr, prof_seconds, 1);
+		if (rc == 0 && prof_seconds && report_profile(stderr, prof_svg, prof_seconds, 1, argv[0]))
+			rc = 1;
 		for (i = 0; i < M->num_outputs && rc == 0; i++) {
 			ingot_tensor t;
 			char path[4096];

@@ -95,8 +95,12 @@ void diag_vreport(DiagSink *s, DiagSeverity sev, DiagCode code, const DiagLoc *l
 		s->n_errors++;
 	else if (sev == DIAG_WARNING)
 		s->n_warnings++;
-	if (s->echo)
-		fprintf(s->echo, "%s\n", buf);
+	if (s->echo && (!s->quiet || sev == DIAG_ERROR)) {
+		if (s->echo_line)
+			s->echo_line(s->echo_ctx, s->echo, buf);
+		else
+			fprintf(s->echo, "%s\n", buf);
+	}
 }
 
 void diag_report(DiagSink *s, DiagSeverity sev, DiagCode code, const DiagLoc *loc,

@@ -10,6 +10,7 @@
 #define INGOT_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef enum DiagSeverity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagSeverity;
@@ -48,6 +49,11 @@ typedef struct DiagSink {
 	int n_items, cap_items;
 	int n_errors, n_warnings;
 	FILE *echo;             /* when set, each diagnostic is also printed at once */
+	bool quiet;             /* -q: echo errors only (warnings and notes are still kept) */
+	/* when set, prints each echoed line instead of fprintf (the driver's progress
+	 * display clears its line first, under its lock) */
+	void (*echo_line)(void *ctx, FILE *f, const char *line);
+	void *echo_ctx;
 } DiagSink;
 
 /* diag.c */

@@ -387,6 +387,9 @@ static Options nested(const Options *o, int stage, const QuantRanges *r)
 	n.max_workspace = 0;
 	n.dump_ir = NULL;
 	n.dot = NULL;
+	n.svg = NULL;
+	n.svg_before = NULL;
+	n.progress = NULL;
 	n.print_ir_after_all = false;
 	n.print_ir_after = NULL;
 	n.profile = false;

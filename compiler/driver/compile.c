@@ -10,6 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void driver_sink_init(DiagSink *d, const Options *o, Progress *prog)
+{
+	diag_sink_init(d, stderr);
+	progress_start(prog, o->verbosity);
+	d->quiet = o->verbosity < 0;
+	d->echo_line = progress_echo;
+	d->echo_ctx = prog;
+}
+
 int driver_exit_code(const DiagSink *d)
 {
 	if (diag_has_code(d, DC_UNSUPPORTED))
@@ -40,6 +49,14 @@ static int64_t target_scratch(const void *target, Graph *g, NodeId n)
 	return kc.scratch_bytes;
 }
 
+/* PassCtx.on_pass: the pass as the progress display's stage */
+static void on_pass(void *user, const char *name, int i, int n, const Graph *g)
+{
+	char what[128];
+	snprintf(what, sizeof what, "pass %s (%d/%d)", name, i + 1, n);
+	progress_stage(user, what, g);
+}
+
 int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 {
 	const char *names[MAX_LIST + 1];
@@ -57,6 +74,10 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 	ctx.target = o->target ? cg_target_lookup(o->target) : NULL;
 	if (ctx.target)
 		ctx.node_scratch = target_scratch;
+	if (o->progress) {
+		ctx.on_pass = on_pass;
+		ctx.on_pass_user = o->progress;
+	}
 	if (o->passes_set) {
 		n_list = o->n_passes;
 		memcpy(list, o->passes, (size_t)n_list * sizeof *list);
@@ -91,12 +112,18 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 	fo.binds = o->binds;
 	fo.n_binds = o->n_binds;
 	ir_graph_init(g, o->model);
+	progress_stage(o->progress, "import", NULL);
 	if (onnx_load(g, o->model, &fo, d))
 		return driver_exit_code(d);
 	if (verify_enabled() && ir_verify(g, err, sizeof err))
 		die("IR invalid after import: %s", err);
+	progress_stage(o->progress, "shape inference", g);
 	if (ops_infer_graph(g, d, true))
 		return driver_exit_code(d);
+	if (o->svg_before && driver_write_svg(g, o->svg_before, "--svg-before", d))
+		return EXIT_BAD_INPUT;
+	if (o->quantize)
+		progress_stage(o->progress, "quantize (calibration and report)", g);
 	if (o->quantize && driver_quantize_graph(o, g, d))
 		return driver_exit_code(d);
 	/* the QDQ graph as quantize.c leaves it, before any pass folds it */
@@ -104,6 +131,7 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 		return driver_exit_code(d);
 	if (driver_run_passes(o, g, d))
 		return driver_exit_code(d);
+	progress_stage(o->progress, "writing dumps and pictures", g);
 	if (o->dot) {
 		FILE *f = fopen(o->dot, "w");
 		if (!f) {
@@ -111,9 +139,11 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
 			return EXIT_BAD_INPUT;
 		}
-		ir_dot(g, f);
+		ir_dot(g, NULL, f);
 		fclose(f);
 	}
+	if (o->svg && driver_write_svg(g, o->svg, "--svg", d))
+		return EXIT_BAD_INPUT;
 	if (o->dump_ir) {
 		if (strcmp(o->dump_ir, "-") == 0) {
 			ir_print(g, stdout);
@@ -333,8 +363,12 @@ int driver_compile(const Options *o, DiagSink *d)
 	else
 		default_name(o->model, name, sizeof name);
 	snprintf(out_dir, sizeof out_dir, "%s", o->out_dir ? o->out_dir : name);
+	progress_stage(o->progress, "codegen", &g);
 	rc = driver_emit(o, &g, name, out_dir, o->emit, d);
 	ir_graph_free(&g);
+	if (!rc && (o->emit & (EMIT_LIB | EMIT_EXE)))
+		progress_stage(o->progress, o->emit & EMIT_EXE ? "building the library and the runner (cc)"
+		                                               : "building the library (cc)", NULL);
 	if (!rc && (o->emit & (EMIT_LIB | EMIT_EXE)) &&
 	    driver_build_outputs(o, name, out_dir, getenv("INGOT_KERNELS_LIB"), d))
 		rc = EXIT_BAD_INPUT;
@@ -346,13 +380,17 @@ int cmd_compile(const Options *o)
 	DiagSink d;
 	int rc;
 	QuantReport rep;
+	Progress prog;
 	Options oq = *o;
 	memset(&rep, 0, sizeof rep);
 	oq.qreport = o->quantize ? &rep : NULL;
-	diag_sink_init(&d, stderr);
+	driver_sink_init(&d, o, &prog);
+	oq.progress = &prog;
 	rc = driver_compile(&oq, &d);
+	progress_end(&prog);
+	d.echo_line = NULL;          /* the display is gone */
 	diag_sink_free(&d);
-	if (!rc && rep.done)
+	if (!rc && rep.done && o->verbosity >= 0)
 		quant_report_print(&rep, stderr);
 	quant_report_free(&rep);
 	return rc;

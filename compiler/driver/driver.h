@@ -2,7 +2,8 @@
  * compile / check / inspect / opt, the compile pipeline, and the subcommands.
  *
  * Sections: options.c, compile.c, proc.c, check.c, check_compare.c, check_value.c,
- * calibrate.c, calibrate_report.c, inspect.c, main.c.
+ * calibrate.c, calibrate_report.c, picture.c, progress.c, option_table.c, inspect.c,
+ * inspect_report.c, main.c.
  */
 #ifndef INGOT_DRIVER_H
 #define INGOT_DRIVER_H
@@ -10,6 +11,7 @@
 #include "codegen.h"
 #include "frontend.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -66,6 +68,20 @@ typedef struct QuantReport {
 /* The builds calibration makes of the model (Options.qstage). */
 enum { QSTAGE_NONE, QSTAGE_F32, QSTAGE_INT8 };
 
+/* The progress display of a compile (progress.c). */
+typedef struct Progress {
+	int verbosity;                   /* -1 -q, 0 default, 1 -v */
+	bool live;                       /* the one-line display is on (stderr a terminal, not -q) */
+	double after_s;                  /* shown once the compile has run this long (s) */
+	double start, stage_start;       /* monotonic seconds */
+	char stage[160];                 /* what runs now ("pass fuse_epilogue (9/16)"); "" none */
+	int nodes;                       /* live nodes of the main graph, at the stage's start */
+	bool shown;                      /* a progress line is on the terminal */
+	pthread_mutex_t mu;              /* the ticker thread redraws while a stage runs */
+	pthread_t thread;
+	bool thread_on, stop;
+} Progress;
+
 typedef struct Options {
 	Command cmd;
 	const char *model;               /* compile/inspect: MODEL.onnx; opt: FILE.ir */
@@ -109,8 +125,12 @@ typedef struct Options {
 	bool print_ir_after_all;
 	const char *print_ir_after;
 	const char *dot;
+	const char *svg;                 /* --svg FILE: the final graph */
+	const char *svg_before;          /* --svg-before FILE: the imported graph */
 	const char *emit_qdq;            /* --emit-qdq FILE.onnx */
 	bool profile;
+	int verbosity;                   /* -q -1, -v 1, else 0 */
+	Progress *progress;              /* the display of this build, or NULL */
 	bool json;                       /* inspect --json */
 	bool no_offsets;                 /* opt --no-offsets */
 	/* check */
@@ -140,6 +160,24 @@ static inline int driver_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
+
+/* option_table.c: every option once (the parser rejects others; the man page and the
+ * bash completion are printed from it). */
+enum { OPT_COMPILE = 1, OPT_CHECK = 2, OPT_INSPECT = 4, OPT_OPT = 8 };
+typedef struct DriverOption {
+	const char *name;                /* "--svg"; "-O0..-O3" stands for the four levels */
+	const char *arg;                 /* its argument's metavariable, NULL for a flag */
+	unsigned cmds;                   /* OPT_*: the subcommands that take it */
+	const char *choices;             /* completion words of the argument ("c lib exe"),
+	                                    "@targets", "@passes", or NULL */
+	const char *help;                /* one line */
+} DriverOption;
+extern const DriverOption driver_options[];
+extern const int driver_n_options;
+/* The entry of flag for cmd, NULL if cmd does not take it. */
+const DriverOption *driver_option_lookup(const char *flag, Command cmd);
+void driver_print_man(FILE *f);            /* ingot --man: roff */
+void driver_print_bash_completion(FILE *f);/* ingot --bash-completion */
 
 /* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);
@@ -189,6 +227,26 @@ int quant_report_read(QuantReport *r, const char *path);
 void quant_report_print(const QuantReport *r, FILE *f);
 void quant_report_json(const QuantReport *r, FILE *f);
 void quant_report_free(QuantReport *r);
+
+/* picture.c: g drawn by Graphviz (dot -Tsvg) into path; flag names the option in the
+ * error when dot is missing. Returns 0, or -1 with a diagnostic. */
+int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSink *d);
+
+/* progress.c: start (verbosity -1/0/1), a new stage (g: for the node count, may be
+ * NULL; p may be NULL: nothing), the end (clears the line; -v: the total);
+ * progress_echo is the DiagSink echo_line hook (clears the line, prints, under the lock). */
+void progress_start(Progress *p, int verbosity);
+void progress_stage(Progress *p, const char *what, const Graph *g);
+void progress_echo(void *p, FILE *f, const char *line);
+void progress_end(Progress *p);
+/* compile.c: the diagnostics sink of a command on stderr, with o's -q, its progress
+ * display started in prog (the caller ends it with progress_end). */
+void driver_sink_init(DiagSink *d, const Options *o, Progress *prog);
+
+/* inspect_report.c: inspect's default output, of a built graph g with weights w, the
+ * op histogram hist (OP_COUNT counts), and the totals inspect.c computed. */
+void inspect_report_print(const Options *o, const Graph *g, const WeightsLayout *w, const int *hist,
+                          int n_nodes, int64_t params, int64_t macs);
 
 /* the subcommands */
 /* check_value.c: a test data file read as the value the model declares there: the

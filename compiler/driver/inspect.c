@@ -1,6 +1,6 @@
 /* inspect.c — `ingot inspect`: what a model is and what compiling it costs: inputs
- * and outputs, an op histogram, parameters, MACs and the memory plan (--json for
- * tools). Also `ingot opt` (text IR through passes; parsing comes later). */
+ * and outputs, an op histogram, parameters, MACs and the memory plan: --json for
+ * tools, else the report of inspect_report.c. Also `ingot opt` (text IR through passes; parsing comes later). */
 #include "driver.h"
 
 #include <errno.h>
@@ -16,11 +16,15 @@ int cmd_inspect(const Options *o)
 	int hist[OP_COUNT] = { 0 };
 	int64_t params = 0, macs = 0;
 	QuantReport rep;
+	Progress prog;
 	Options oq = *o;
 	memset(&rep, 0, sizeof rep);
 	oq.qreport = o->quantize ? &rep : NULL;
-	diag_sink_init(&d, stderr);
+	driver_sink_init(&d, o, &prog);
+	oq.progress = &prog;
 	rc = driver_build_graph(&oq, &g, &d);
+	progress_end(&prog);
+	d.echo_line = NULL;          /* the display is gone */
 	if (rc) {
 		ir_graph_free(&g);
 		diag_sink_free(&d);
@@ -62,23 +66,7 @@ int cmd_inspect(const Options *o)
 		}
 		printf("}\n");
 	} else {
-		char ty[256];
-		printf("model: %s (opset %d)\n", o->model, g.opset);
-		for (int i = 0; i < main->n_inputs; i++)
-			printf("input  %d: %s %s\n", i, g.values[main->inputs[i]].name,
-			       type_format(&g.values[main->inputs[i]].type, ty, sizeof ty));
-		for (int i = 0; i < main->n_outputs; i++)
-			printf("output %d: %s %s\n", i, g.values[main->outputs[i]].name,
-			       type_format(&g.values[main->outputs[i]].type, ty, sizeof ty));
-		printf("nodes: %d\n", n_nodes);
-		for (int op = 0; op < OP_COUNT; op++)
-			if (hist[op])
-				printf("  %-24s %d\n", ir_op_name((Op)op), hist[op]);
-		printf("params: %" PRId64 " (%" PRId64 " weight bytes)\n", params, w.size);
-		printf("macs: %" PRId64 "\n", macs);
-		printf("memory: arena %" PRId64 " + scratch %" PRId64 " = workspace %" PRId64
-		       " bytes (naive %" PRId64 ", peak live %" PRId64 ")\n",
-		       g.arena_bytes, g.scratch_bytes, workspace, g.naive_bytes, g.peak_live_bytes);
+		inspect_report_print(o, &g, &w, hist, n_nodes, params, macs);
 		if (rep.done)
 			quant_report_print(&rep, stdout);
 	}

@@ -11,6 +11,14 @@ int main(int argc, char **argv)
 		driver_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
+	if (strcmp(argv[1], "--man") == 0) {
+		driver_print_man(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--bash-completion") == 0) {
+		driver_print_bash_completion(stdout);
+		return EXIT_OK;
+	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("ingot %s\n", INGOT_VERSION);
 		return EXIT_OK;

@@ -15,7 +15,7 @@ void driver_usage(FILE *f)
 	      "                     [--weights c|incbin|extern] [--weights-section SEC]\n"
 	      "                     [--max-workspace BYTES] [--cc CC] [--cflags \"...\"]\n"
 	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
-	      "                     [--dot FILE] [--profile]\n"
+	      "                     [--dot FILE] [--svg FILE] [--svg-before FILE] [--profile] [-q|-v]\n"
 	      "                     [--quantize weights-int8] [--quantize int8 --calibrate DIR\n"
 	      "                      [--emit-qdq FILE.onnx]\n"
 	      "                      [--calibration minmax|percentile[=P]|\n"
@@ -25,6 +25,7 @@ void driver_usage(FILE *f)
 	      "                     [-j N] [--timeout S]\n"
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
 	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all] [--no-offsets]\n"
+	      "       ingot --version | --man (the man page, roff) | --bash-completion\n"
 	      "targets: c (portable C99), x86-avx2, x86-avx512, neon (aarch64), neon32 (armv7 + NEON), host;\n"
 	      "exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
 	      f);
@@ -201,9 +202,13 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 			}
 			continue;
 		}
+		/* the option table (option_table.c) is the list of what each command takes */
+		if (!driver_option_lookup(a, cmd))
+			return usage_error("unknown option '%s'", a);
 		/* flags that change the generated code are stamped into its header */
 		if (strcmp(a, "-o") && strcmp(a, "--json") && strcmp(a, "-j") && strcmp(a, "--timeout") &&
 		    strcmp(a, "--runner") && strcmp(a, "--dump-ir") && strcmp(a, "--dot") &&
+		    strcmp(a, "--svg") && strcmp(a, "--svg-before") && strcmp(a, "-q") && strcmp(a, "-v") &&
 		    strcmp(a, "--emit-qdq") && strncmp(a, "--print-ir", 10)) {
 			append_flag(o, a);
 			if (v && a[1] == '-' && strcmp(a, "--print-ir-after-all") && strcmp(a, "--profile"))
@@ -336,8 +341,17 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		} else if (strcmp(a, "--dot") == 0) {
 			NEED_ARG();
 			o->dot = v;
+		} else if (strcmp(a, "--svg") == 0) {
+			NEED_ARG();
+			o->svg = v;
+		} else if (strcmp(a, "--svg-before") == 0) {
+			NEED_ARG();
+			o->svg_before = v;
 		} else if (strcmp(a, "--profile") == 0) {
 			o->profile = true;
+		} else if ((strcmp(a, "-q") == 0 || strcmp(a, "-v") == 0) &&
+		           (cmd == CMD_COMPILE || cmd == CMD_INSPECT)) {
+			o->verbosity = a[1] == 'q' ? -1 : 1;
 		} else if (strcmp(a, "--json") == 0 && cmd == CMD_INSPECT) {
 			o->json = true;
 		} else if (strcmp(a, "--no-offsets") == 0 && cmd == CMD_OPT) {

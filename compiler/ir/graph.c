@@ -171,6 +171,19 @@ const char *ir_op_name(Op op)
 	return (unsigned)op < OP_COUNT ? op_names[op] : "?";
 }
 
+/* The implementation group of each op (the table's third column) */
+static const char *const op_groups[] = {
+#define X(e, name, group, ...) #group,
+	IR_OPS(X)
+#undef X
+};
+_Static_assert(sizeof op_groups / sizeof op_groups[0] == OP_COUNT, "op groups and Op enum disagree");
+
+const char *ir_op_group(Op op)
+{
+	return (unsigned)op < OP_COUNT ? op_groups[op] : "?";
+}
+
 Op ir_op_lookup(const char *name)
 {
 	for (int i = 0; i < OP_COUNT; i++)

@@ -226,6 +226,7 @@ void ir_value_set_const(Graph *g, ValueId v, const void *data);
 /* The first non-dead node name for diagnostics ("" if none). */
 const char *ir_node_name(const Graph *g, NodeId n);
 const char *ir_op_name(Op op);        /* ONNX op type */
+const char *ir_op_group(Op op);       /* its implementation group (ops.h), e.g. "conv" */
 Op ir_op_lookup(const char *onnx_name); /* OP_COUNT if unknown */
 int ir_op_since(Op op);                 /* the ai.onnx opset that introduced it, 0: unchecked */
 DiagLoc ir_node_loc(const Graph *g, NodeId n);
@@ -325,9 +326,24 @@ int ir_dump(const Graph *g, const char *path);
 /* Parses text IR; constants over 16 elements come from blob_file. Returns 0 or -1. */
 int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, DiagSink *d);
 
-/* ---- dot.c: a Graphviz picture of the main graph (--dot FILE) ---- */
+/* ---- dot.c: a Graphviz picture of the main graph (--dot, --svg FILE) ---- */
 
-void ir_dot(const Graph *g, FILE *f);
+/* How ir_dot colours nodes: node_color, when set and not returning NULL, gives a
+ * node's fill colour ("#rrggbb"; the hook for device placement), else its op
+ * family's colour (ir_op_family). */
+typedef struct DotStyle {
+	const char *(*node_color)(const Graph *g, NodeId n, void *user);
+	void *user;
+} DotStyle;
+/* The op's family for pictures ("conv/matmul", "elementwise", "pool", ...) and its colour. */
+const char *ir_op_family(Op op, const char **color);
+/* The intermediate with the longest live range in the schedule (most nodes from
+ * its producer to its last reader; ties: more bytes, then the lower id), IR_NONE if
+ * none; *steps gets that length: the nodes from its producer to its last reader, both
+ * counted. */
+ValueId ir_widest_live_range(const Graph *g, int *steps);
+/* style may be NULL (family colours). */
+void ir_dot(const Graph *g, const DotStyle *style, FILE *f);
 
 /* ---- verify.c ---- */
 

@@ -7,6 +7,7 @@ peak live <= arena, naive = sum of the intermediates at -O0); kernel scratch fol
 the target's lowering (the NEON GEMM's packing buffers with --target neon/neon32)."""
 import json
 import os
+import re
 
 from onnx import TensorProto, helper
 
@@ -87,7 +88,7 @@ def test(ingot, work):
           (header_macro(d, "cg", "WEIGHTS_SIZE"), obj["weights_bytes"]))
     # the text form reports the same numbers
     out, _ = run_ok([ingot, "inspect", p])
-    check("params: %d" % params in out and "macs: %d" % macs in out,
+    check(re.search(r"^params:\s+%d " % params, out, re.M) and re.search(r"^macs:\s+%d$" % macs, out, re.M),
           "inspect text output lacks 'params: %d' / 'macs: %d':\n%s" % (params, macs, out))
 
     # ---- depthwise conv, 1x1 conv, Gemm, MatMul (batch 2) ----
