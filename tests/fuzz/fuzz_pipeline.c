@@ -4,6 +4,7 @@
  * input must end in 0 or -1 with a diagnostic. libFuzzer's -timeout bounds each input
  * (tests/fuzz/run_libfuzzer.sh gives 5 s); the loader's own limits bound memory. */
 #include "frontend.h"
+#include "fuzz_input.h"
 #include "opimpl.h"
 #include "passes.h"
 
@@ -16,22 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[512];
-	const char *tmp = getenv("TMPDIR");
+	const char *path = fuzz_write_input(data, size, "pipeline");
 	const char *names[64];
 	Graph g;
 	DiagSink d;
 	PassCtx ctx;
-	FILE *f;
 	int rc, n;
-	if (!path[0])
-		snprintf(path, sizeof path, "%s/ingot-fuzzp-%d.onnx", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-	f = fopen(path, "wb");
-	if (!f)
-		abort();
-	if (size && fwrite(data, 1, size, f) != size)
-		abort();
-	fclose(f);
 	ir_graph_init(&g, path);
 	diag_sink_init(&d, NULL);
 	rc = onnx_load(&g, path, NULL, &d);
