@@ -140,6 +140,25 @@ static int parse_f64(Parser *P, double *v)
 	return 0;
 }
 
+/* Whether a literal converts to dt without leaving its range (a float-to-integer
+ * conversion out of range is undefined behaviour); floats take any value. */
+static bool literal_fits(DType dt, double v)
+{
+	double lo, hi;
+	switch (dt) {
+	case DT_I8: lo = -128; hi = 127; break;
+	case DT_U8: lo = 0; hi = 255; break;
+	case DT_I16: lo = -32768; hi = 32767; break;
+	case DT_U16: lo = 0; hi = 65535; break;
+	case DT_I32: lo = -2147483648.0; hi = 2147483647.0; break;
+	case DT_U32: lo = 0; hi = 4294967295.0; break;
+	case DT_I4: lo = -8; hi = 7; break;
+	case DT_U4: lo = 0; hi = 15; break;
+	default: return true;
+	}
+	return v >= lo && v <= hi;
+}
+
 static int parse_type(Parser *P, Type *t)
 {
 	int64_t d;
@@ -229,6 +248,8 @@ static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 		v = -(double)INFINITY;
 	else if (parse_f64(P, &v))
 		return -1;
+	if (!literal_fits(dt, v))
+		return fail(P, "%g is out of range for %s", v, dtype_name(dt));
 	s = scalar_from_f64(dt, v);
 	memcpy(dst, s.bytes, es);
 	return 0;
@@ -268,7 +289,14 @@ static int parse_const(Parser *P)
 		ir_value_set_const(P->g, id, P->blob + off);
 		return 0;
 	}
+	/* an inline list has at most one element per byte of its line: a type whose
+	 * size cannot be there is an error before the allocation */
+	if (bytes < 0 || n > P->end - P->p)
+		return fail(P, "inline constant '%s' of %lld elements does not fit its line",
+		            P->g->values[id].name, (long long)n);
 	uint8_t *data = calloc(1, (size_t)(bytes > 0 ? bytes : 1));
+	if (!data)
+		die("out of memory");
 	int rc = expect(P, "[");
 	for (int64_t i = 0; i < n && !rc; i++) {
 		if (i)
@@ -597,8 +625,17 @@ static uint8_t *read_blob(const char *path, size_t *len)
 int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, DiagSink *d)
 {
 	Parser P;
-	const char *p = text, *end = text + len;
+	/* a NUL-terminated copy: strtoll/strtod and '%.20s' read a number or a snippet up to
+	 * a character that ends it, which on the last line without '\n' was past `len` */
+	char *copy = malloc(len + 1);
+	const char *p, *end;
 	int rc = 0;
+	if (!copy)
+		die("out of memory");
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	p = copy;
+	end = copy + len;
 	memset(&P, 0, sizeof P);
 	P.g = g;
 	P.d = d;
@@ -621,5 +658,6 @@ int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, Diag
 	if (!rc && P.depth)
 		rc = fail(&P, "region not closed with '}'");
 	free(blob);
+	free(copy);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * leak or abort. Built for libFuzzer (clang -fsanitize=fuzzer) or linked with
  * fuzz_replay.c for a deterministic short run in the test suite. */
 #include "frontend.h"
+#include "fuzz_input.h"
 #include "opimpl.h"
 
 #include <stdio.h>
@@ -14,20 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[512];
-	const char *tmp = getenv("TMPDIR");
+	const char *path = fuzz_write_input(data, size, "load");
 	Graph g;
 	DiagSink d;
-	FILE *f;
 	int rc;
-	if (!path[0])
-		snprintf(path, sizeof path, "%s/ingot-fuzz-%d.onnx", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-	f = fopen(path, "wb");
-	if (!f)
-		abort();
-	if (size && fwrite(data, 1, size, f) != size)
-		abort();
-	fclose(f);
 	ir_graph_init(&g, path);
 	diag_sink_init(&d, NULL);
 	rc = onnx_load(&g, path, NULL, &d);
