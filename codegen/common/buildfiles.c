@@ -26,7 +26,10 @@ static int emit_makefile(const CodegenOptions *o, const BuildFiles *b, DiagSink 
 	em_line(&e, "AR = ar");
 	em_line(&e, "endif");
 	em_line(&e, "CFLAGS ?= %s", b->default_cflags);
-	em_line(&e, "LDLIBS ?= -lm -pthread   # the pool of NAME_run_par (ingot_par.c)");
+	if (b->ldlibs)   /* a device target's library (the OpenCL ICD loader) */
+		em_line(&e, "LDLIBS ?= %s -lm -pthread   # the pool of NAME_run_par (ingot_par.c)", b->ldlibs);
+	else
+		em_line(&e, "LDLIBS ?= -lm -pthread   # the pool of NAME_run_par (ingot_par.c)");
 	em_blank(&e);
 	em_printf(&e, "OBJS =");
 	for (int i = 0; i < b->n_sources; i++) {
@@ -89,6 +92,8 @@ static int emit_cmake(const CodegenOptions *o, const BuildFiles *b, DiagSink *d)
 	em_line(&e, "target_include_directories(%s PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})", o->name);
 	em_line(&e, "if(UNIX)");
 	em_line(&e, "  target_link_libraries(%s PUBLIC \"-lm\")", o->name);
+	if (b->ldlibs)
+		em_line(&e, "  target_link_libraries(%s PUBLIC \"%s\")", o->name, b->ldlibs);
 	em_line(&e, "  find_package(Threads)   # the pool of %s_run_par (ingot_par.c)", o->name);
 	em_line(&e, "  if(Threads_FOUND)");
 	em_line(&e, "    target_link_libraries(%s PUBLIC Threads::Threads)", o->name);

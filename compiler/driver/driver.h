@@ -73,6 +73,10 @@ typedef struct Options {
 	const char *out_dir;             /* -o */
 	const char *name;                /* --name */
 	const char *target;              /* --target */
+	const char *host_target;         /* --host-target (opencl's host nodes), NULL: host */
+	PlaceMode placement;             /* --placement (opencl) */
+	PlaceOverride places[MAX_LIST];  /* --place NODE=cpu|device */
+	int n_places;
 	const char *cpu;                 /* --cpu */
 	unsigned emit;                   /* EMIT_* */
 	int opt_level;                   /* -O0..-O3 */
@@ -139,6 +143,8 @@ static inline int driver_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* options.c: the target the options name (--target, and --host-target for opencl). */
+const Target *driver_target(const Options *o);
 /* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);
 void driver_usage(FILE *f);
