@@ -29,6 +29,9 @@ static const Pass passes[] = {
 	  "kernel", pass_fuse_epilogue, "types; after fold_batchnorm and matmul_add_to_gemm" },
 	{ "fuse_elementwise", "fuse chains of f32 elementwise ops into one FusedElementwise loop",
 	  pass_fuse_elementwise, "types; after fuse_epilogue" },
+	{ "place", "put the nodes the OpenCL device runs, in islands worth their transfers, on it, "
+	  "with explicit CopyToDevice/CopyToHost nodes (--target opencl)", pass_place,
+	  "types, final schedule; before plan_memory" },
 	{ "dce", "remove nodes whose results are never used", pass_dce, "" },
 	{ "plan_memory", "assign every intermediate an offset in one arena by liveness", pass_plan_memory,
 	  "types, final schedule" },

@@ -4,12 +4,41 @@
  * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c, and the
  * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c,
  * matmul_add_to_gemm.c, fuse_epilogue.c, fuse_elementwise.c (their shared helpers:
- * rewrite.h), and quantize.c (post-training quantization, driven by the driver).
+ * rewrite.h), place.c (device placement), and quantize.c (post-training quantization, driven by the driver).
  */
 #ifndef INGOT_PASSES_H
 #define INGOT_PASSES_H
 
 #include "ir.h"
+
+/* place.c: which nodes run on the OpenCL device (--target opencl). */
+typedef enum PlaceMode { PLACE_AUTO, PLACE_DEVICE, PLACE_CPU } PlaceMode;
+/* The cost model's machine, from the target description (targets/targets.h). */
+typedef struct PlaceCost {
+	double host_gflops, host_gbps;   /* the CPU that runs the fallback nodes */
+	double dev_gflops, dev_gbps;     /* the device */
+	double launch_us;                /* per kernel launch on the device */
+	double link_gbps, link_us;       /* a host<->device copy: bandwidth, latency */
+} PlaceCost;
+typedef struct PlaceOverride {
+	const char *node;                /* an ONNX node name (--place NODE=cpu|device) */
+	bool device;
+} PlaceOverride;
+typedef struct PlaceConfig {
+	PlaceMode mode;
+	const PlaceOverride *overrides;
+	int n_overrides;
+	PlaceCost cost;
+	/* whether the device has a kernel for node n (an OPF_DEVICE op); when not, a
+	 * static reason in *why */
+	bool (*supported)(const void *target, Graph *g, NodeId n, const char **why);
+	const void *target;
+	/* the result: device partitions (connected islands), copies and the bytes they
+	 * move per run, and the model's estimates of all-CPU and of the chosen plan (us) */
+	int n_partitions, n_device_nodes, n_copies;
+	int64_t bytes_moved;
+	double est_cpu_us, est_placed_us;
+} PlaceConfig;
 
 typedef struct PassCtx {
 	DiagSink *diags;
@@ -23,6 +52,7 @@ typedef struct PassCtx {
 	 * more or less than the reference kernel); NULL = the reference lowering */
 	int64_t (*node_scratch)(const void *target, Graph *g, NodeId n);
 	const void *target;          /* passed to node_scratch */
+	PlaceConfig *place;          /* --target opencl: the placement (pass place), else NULL */
 	char changed[256];           /* a pass's one-line summary of what it changed */
 	/* when set, called before pass i of n runs (the driver's progress display) */
 	void (*on_pass)(void *user, const char *name, int i, int n, const Graph *g);
@@ -61,6 +91,7 @@ int pass_fuse_elementwise(Graph *g, PassCtx *ctx);
 int pass_fuse_layernorm(Graph *g, PassCtx *ctx);
 int pass_fold_qdq(Graph *g, PassCtx *ctx);
 int pass_quantize_weights(Graph *g, PassCtx *ctx);
+int pass_place(Graph *g, PassCtx *ctx);
 
 /* plan_memory.c: bytes a node's kernel needs as scratch, through ctx->node_scratch
  * (the target's lowering) when set, else the reference lowering */

@@ -8,7 +8,8 @@
  * X(ID, name, isa, vector_bits, vector_regs, l1d_kib, l2_kib, cc, cflags, emulator, simd, backend)
  * simd: the folder of runtime-stubs/kernels/ with the target's SIMD kernels ("" = none).
  * backend: the code generator that lowers its nodes, codegen/<backend>/ (c, x86, neon;
- * codegen/target.c maps it to the backend's functions). */
+ * codegen/target.c maps it to the backend's functions). `opencl` is not a row: it is
+ * one of these (--host-target) plus the device (INGOT_OPENCL_DEVICE below). */
 #ifndef INGOT_TARGETS_H
 #define INGOT_TARGETS_H
 
@@ -26,6 +27,14 @@
 	  128, 16, 32, 512, "arm-linux-gnueabihf-gcc", \
 	  INGOT_TARGET_CFLAGS " -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard", \
 	  "qemu-arm -L /usr/arm-linux-gnueabihf", "neon", neon)
+
+/* --target opencl's device, as the placement pass's cost model (passes/place.c) and
+ * the kernels see it: X(device GFLOP/s, device GB/s, launch us, host<->device GB/s,
+ * per-copy latency us, host GFLOP/s, host GB/s, work-group tile of the GEMM-shaped
+ * kernels). The default is a mid-range discrete GPU on PCIe beside a desktop CPU's
+ * scalar C: offloading pays for large products and convolutions, not for a few
+ * small elementwise nodes between CPU-only ones. */
+#define INGOT_OPENCL_DEVICE(X) X(1000.0, 200.0, 10.0, 10.0, 20.0, 20.0, 10.0, 16)
 
 /* --cpu tunings: X(target name, cpu, extra cflags). They follow the target's cflags,
  * so an ARMv8.2 CPU names its architecture with -march (a later -march replaces the

@@ -6,7 +6,8 @@ pkgs=(meson ninja-build gcc clang make cmake libprotobuf-c-dev protobuf-c-compil
       python3-onnx python3-numpy python3-torch python3-torchvision python3-pil libjpeg-turbo-progs
       dataset-fashion-mnist
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi
-      qemu-system-arm nodejs time graphviz pkg-config man-db)
+      qemu-system-arm nodejs time graphviz pkg-config man-db
+      pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo)   # --target opencl on the CPU
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -21,6 +21,41 @@ void cg_c_emit_string(Emitter *e, const char *s);
 /* emit.c */
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
 
+/* emit.c: a device target's additions to this output (codegen/opencl). CEmit is one
+ * model's emission; the hooks see it through the accessors below. */
+typedef struct Ctx CEmit;
+typedef struct CEmitHooks {
+	/* main-graph node id as code in body: 1 when it did, 0 to leave it to the C
+	 * call, -1 on error (diagnostics reported) */
+	int (*node)(CEmit *c, Emitter *body, NodeId id, void *state);
+	/* NAME.c, before the graph function (which becomes NAME_exec_dev, taking
+	 * `NAME_cl *cl` last): the device state and program */
+	void (*source)(CEmit *c, Emitter *e, void *state);
+	/* NAME.c, after it: NAME_exec(inputs, outputs, workspace, par), which the
+	 * NAME_run entry points call, and the device API */
+	void (*exec)(CEmit *c, Emitter *e, void *state);
+	/* NAME.h, after NAME_run_par_v: the device API */
+	void (*header)(CEmit *c, Emitter *e, void *state);
+	const char *ldlibs;          /* the build files' extra libraries ("-lOpenCL") */
+	void *state;
+} CEmitHooks;
+int cg_c_emit_hooked(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d,
+                     const CEmitHooks *h);
+Graph *cg_c_graph(const CEmit *c);
+const char *cg_c_name(const CEmit *c);             /* the model name; NAME: cg_c_upper */
+const char *cg_c_upper(const CEmit *c);
+DiagSink *cg_c_diags(const CEmit *c);
+/* The emitted weights blob: offset of constant v in NAME_weights, and its size. */
+int64_t cg_c_weight_off(const CEmit *c, ValueId v);
+int64_t cg_c_weights_size(const CEmit *c);
+/* The C expression of v's host storage in the graph function. */
+void cg_c_ref(CEmit *c, ValueId v, char *buf, size_t cap);
+/* The comment above a node's code (op, ONNX names, inputs, outputs). */
+void cg_c_comment(CEmit *c, Emitter *e, NodeId id);
+/* A kernel parameter struct `static const T pN = {...};` among the calls' (its
+ * kernel family's header is included); returns N. */
+int cg_c_add_params(CEmit *c, NodeId id, const KernelCall *kc);
+
 /* emit_par.c: threads and --profile */
 /* A node's work for NAME_run_par's split (INGOT_PAR_TASKS): its MACs, or its
  * largest input or output in elements. */

@@ -212,6 +212,8 @@ static int emit_header(Ctx *c, int64_t workspace, DiagSink *d)
 	em_line(&e, "\tconst ingot_par *par);");
 	if (o->profile)
 		cg_c_emit_prof_api(&e, o->name, c->NAME, c->n_prof);
+	if (c->hooks && c->hooks->header)
+		c->hooks->header(c, &e, c->hooks->state);
 	em_blank(&e);
 	em_line(&e, "#ifdef __cplusplus");
 	em_line(&e, "}");
@@ -362,6 +364,15 @@ void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent)
 	em_printf(e, " */\n");
 }
 
+/* Call c->n_calls's parameter struct pN into c->params. */
+static void emit_params(Ctx *c, NodeId id, const KernelCall *kc)
+{
+	cg_c_node_comment(&c->params, c, id, "");
+	em_printf(&c->params, "static const %s p%d = ", kc->pdesc->type, c->n_calls);
+	cg_c_emit_params(&c->params, kc->pdesc, kc->params);
+	em_printf(&c->params, ";\n");
+}
+
 /* One kernel call for node id, in scope s. */
 static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 {
@@ -380,12 +391,8 @@ static int emit_call(Ctx *c, const Scope *s, Emitter *body, NodeId id)
 	cg_c_kernel_set_add(c->ks, kc.family);
 	cg_c_node_comment(body, c, id, "\t");
 	em_line(body, "\t{");
-	if (kc.pdesc) {
-		cg_c_node_comment(&c->params, c, id, "");
-		em_printf(&c->params, "static const %s p%d = ", kc.pdesc->type, c->n_calls);
-		cg_c_emit_params(&c->params, kc.pdesc, kc.params);
-		em_printf(&c->params, ";\n");
-	}
+	if (kc.pdesc)
+		emit_params(c, id, &kc);
 	int n_in = n->n_in + kc.rng;   /* a random kernel's state comes last */
 	em_printf(body, "\t\tconst void *in[%d] = {", n_in > 0 ? n_in : 1);
 	unsigned compile_time = op_info(n->op)->const_inputs;
@@ -445,6 +452,13 @@ int cg_c_emit_nodes(Ctx *c, const Scope *s, Emitter *body)
 			cg_c_node_comment(body, c, id, "\t");
 			em_line(body, "\t/* (a view of its input: shares its storage, nothing to run) */");
 			continue;
+		}
+		if (s->r == 0 && c->hooks && c->hooks->node) {   /* a device node, or a transfer */
+			int done = c->hooks->node(c, body, id, c->hooks->state);
+			if (done < 0)
+				return -1;
+			if (done)
+				continue;
 		}
 		bool timed = c->o->profile && s->r == 0;
 		if (timed)
@@ -546,9 +560,14 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_line(&e, "/* The graph: on the caller's thread when par is NULL, else split nodes on par's");
 	em_line(&e, " * threads (per-task scratch after the first %s_WORKSPACE_SIZE bytes)%s */", c->NAME,
 	        o->profile ? "; prof, if\n * not NULL, adds each node's time to prof->seconds[]." : ".");
-	em_line(&e, "static int %s_exec(const void *const inputs[], void *const outputs[], void *workspace,",
-	        o->name);
-	em_line(&e, "\tconst ingot_par *par%s)", o->profile ? ", const ingot_prof *prof" : "");
+	if (c->hooks && c->hooks->source)
+		c->hooks->source(c, &e, c->hooks->state);
+	em_line(&e, "static int %s_exec%s(const void *const inputs[], void *const outputs[], void *workspace,",
+	        o->name, c->hooks ? "_dev" : "");
+	if (c->hooks)
+		em_line(&e, "\tconst ingot_par *par, %s_cl *cl)", o->name);
+	else
+		em_line(&e, "\tconst ingot_par *par%s)", o->profile ? ", const ingot_prof *prof" : "");
 	em_line(&e, "{");
 	em_line(&e, "\tunsigned char *ws = (unsigned char *)workspace;");
 	em_line(&e, "\tunsigned char *scratch = ws + %" PRId64 ";", g->arena_bytes);
@@ -560,6 +579,8 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_blank(&e);
 	em_line(&e, "\t(void)scratch;");
 	em_line(&e, "\t(void)par;");
+	if (c->hooks)
+		em_line(&e, "\t(void)cl;");
 	if (o->profile)
 		em_line(&e, "\t(void)t0;");
 	em_line(&e, "\tif (!inputs || !outputs || (%s_WORKSPACE_SIZE > 0 && !workspace) ||", c->NAME);
@@ -573,6 +594,8 @@ static int emit_source(Ctx *c, KernelSet *ks, DiagSink *d)
 	em_line(&e, "\treturn rc;");
 	em_line(&e, "}");
 	em_blank(&e);
+	if (c->hooks && c->hooks->exec)
+		c->hooks->exec(c, &e, c->hooks->state);
 	const char *no_prof = o->profile ? ", NULL" : "";
 	em_line(&e, "int %s_run_v(const void *const inputs[], void *const outputs[], void *workspace)", o->name);
 	em_line(&e, "{");
@@ -732,6 +755,38 @@ static void make_param_names(Ctx *c)
 
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 {
+	return cg_c_emit_hooked(t, g, o, d, NULL);
+}
+
+/* ---- what a device target's hooks see (c_target.h) ---- */
+
+Graph *cg_c_graph(const CEmit *c) { return c->g; }
+const char *cg_c_name(const CEmit *c) { return c->o->name; }
+const char *cg_c_upper(const CEmit *c) { return c->NAME; }
+DiagSink *cg_c_diags(const CEmit *c) { return c->d; }
+int64_t cg_c_weight_off(const CEmit *c, ValueId v) { return c->w.off[v]; }
+int64_t cg_c_weights_size(const CEmit *c) { return c->w.size; }
+
+void cg_c_ref(CEmit *c, ValueId v, char *buf, size_t cap)
+{
+	cg_c_value_ref(c, &main_scope, v, buf, cap);
+}
+
+void cg_c_comment(CEmit *c, Emitter *e, NodeId id)
+{
+	cg_c_node_comment(e, c, id, "\t");
+}
+
+int cg_c_add_params(CEmit *c, NodeId id, const KernelCall *kc)
+{
+	cg_c_kernel_set_add(c->ks, kc->family);
+	emit_params(c, id, kc);
+	return c->n_calls++;
+}
+
+int cg_c_emit_hooked(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d,
+                     const CEmitHooks *hooks)
+{
 	Ctx c;
 	KernelSet ks;
 	WeightsMode wm;
@@ -744,6 +799,7 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	c.g = g;
 	c.o = o;
 	c.t = t;
+	c.hooks = hooks;
 	cg_upper(o->name, c.NAME, sizeof c.NAME);
 	if (cg_mkdir_p(o->out_dir, d))
 		return -1;
@@ -795,6 +851,7 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 		         o->cpu_flags ? o->cpu_flags : "");
 		b.default_cc = t->cc;
 		b.default_cflags = cflags;
+		b.ldlibs = hooks ? hooks->ldlibs : NULL;
 		rc = cg_emit_buildfiles(o, &b, d);
 	}
 	cg_weights_free(&c.w);

@@ -31,6 +31,7 @@ typedef struct Ctx {
 	int n_par;                   /* calls NAME_run_par splits over threads */
 	int n_prof;                  /* nodes timed by --profile (main region) */
 	NodeId *prof_nodes;          /* which ones, in order (graph arena) */
+	const CEmitHooks *hooks;     /* a device target's additions, or NULL */
 } Ctx;
 
 /* The function being emitted: NAME_run_v (region 0) or a body's function, which

@@ -28,7 +28,10 @@ static int emit_makefile(const CodegenOptions *o, const BuildFiles *b, DiagSink 
 	em_line(&e, "AR = ar");
 	em_line(&e, "endif");
 	em_line(&e, "CFLAGS ?= %s", b->default_cflags);
-	em_line(&e, "LDLIBS ?= -lm -pthread   # the pool of NAME_run_par (ingot_par.c)");
+	if (b->ldlibs)   /* a device target's library (the OpenCL ICD loader) */
+		em_line(&e, "LDLIBS ?= %s -lm -pthread   # the pool of NAME_run_par (ingot_par.c)", b->ldlibs);
+	else
+		em_line(&e, "LDLIBS ?= -lm -pthread   # the pool of NAME_run_par (ingot_par.c)");
 	em_line(&e, "PREFIX ?= /usr/local");
 	em_blank(&e);
 	em_printf(&e, "OBJS =");
@@ -102,6 +105,8 @@ static int emit_cmake(const CodegenOptions *o, const BuildFiles *b, DiagSink *d)
 	em_line(&e, "target_include_directories(%s PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})", o->name);
 	em_line(&e, "if(UNIX)");
 	em_line(&e, "  target_link_libraries(%s PUBLIC \"-lm\")", o->name);
+	if (b->ldlibs)
+		em_line(&e, "  target_link_libraries(%s PUBLIC \"%s\")", o->name, b->ldlibs);
 	em_line(&e, "  find_package(Threads)   # the pool of %s_run_par (ingot_par.c)", o->name);
 	em_line(&e, "  if(Threads_FOUND)");
 	em_line(&e, "    target_link_libraries(%s PUBLIC Threads::Threads)", o->name);
@@ -145,7 +150,7 @@ static int write_named(Emitter *e, const CodegenOptions *o, const char *suffix, 
 }
 
 /* NAME.pc: prefix from where the file is installed (PREFIX/lib/pkgconfig) */
-static int emit_pkgconfig(const CodegenOptions *o, DiagSink *d)
+static int emit_pkgconfig(const CodegenOptions *o, const BuildFiles *b, DiagSink *d)
 {
 	Emitter e;
 	em_init(&e);
@@ -159,12 +164,13 @@ static int emit_pkgconfig(const CodegenOptions *o, DiagSink *d)
 	em_line(&e, "Description: model %s compiled by ingot", o->source_name ? o->source_name : o->name);
 	em_line(&e, "Version: %s", INGOT_VERSION);
 	em_line(&e, "Cflags: -I${includedir}");
-	em_line(&e, "Libs: -L${libdir} -l%s -lm -pthread", o->name);
+	em_line(&e, "Libs: -L${libdir} -l%s%s%s -lm -pthread", o->name, b->ldlibs ? " " : "",
+	        b->ldlibs ? b->ldlibs : "");
 	return write_named(&e, o, ".pc", d);
 }
 
 /* NAMEConfig.cmake: find_package(NAME) gives the imported target NAME::NAME */
-static int emit_cmake_config(const CodegenOptions *o, DiagSink *d)
+static int emit_cmake_config(const CodegenOptions *o, const BuildFiles *b, DiagSink *d)
 {
 	Emitter e;
 	em_init(&e);
@@ -180,7 +186,8 @@ static int emit_cmake_config(const CodegenOptions *o, DiagSink *d)
 	em_line(&e, "  set_target_properties(%s::%s PROPERTIES", o->name, o->name);
 	em_line(&e, "    IMPORTED_LOCATION \"${_%s_prefix}/lib/lib%s.a\"", o->name, o->name);
 	em_line(&e, "    INTERFACE_INCLUDE_DIRECTORIES \"${_%s_prefix}/include/%s\"", o->name, o->name);
-	em_line(&e, "    INTERFACE_LINK_LIBRARIES \"$<$<BOOL:${UNIX}>:m>;Threads::Threads\")");
+	em_line(&e, "    INTERFACE_LINK_LIBRARIES \"%s%s$<$<BOOL:${UNIX}>:m>;Threads::Threads\")",
+	        b->ldlibs ? b->ldlibs : "", b->ldlibs ? ";" : "");
 	em_line(&e, "endif()");
 	em_line(&e, "unset(_%s_prefix)", o->name);
 	return write_named(&e, o, "Config.cmake", d);
@@ -188,7 +195,7 @@ static int emit_cmake_config(const CodegenOptions *o, DiagSink *d)
 
 int cg_emit_buildfiles(const CodegenOptions *o, const BuildFiles *b, DiagSink *d)
 {
-	if (emit_makefile(o, b, d) || emit_pkgconfig(o, d) || emit_cmake_config(o, d))
+	if (emit_makefile(o, b, d) || emit_pkgconfig(o, b, d) || emit_cmake_config(o, b, d))
 		return -1;
 	return emit_cmake(o, b, d);
 }

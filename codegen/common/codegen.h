@@ -96,6 +96,7 @@ typedef struct BuildFiles {
 	bool exe;                    /* also a runner */
 	const char *default_cc;      /* the target's default compiler */
 	const char *default_cflags;
+	const char *ldlibs;          /* extra libraries to link (-lOpenCL), or NULL */
 } BuildFiles;
 
 int cg_emit_buildfiles(const CodegenOptions *o, const BuildFiles *b, DiagSink *d);
@@ -125,6 +126,14 @@ typedef struct Target {
 	int (*prepare)(const struct Target *t, Graph *g);
 	/* writes the model directory */
 	int (*emit)(const struct Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+	/* --target opencl: the CPU target of the nodes left on the host (--host-target),
+	 * the device the placement's cost model assumes, and the GEMM kernels' work-group
+	 * tile (targets/targets.h INGOT_OPENCL_DEVICE); NULL / zeros for CPU targets */
+	const struct Target *host;
+	PlaceCost cost;
+	int cl_tile;
+	/* whether the device runs node n (PlaceConfig.supported), or NULL */
+	bool (*device_supported)(const void *target, Graph *g, NodeId n, const char **why);
 } Target;
 
 /* lower.c: a node to its reference-kernel call (the C target's lower; every other
@@ -133,6 +142,8 @@ int cg_ref_lower(const Target *t, Graph *g, NodeId n, KernelCall *kc);
 
 /* target.c (codegen/, on top of the backends): the table of targets/targets.h */
 const Target *cg_target_lookup(const char *name);   /* NULL if unknown */
+/* --target opencl with host the CPU target of its host nodes. */
+const Target *cg_target_opencl(const Target *host);
 /* The best target for the machine ingot runs on ("host"). */
 const Target *cg_target_host(void);
 /* Extra compiler flags of --cpu CPU for target t, or NULL if t has no such CPU. */

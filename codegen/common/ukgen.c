@@ -302,6 +302,8 @@ static const IsaEntry isas[] = {
 
 const SimdIsa *ukgen_isa(const Target *t)
 {
+	if (t->host)   /* --target opencl: its host target's */
+		t = t->host;
 	for (int i = 0; i < COUNTOF(isas); i++)
 		if (strcmp(isas[i].isa.target, t->name) == 0)
 			return &isas[i].isa;

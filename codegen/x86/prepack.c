@@ -241,7 +241,7 @@ int cg_x86_prepare(const Target *t, Graph *g)
 			KernelCall ref;
 			bool packable;
 			int kind, width = mr;
-			if (g->nodes[n].dead)
+			if (g->nodes[n].dead || g->nodes[n].device)   /* an OpenCL node reads them as they are */
 				continue;
 			kind = cg_x86_kind(t, g, n, &ref, &packable);
 			if (kind <= X86_REF || !packable)

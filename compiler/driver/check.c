@@ -595,7 +595,7 @@ static int cache_lock(const char *cache)
  * work/libingot_kernels.a (or takes it from INGOT_CHECK_CACHE). */
 const char *driver_kernels_lib(const Options *o, const char *work, char *lib, size_t cap)
 {
-	const Target *t = cg_target_lookup(o->target);
+	const Target *t = driver_target(o)->host ? driver_target(o)->host : driver_target(o);
 	const char *cc = o->cc ? o->cc : t->cc;
 	char kdir[4096], out[2048], objs[64][64], simd_dir[4200];
 	char *flags[64];

@@ -71,12 +71,24 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 	ctx.print_after = o->print_ir_after;
 	ctx.print_to = (o->print_ir_after_all || o->print_ir_after) ? stderr : NULL;
 	ctx.max_workspace = o->max_workspace;
-	ctx.target = o->target ? cg_target_lookup(o->target) : NULL;
+	const Target *t = o->target ? driver_target(o) : NULL;
+	PlaceConfig place;
+	ctx.target = t;
 	if (ctx.target)
 		ctx.node_scratch = target_scratch;
 	if (o->progress) {
 		ctx.on_pass = on_pass;
 		ctx.on_pass_user = o->progress;
+	}
+	if (t && t->host) {   /* --target opencl: the placement, with the target's device */
+		memset(&place, 0, sizeof place);
+		place.mode = o->placement;
+		place.overrides = o->places;
+		place.n_overrides = o->n_places;
+		place.cost = t->cost;
+		place.supported = t->device_supported;
+		place.target = t;
+		ctx.place = &place;
 	}
 	if (o->passes_set) {
 		n_list = o->n_passes;
@@ -89,13 +101,15 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 	}
 	/* memory planning is what codegen needs: it always runs, last */
 	for (int i = 0; i < n_list; i++) {
-		bool disabled = strcmp(list[i], "plan_memory") == 0;
+		bool disabled = strcmp(list[i], "plan_memory") == 0 || strcmp(list[i], "place") == 0;
 		for (int k = 0; k < o->n_disabled; k++)
 			if (strcmp(o->disabled[k], list[i]) == 0)
 				disabled = true;
 		if (!disabled)
 			names[n++] = list[i];
 	}
+	if (ctx.place)
+		names[n++] = "place";
 	names[n++] = "plan_memory";
 	return pass_run(g, &ctx, names, n);
 }
@@ -238,7 +252,7 @@ static int write_check_unit(const char *out_dir, const char *file, const char *n
 int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
                          const char *extern_kernels_lib, DiagSink *d)
 {
-	const Target *t = cg_target_lookup(o->target);
+	const Target *t = driver_target(o);
 	const char *cc = o->cc ? o->cc : t->cc;
 	char *flags[64];
 	const char *argv[96];
@@ -247,7 +261,7 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 
 	n_flags = proc_split(t->cflags, flags, 32);
 	if (o->cpu)
-		n_flags += proc_split(cg_target_cpu_flags(t, o->cpu), flags + n_flags, 8);
+		n_flags += proc_split(cg_target_cpu_flags(t->host ? t->host : t, o->cpu), flags + n_flags, 8);
 	if (o->cflags)
 		n_flags += proc_split(o->cflags, flags + n_flags, 22);
 	snprintf(src[n_src++], sizeof src[0], "%s.c", name);
@@ -316,6 +330,8 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 			argv[argc++] = main_c;
 			argv[argc++] = lib;
 		}
+		if (t->host)
+			argv[argc++] = "-lOpenCL";   /* --target opencl: the ICD loader */
 		argv[argc++] = "-lm";
 		argv[argc++] = "-pthread";   /* NAME_run_par's pool */
 		argv[argc] = NULL;
@@ -331,7 +347,7 @@ int driver_emit(const Options *o, Graph *g, const char *name, const char *out_di
                 DiagSink *d)
 {
 	CodegenOptions co;
-	const Target *t = cg_target_lookup(o->target);
+	const Target *t = driver_target(o);
 	const char *base = strrchr(o->model, '/');
 	memset(&co, 0, sizeof co);
 	co.name = name;
@@ -342,7 +358,7 @@ int driver_emit(const Options *o, Graph *g, const char *name, const char *out_di
 	co.flags_text = o->flags_text;
 	co.source_name = base ? base + 1 : o->model;
 	co.profile = o->profile;
-	co.cpu_flags = o->cpu ? cg_target_cpu_flags(t, o->cpu) : NULL;
+	co.cpu_flags = o->cpu ? cg_target_cpu_flags(t->host ? t->host : t, o->cpu) : NULL;
 	int rc = t->emit(t, g, &co, d) ? EXIT_BAD_INPUT : EXIT_OK;
 	if (rc && diag_has_code(d, DC_UNSUPPORTED))
 		rc = EXIT_UNSUPPORTED;

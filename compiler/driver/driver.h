@@ -90,6 +90,10 @@ typedef struct Options {
 	const char *out_dir;             /* -o */
 	const char *name;                /* --name */
 	const char *target;              /* --target */
+	const char *host_target;         /* --host-target (opencl's host nodes), NULL: host */
+	PlaceMode placement;             /* --placement (opencl) */
+	PlaceOverride places[MAX_LIST];  /* --place NODE=cpu|device */
+	int n_places;
 	const char *cpu;                 /* --cpu */
 	unsigned emit;                   /* EMIT_* */
 	int opt_level;                   /* -O0..-O3 */
@@ -179,6 +183,8 @@ const DriverOption *driver_option_lookup(const char *flag, Command cmd);
 void driver_print_man(FILE *f);            /* ingot --man: roff */
 void driver_print_bash_completion(FILE *f);/* ingot --bash-completion */
 
+/* options.c: the target the options name (--target, and --host-target for opencl). */
+const Target *driver_target(const Options *o);
 /* options.c: parses argv[first..]; reports a one-line usage error and returns -1. */
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o);
 void driver_usage(FILE *f);

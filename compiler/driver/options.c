@@ -16,6 +16,7 @@ void driver_usage(FILE *f)
 	      "                     [--max-workspace BYTES] [--cc CC] [--cflags \"...\"]\n"
 	      "                     [--dump-ir FILE|-] [--print-ir-after-all] [--print-ir-after PASS]\n"
 	      "                     [--dot FILE] [--svg FILE] [--svg-before FILE] [--profile] [-q|-v]\n"
+	      "                     [--placement auto|device|cpu] [--place NODE=cpu|device] [--host-target T]\n"
 	      "                     [--quantize weights-int8] [--quantize int8 --calibrate DIR\n"
 	      "                      [--emit-qdq FILE.onnx]\n"
 	      "                      [--calibration minmax|percentile[=P]|\n"
@@ -26,7 +27,8 @@ void driver_usage(FILE *f)
 	      "       ingot inspect MODEL.onnx [compile options] [--json]\n"
 	      "       ingot opt FILE.ir [--passes a,b | -O2] [--print-ir-after-all] [--no-offsets]\n"
 	      "       ingot --version | --man (the man page, roff) | --bash-completion\n"
-	      "targets: c (portable C99), x86-avx2, x86-avx512, neon (aarch64), neon32 (armv7 + NEON), host;\n"
+	      "targets: c (portable C99), x86-avx2, x86-avx512, neon (aarch64), neon32 (armv7 + NEON),\n"
+	      "         opencl (a device plus --host-target for the rest), host;\n"
 	      "exit codes: 0 ok, 1 bad input, 2 usage, 3 unsupported ops\n",
 	      f);
 }
@@ -175,6 +177,26 @@ static void append_flag(Options *o, const char *a)
 		snprintf(o->flags_text + len, sizeof o->flags_text - len, "%s%s", len ? " " : "", a);
 }
 
+const Target *driver_target(const Options *o)
+{
+	if (strcmp(o->target, "opencl") == 0)
+		return cg_target_opencl(cg_target_lookup(o->host_target ? o->host_target : "host"));
+	return cg_target_lookup(o->target);
+}
+
+/* --place NODE=cpu|device */
+static int parse_place(const char *v, Options *o)
+{
+	const char *eq = strrchr(v, '=');
+	if (!eq || eq == v || (strcmp(eq + 1, "cpu") && strcmp(eq + 1, "device")))
+		return usage_error("--place expects NODE=cpu or NODE=device, got '%s'", v);
+	if (o->n_places == MAX_LIST)
+		return usage_error("too many --place options%s", "");
+	o->places[o->n_places].node = strndup(v, (size_t)(eq - v));
+	o->places[o->n_places++].device = strcmp(eq + 1, "device") == 0;
+	return 0;
+}
+
 int driver_parse_options(Command cmd, int argc, char **argv, int first, Options *o)
 {
 	memset(o, 0, sizeof *o);
@@ -230,6 +252,26 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 				return -1;
 			}
 			o->target = cg_target_lookup(v)->name;   /* host resolves to this machine's best */
+		} else if (strcmp(a, "--host-target") == 0) {
+			NEED_ARG();
+			if (!cg_target_lookup(v) || cg_target_lookup(v)->host)
+				return usage_error("--host-target expects a CPU target (c, x86-avx2, x86-avx512, "
+				                   "neon, neon32, host), got '%s'", v);
+			o->host_target = cg_target_lookup(v)->name;
+		} else if (strcmp(a, "--placement") == 0) {
+			NEED_ARG();
+			if (strcmp(v, "auto") == 0)
+				o->placement = PLACE_AUTO;
+			else if (strcmp(v, "device") == 0)
+				o->placement = PLACE_DEVICE;
+			else if (strcmp(v, "cpu") == 0)
+				o->placement = PLACE_CPU;
+			else
+				return usage_error("--placement expects auto, device or cpu, got '%s'", v);
+		} else if (strcmp(a, "--place") == 0) {
+			NEED_ARG();
+			if (parse_place(v, o))
+				return -1;
 		} else if (strcmp(a, "--cpu") == 0) {
 			NEED_ARG();
 			o->cpu = v;
@@ -386,12 +428,18 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		}
 #undef NEED_ARG
 	}
-	if (o->cpu && !cg_target_cpu_flags(cg_target_lookup(o->target), o->cpu)) {
+	const Target *t = driver_target(o);
+	if (o->cpu && !cg_target_cpu_flags(t->host ? t->host : t, o->cpu)) {
 		fprintf(stderr, "ingot: target '%s' has no --cpu '%s' (see targets/targets.h)\n", o->target, o->cpu);
 		return -1;
 	}
-	if (cmd == CMD_CHECK && !o->runner && cg_target_lookup(o->target)->emulator[0] && !driver_runs_natively(o->target))
-		o->runner = cg_target_lookup(o->target)->emulator;
+	if ((o->host_target || o->placement != PLACE_AUTO || o->n_places) && !t->host)
+		return usage_error("--host-target, --placement and --place are for --target opencl%s", "");
+	if (t->host && o->profile)
+		return usage_error("--profile is not supported with --target opencl yet%s", "");
+	if (cmd == CMD_CHECK && !o->runner && t->emulator[0] &&
+	    !driver_runs_natively(t->host ? t->host->name : o->target))
+		o->runner = t->emulator;
 	if (cmd == CMD_CHECK && o->n_dirs == 0)
 		return usage_error("check needs at least one test directory%s", "");
 	if (o->emit_qdq && !o->quantize)

@@ -167,6 +167,7 @@ typedef struct Node {
 	RegionId *bodies;        /* nested regions (If branches, Loop/Scan bodies) */
 	int n_bodies;
 	bool dead;               /* removed; skipped by every walk */
+	bool device;             /* placed on the OpenCL device (passes/place.c); prints on(device) */
 } Node;
 
 typedef struct Region {

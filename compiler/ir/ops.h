@@ -50,44 +50,47 @@ typedef enum OpFlag {
 	/* random only in training mode (ops_dropout_training), else a copy of input 0
 	 * whose other outputs are masks: Dropout (ops_node_random, cse, remove_identity) */
 	OPF_RANDOM_TRAINING = 1u << 10,
+	/* the OpenCL target has a device kernel for some f32 nodes of it; which ones
+	 * (dtype, attributes) the target's predicate says (passes/place.c) */
+	OPF_DEVICE = 1u << 11,
 } OpFlag;
 
 #define IR_OPS(X) \
 	/* elementwise: unary math and activations */ \
-	X(ABS, Abs, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(CEIL, Ceil, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(ELU, Elu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(ERF, Erf, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(EXP, Exp, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(FLOOR, Floor, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(HARD_SIGMOID, HardSigmoid, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
-	X(HARD_SWISH, HardSwish, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
-	X(LEAKY_RELU, LeakyRelu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
-	X(LOG, Log, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(NEG, Neg, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
+	X(ABS, Abs, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(CEIL, Ceil, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(ELU, Elu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(ERF, Erf, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(EXP, Exp, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(FLOOR, Floor, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(HARD_SIGMOID, HardSigmoid, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
+	X(HARD_SWISH, HardSwish, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
+	X(LEAKY_RELU, LeakyRelu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
+	X(LOG, Log, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(NEG, Neg, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
 	X(NOT, Not, unary, 1, 1, 1, 1, 0, OPF_INPLACE) \
-	X(RECIPROCAL, Reciprocal, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(RELU, Relu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
-	X(SELU, Selu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(SIGMOID, Sigmoid, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
-	X(SOFTPLUS, Softplus, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(SOFTSIGN, Softsign, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(SQRT, Sqrt, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(SWISH, Swish, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
-	X(TANH, Tanh, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
+	X(RECIPROCAL, Reciprocal, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(RELU, Relu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
+	X(SELU, Selu, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(SIGMOID, Sigmoid, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
+	X(SOFTPLUS, Softplus, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(SOFTSIGN, Softsign, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(SQRT, Sqrt, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
+	X(SWISH, Swish, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
+	X(TANH, Tanh, unary, 1, 1, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION | OPF_DEVICE) \
 	/* elementwise: binary with numpy broadcasting */ \
-	X(ADD, Add, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_COMMUTATIVE) \
+	X(ADD, Add, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_COMMUTATIVE | OPF_DEVICE) \
 	X(AND, And, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_COMMUTATIVE) \
-	X(DIV, Div, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
+	X(DIV, Div, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
 	X(EQUAL, Equal, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_COMMUTATIVE) \
 	X(GREATER, Greater, binary, 2, 2, 1, 1, 0, OPF_INPLACE) \
 	X(GREATER_OR_EQUAL, GreaterOrEqual, binary, 2, 2, 1, 1, 0, OPF_INPLACE) \
 	X(LESS, Less, binary, 2, 2, 1, 1, 0, OPF_INPLACE) \
 	X(LESS_OR_EQUAL, LessOrEqual, binary, 2, 2, 1, 1, 0, OPF_INPLACE) \
-	X(MUL, Mul, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_COMMUTATIVE) \
+	X(MUL, Mul, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_COMMUTATIVE | OPF_DEVICE) \
 	X(OR, Or, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_COMMUTATIVE) \
 	X(POW, Pow, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
-	X(SUB, Sub, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP) \
+	X(SUB, Sub, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_DEVICE) \
 	X(XOR, Xor, binary, 2, 2, 1, 1, 0, OPF_INPLACE | OPF_COMMUTATIVE) \
 	/* elementwise: variadic with broadcasting */ \
 	X(MAX, Max, variadic, 1, -1, 1, 1, 0, 0) \
@@ -101,21 +104,21 @@ typedef enum OpFlag {
 	X(IDENTITY, Identity, identity, 1, 1, 1, 1, 0, OPF_VIEW | OPF_NOOP_SAME_TYPE) \
 	X(WHERE, Where, where, 3, 3, 1, 1, 0, 0) \
 	/* linear algebra and convolution */ \
-	X(CONV, Conv, conv, 2, 4, 1, 1, 0, OPF_LINEAR) \
+	X(CONV, Conv, conv, 2, 4, 1, 1, 0, OPF_LINEAR | OPF_DEVICE) \
 	X(CONV_TRANSPOSE, ConvTranspose, conv_transpose, 2, 4, 1, 1, 0, OPF_LINEAR) \
-	X(GEMM, Gemm, gemm, 2, 4, 1, 1, 0, OPF_LINEAR) \
-	X(MATMUL, MatMul, matmul, 2, 3, 1, 1, 0, OPF_LINEAR) \
+	X(GEMM, Gemm, gemm, 2, 4, 1, 1, 0, OPF_LINEAR | OPF_DEVICE) \
+	X(MATMUL, MatMul, matmul, 2, 3, 1, 1, 0, OPF_LINEAR | OPF_DEVICE) \
 	/* pooling */ \
-	X(AVERAGE_POOL, AveragePool, pool, 1, 1, 1, 1, 0, 0) \
-	X(MAX_POOL, MaxPool, pool, 1, 1, 1, 2, 0, 0) \
-	X(GLOBAL_AVERAGE_POOL, GlobalAveragePool, global_pool, 1, 1, 1, 1, 0, 0) \
-	X(GLOBAL_MAX_POOL, GlobalMaxPool, global_pool, 1, 1, 1, 1, 0, 0) \
+	X(AVERAGE_POOL, AveragePool, pool, 1, 1, 1, 1, 0, OPF_DEVICE) \
+	X(MAX_POOL, MaxPool, pool, 1, 1, 1, 2, 0, OPF_DEVICE) \
+	X(GLOBAL_AVERAGE_POOL, GlobalAveragePool, global_pool, 1, 1, 1, 1, 0, OPF_DEVICE) \
+	X(GLOBAL_MAX_POOL, GlobalMaxPool, global_pool, 1, 1, 1, 1, 0, OPF_DEVICE) \
 	/* normalization and softmax */ \
 	X(BATCH_NORMALIZATION, BatchNormalization, batchnorm, 5, 5, 1, 3, 0, 0) \
 	X(INSTANCE_NORMALIZATION, InstanceNormalization, instancenorm, 3, 3, 1, 1, 0, 0) \
 	X(LAYER_NORMALIZATION, LayerNormalization, layernorm, 2, 3, 1, 3, 0, 0) \
-	X(LOG_SOFTMAX, LogSoftmax, softmax, 1, 1, 1, 1, 0, 0) \
-	X(SOFTMAX, Softmax, softmax, 1, 1, 1, 1, 0, 0) \
+	X(LOG_SOFTMAX, LogSoftmax, softmax, 1, 1, 1, 1, 0, OPF_DEVICE) \
+	X(SOFTMAX, Softmax, softmax, 1, 1, 1, 1, 0, OPF_DEVICE) \
 	/* reductions (axes as attribute or as input 1) */ \
 	X(REDUCE_L1, ReduceL1, reduce, 1, 2, 1, 1, 0x2, 0) \
 	X(REDUCE_L2, ReduceL2, reduce, 1, 2, 1, 1, 0x2, 0) \
@@ -131,19 +134,19 @@ typedef enum OpFlag {
 	X(CONCAT, Concat, concat, 1, -1, 1, 1, 0, 0) \
 	X(CONSTANT_OF_SHAPE, ConstantOfShape, constant_of_shape, 1, 1, 1, 1, 0x1, 0) \
 	X(EXPAND, Expand, expand, 2, 2, 1, 1, 0x2, 0) \
-	X(FLATTEN, Flatten, reshape, 1, 1, 1, 1, 0, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE) \
+	X(FLATTEN, Flatten, reshape, 1, 1, 1, 1, 0, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	X(GATHER, Gather, gather, 2, 2, 1, 1, 0, 0) \
 	X(PAD, Pad, pad, 1, 4, 1, 1, 0xe, 0) \
 	X(RANGE, Range, range, 3, 3, 1, 1, 0x7, 0) \
-	X(RESHAPE, Reshape, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE) \
+	X(RESHAPE, Reshape, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	X(SHAPE, Shape, shape, 1, 1, 1, 1, 0, 0) \
 	X(SIZE, Size, shape, 1, 1, 1, 1, 0, 0) \
 	X(SLICE, Slice, slice, 1, 5, 1, 1, 0x1e, 0) \
 	X(SPLIT, Split, split, 1, 2, 1, -1, 0x2, 0) \
-	X(SQUEEZE, Squeeze, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE) \
+	X(SQUEEZE, Squeeze, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	X(TILE, Tile, tile, 2, 2, 1, 1, 0x2, 0) \
 	X(TRANSPOSE, Transpose, transpose, 1, 1, 1, 1, 0, OPF_PERMUTE) \
-	X(UNSQUEEZE, Unsqueeze, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE) \
+	X(UNSQUEEZE, Unsqueeze, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	/* arith.c, arith_matrix.c */ \
 	X(SIN, Sin, unary_math, 1, 1, 1, 1, 0x0, 0) \
 	X(COS, Cos, unary_math, 1, 1, 1, 1, 0x0, 0) \
@@ -278,7 +281,11 @@ typedef enum OpFlag {
 	X(RANDOM_UNIFORM, RandomUniform, random, 0, 0, 1, 1, 0x0, OPF_RANDOM) \
 	X(RANDOM_UNIFORM_LIKE, RandomUniformLike, random, 1, 1, 1, 1, 0x0, OPF_RANDOM) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
-	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE) \
+	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE | OPF_DEVICE) \
+	/* elementwise.c: the explicit transfers of passes/place.c between the host's memory \
+	 * and the OpenCL device's (a copy on the C target) */ \
+	X(COPY_TO_DEVICE, CopyToDevice, device_copy, 1, 1, 1, 1, 0x0, 0) \
+	X(COPY_TO_HOST, CopyToHost, device_copy, 1, 1, 1, 1, 0x0, 0) \
 	/* control.c: an If branch that cannot be shaped, replaced by a run-time error */ \
 	X(BRANCH_ERROR, BranchError, branch_error, 1, 1, 0, -1, 0x0, 0) \
 	/* qlinear.c, pool.c: the integer forms of QDQ patterns (passes/fold_qdq.c) */ \
@@ -315,6 +322,6 @@ typedef enum Op {
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
-	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error)
+	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy)
 
 #endif /* INGOT_OPS_H */

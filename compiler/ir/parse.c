@@ -513,6 +513,8 @@ static int parse_node(Parser *P)
 		memcpy(n->origins, origins, (size_t)n_orig * sizeof *origins);
 		n->n_origins = n_orig;
 	}
+	if (eat(P, "on(device)"))
+		P->g->nodes[id].device = true;
 	/* the memory plan: one "@arena+N" or "@-" per output that is not _, in order */
 	for (int i = 0; i < n_out; i++) {
 		int64_t off = -1;

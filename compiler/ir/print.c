@@ -5,6 +5,7 @@
  *   const %w : f32[4,3,3,3] = blob(0, 432, 9ac1f2e0)
  *   const %shape : i64[2] = [1, -1]
  *   %y = Conv(%x, %w, _) {group=1, strides=[1,1]} : f32[1,4,8,8] loc("conv_0") @arena+0
+ *   %d = Relu(%c) : f32[1,4,8,8] loc("relu_0") on(device)        # placed on the OpenCL device
  *   output %y
  */
 #include "ir.h"
@@ -276,6 +277,8 @@ static void print_node(FILE *f, const Graph *g, NodeId id, int depth, bool plan)
 		}
 		fputc(')', f);
 	}
+	if (n->device)
+		fputs(" on(device)", f);
 	if (plan)
 		print_offsets(f, g, n);
 	fputc('\n', f);

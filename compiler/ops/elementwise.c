@@ -1,4 +1,4 @@
-/* elementwise.c — op groups unary, binary, variadic, cast, clip, identity and where:
+/* elementwise.c — op groups unary, binary, variadic, cast, clip, identity, where and device_copy:
  * typed attributes with their opset defaults, type inference with numpy
  * broadcasting, and lowering to the kernels of runtime-stubs/kernels/elementwise.c.
  *
@@ -777,6 +777,37 @@ static int identity_lower(LowerCtx *c)
 const OpImpl op_impl_identity = { sizeof(IdentityAttrs), identity_fields,
                                   COUNTOF(identity_fields), identity_import, identity_infer,
                                   identity_lower };
+
+/* ---- device_copy (CopyToDevice, CopyToHost): passes/place.c's transfers ---- */
+
+/* The output is the input, in the other memory; on a CPU target a copy. */
+static int device_copy_infer(InferCtx *c)
+{
+	const Type *x = infer_in(c, 0);
+	if (infer_check_dtype(c, 0, dtl_all_small))
+		return -1;
+	*infer_out(c, 0) = plain_like(x->dtype, x);
+	return 0;
+}
+
+static int device_copy_lower(LowerCtx *c)
+{
+	const Type *x = in_type(c, 0);
+	if (!x)
+		return -1;
+	ingot_identity_params *p = lower_params(c, &identity_desc);
+	p->n = type_numel(x);
+	p->esize = (int64_t)dtype_size(x->dtype);
+	p->n_in = 1;
+	p->n_out = 1;
+	p->mask_dtype = DT_BOOL;
+	p->ratio_dtype = DT_F32;
+	LOWER_CALL(c, ingot_identity, &identity_desc, p);
+	c->kc.split = true;
+	return 0;
+}
+
+const OpImpl op_impl_device_copy = { 0, NULL, 0, NULL, device_copy_infer, device_copy_lower };
 
 /* ---- where ---- */
 

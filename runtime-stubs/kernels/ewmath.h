@@ -15,10 +15,13 @@
 #ifndef INGOT_KERNELS_EWMATH_H
 #define INGOT_KERNELS_EWMATH_H
 
+/* OpenCL C (--target opencl) reads this file after ewtable.h, with floats only */
+#ifndef __OPENCL_C_VERSION__
 #include <math.h>
 #include <stdint.h>
 
 #include "ewtable.h"
+#endif
 
 #if defined(__GNUC__)
 #define INGOT_EW_INLINE static inline __attribute__((unused))
@@ -75,6 +78,7 @@ INGOT_EW_ACT_DEF
 #undef INGOT_EW_T
 #undef INGOT_EW_M
 #undef INGOT_EW_FN
+#ifndef __OPENCL_C_VERSION__
 #define INGOT_EW_T double
 #define INGOT_EW_M(fn) fn
 #define INGOT_EW_FN(fn) ingot_ewd_##fn
@@ -87,6 +91,7 @@ INGOT_EW_ACT_DEF
 #undef INGOT_EW_FN
 INGOT_EW_CLIP_MATH(int64_t, ingot_ewi_)
 INGOT_EW_CLIP_MATH(uint64_t, ingot_ewu_)
+#endif
 
 #undef INGOT_EW_DEF
 #undef INGOT_EW_ACT_CASE

@@ -36,7 +36,9 @@
 #ifndef INGOT_KERNELS_EWTABLE_H
 #define INGOT_KERNELS_EWTABLE_H
 
+#ifndef __OPENCL_C_VERSION__   /* OpenCL C reads it too (--target opencl) */
 #include <stdint.h>
+#endif
 
 #define INGOT_EW_TABLE(X) \
 	X(ABS, Abs, abs, U, 0, _, P0, INGOT_EW_M(fabs)(x), VEC(uk_abs(x))) \

@@ -35,7 +35,9 @@ LAYERS = {
     "codegen/c": (["codegen/c"], ["codegen/common"], "c_target.h"),
     "codegen/x86": (["codegen/x86"], ["codegen/common"], "x86_target.h"),
     "codegen/neon": (["codegen/neon"], ["codegen/common"], "neon_target.h"),
-    "codegen": (["codegen", "targets"], ["codegen/c", "codegen/x86", "codegen/neon"], "targets.h"),
+    "codegen/opencl": (["codegen/opencl"], ["codegen/c"], "opencl_target.h"),
+    "codegen": (["codegen", "targets"], ["codegen/c", "codegen/x86", "codegen/neon", "codegen/opencl"],
+                "targets.h"),
     "driver": (["compiler/driver"], ["frontend", "codegen"], "driver.h"),
 }
 # Headers a layer shows the layers above it (absent: all of its headers).

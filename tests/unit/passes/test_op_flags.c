@@ -38,6 +38,9 @@ static const FlagOps expected[] = {
 	{ OPF_RANDOM, "OPF_RANDOM", "Bernoulli Multinomial RandomNormal RandomNormalLike "
 	  "RandomUniform RandomUniformLike" },
 	{ OPF_RANDOM_TRAINING, "OPF_RANDOM_TRAINING", "Dropout" },
+	{ OPF_DEVICE, "OPF_DEVICE", UNARY " Add Sub Mul Div Conv Gemm MatMul AveragePool MaxPool "
+	  "GlobalAveragePool GlobalMaxPool Softmax LogSoftmax Reshape Flatten Squeeze Unsqueeze "
+	  "FusedElementwise" },
 };
 
 /* Whether the space-separated list holds the word w. */

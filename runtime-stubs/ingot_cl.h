@@ -1,0 +1,78 @@
+/* ingot_cl.h — the OpenCL host helpers of --target opencl: how an application picks
+ * the platform and device, and how an OpenCL failure is reported. NAME.c includes
+ * ingot_cl.c (its functions are static), so two models link together.
+ *
+ *     ingot_cl_options o = INGOT_CL_OPTIONS_DEFAULT;
+ *     ingot_cl_error err;
+ *     o.device_name = "pthread";                 // a substring of CL_DEVICE_NAME
+ *     m_cl *cl = m_cl_init(&o, &err);            // NULL: err.name says why
+ *     int rc = m_cl_run(cl, inputs, outputs, workspace);   // 0 or INGOT_EDEVICE
+ *     m_cl_release(cl);
+ *
+ * The only run-time dependency is the OpenCL ICD loader (-lOpenCL). */
+#ifndef INGOT_CL_H
+#define INGOT_CL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+/* Which device: the index-th platform (or the first whose CL_PLATFORM_NAME holds
+ * platform_name), and on it the index-th device (or the first whose CL_DEVICE_NAME
+ * holds device_name). A name, when not NULL, wins over its index. */
+typedef struct ingot_cl_options {
+	int platform;
+	int device;
+	const char *platform_name;
+	const char *device_name;
+} ingot_cl_options;
+
+#define INGOT_CL_OPTIONS_DEFAULT { 0, 0, NULL, NULL }
+
+/* The last OpenCL failure: its code (CL_*; 0 none), the code's name, the call that
+ * failed, and the program's build log when clBuildProgram failed. */
+typedef struct ingot_cl_error {
+	int code;
+	const char *name;
+	const char *where;
+	char log[1024];
+} ingot_cl_error;
+
+/* What NAME.c hands the helpers of ingot_cl.c. */
+
+/* A kernel argument's buffer: the device pool (which mirrors the host arena's
+ * offsets) or the weights (NAME_weights, uploaded once), at a byte offset. */
+enum { INGOT_CL_POOL, INGOT_CL_WEIGHTS };
+typedef struct ingot_cl_buf {
+	int mem;
+	cl_long off;
+} ingot_cl_buf;
+
+/* One kernel launch: the kernel, its parameter struct (argument 0), its buffers
+ * (arguments 1, 2...: buffer then offset), its NDRange (lws[0] == 0: the driver's). */
+#define INGOT_CL_MAX_BUFS 8
+typedef struct ingot_cl_call {
+	const char *kernel;
+	const void *params;
+	size_t params_size;
+	int n_bufs;
+	ingot_cl_buf buf[INGOT_CL_MAX_BUFS];
+	cl_uint dims;
+	size_t gws[3], lws[3];
+} ingot_cl_call;
+
+/* A model's device state (inside NAME_cl). */
+typedef struct ingot_cl_state {
+	cl_context ctx;
+	cl_device_id dev;
+	cl_command_queue q;          /* one in-order queue */
+	cl_program prog;
+	cl_mem pool, weights;
+	const ingot_cl_call *calls;
+	cl_kernel *k;                /* one per call, created at init with its arguments set */
+	int n_calls;
+	ingot_cl_error err;
+} ingot_cl_state;
+
+#endif /* INGOT_CL_H */

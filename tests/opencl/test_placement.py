@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""opencl_placement: --target opencl on the first OpenCL device (PoCL's CPU device in CI),
+the C target as the oracle. Exits 77 (skipped) only when no OpenCL platform exists.
+
+1. A partitioned graph: Conv+Relu, then Sin (no OpenCL kernel) in the middle, then a
+   device chain again (depthwise Conv, a fused elementwise chain, 3x3 and 1x1 Conv, pools, Gemm,
+   Softmax). Under --placement auto the dumped IR has Sin on the CPU with a CopyToHost
+   right before it and a CopyToDevice right after, every other node on the device, and
+   the outputs equal the C target's within check's tolerance.
+2. The same graph made tiny: the cost model keeps both islands on the CPU (no node
+   on(device), no copies), --placement device still offloads them (and agrees with the
+   C target), --place NODE=cpu moves one node back, and --place on a node without an
+   OpenCL kernel is a usage error naming the reason.
+    test_placement.py INGOT WORKDIR
+"""
+import ctypes
+import ctypes.util
+import os
+import re
+import sys
+
+import numpy as np
+from onnx import TensorProto as T, helper, numpy_helper, save
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "driver"))
+from common import check, main, run, run_ok  # noqa: E402
+
+
+def opencl_platforms():
+    """How many OpenCL platforms the ICD loader finds (0 without a loader)."""
+    name = ctypes.util.find_library("OpenCL")
+    if not name:
+        return 0
+    try:
+        lib = ctypes.CDLL(name)
+    except OSError:
+        return 0
+    n = ctypes.c_uint(0)
+    return n.value if lib.clGetPlatformIDs(0, None, ctypes.byref(n)) == 0 else 0
+
+
+def model(path, c, hw):
+    """x[1,c,hw,hw] -> conv1+relu -> sin (CPU only) -> dw conv -> add/mul/tanh ->
+    conv2 -> pw conv -> maxpool -> avgpool -> global avg pool -> flatten -> gemm -> softmax."""
+    r = np.random.default_rng(1)
+
+    def w(name, *shape):
+        return numpy_helper.from_array((r.standard_normal(shape) * 0.3).astype(np.float32), name)
+
+    inits = [w("w1", c, c, 3, 3), w("b1", c), w("w2", c, c, 3, 3), w("wd", c, 1, 3, 3), w("wp", 2 * c, c, 1, 1),
+             w("k", 1, c, 1, 1), w("m", 1, c, 1, 1), w("wg", 2 * c, 5), w("bg", 5)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Sin", ["r1"], ["s"], name="sin"),
+        helper.make_node("Conv", ["s", "wd"], ["dw"], pads=[1, 1, 1, 1], group=c, name="dw"),
+        helper.make_node("Add", ["dw", "k"], ["a"], name="add"),
+        helper.make_node("Mul", ["a", "m"], ["am"], name="mul"),
+        helper.make_node("Tanh", ["am"], ["t"], name="tanh"),
+        helper.make_node("Conv", ["t", "w2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Conv", ["c2", "wp"], ["pw"], name="pw"),
+        helper.make_node("MaxPool", ["pw"], ["mp"], kernel_shape=[2, 2], strides=[2, 2], name="mp"),
+        helper.make_node("AveragePool", ["mp"], ["ap"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         name="ap"),
+        helper.make_node("GlobalAveragePool", ["ap"], ["gp"], name="gap"),
+        helper.make_node("Flatten", ["gp"], ["fl"], name="flat"),
+        helper.make_node("Gemm", ["fl", "wg", "bg"], ["g"], name="gemm"),
+        helper.make_node("Softmax", ["g"], ["y"], axis=1, name="softmax"),
+    ]
+    g = helper.make_graph(nodes, "part", [helper.make_tensor_value_info("x", T.FLOAT, [1, c, hw, hw])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, [1, 5]),
+                           helper.make_tensor_value_info("r1", T.FLOAT, [1, c, hw, hw])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save(m, path)
+
+
+def test_dir(ingot, work, name, c, hw):
+    """The model in the backend-test layout, its expected outputs from the C target."""
+    d = os.path.join(work, name)
+    ds = os.path.join(d, "test_data_set_0")
+    os.makedirs(ds)
+    model(os.path.join(d, "model.onnx"), c, hw)
+    x = np.random.default_rng(2).standard_normal((1, c, hw, hw)).astype(np.float32)
+    with open(os.path.join(ds, "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    ref = os.path.join(work, name + "_c")
+    run_ok([ingot, "compile", os.path.join(d, "model.onnx"), "--target", "c", "--emit", "c,exe",
+            "-o", ref, "--name", "part"])
+    run_ok([os.path.join(ref, "part"), "--input", os.path.join(ds, "input_0.pb"), "--output-dir", ds])
+    check(sorted(os.listdir(ds)) == ["input_0.pb", "output_0.pb", "output_1.pb"],
+          "the C runner wrote %s" % os.listdir(ds))
+    return d
+
+
+def dump(ingot, d, *flags):
+    out, _ = run_ok([ingot, "compile", os.path.join(d, "model.onnx"), "--target", "opencl", "-o",
+                     os.path.join(d, "out"), "--dump-ir", "-"] + list(flags))
+    return [ln for ln in out.splitlines() if " = " in ln and not ln.startswith("const")]
+
+
+def op_of(line):
+    return re.search(r" = (\w+)\(", line).group(1)
+
+
+def on_device(lines):
+    return {re.search(r'loc\("([^"]+)"', ln).group(1) for ln in lines if ln.endswith(" on(device)")
+            or " on(device) " in ln}
+
+
+def copies(lines):
+    return [op_of(ln) for ln in lines if op_of(ln).startswith("Copy")]
+
+
+def agree(ingot, d, *flags):
+    out, _ = run_ok([ingot, "check", d, "--target", "opencl"] + list(flags))
+    check("1 passed" in out, "check --target opencl %s: %s" % (" ".join(flags), out))
+
+
+def t(ingot, work):
+    if opencl_platforms() == 0:
+        print("SKIP: no OpenCL platform (install pocl-opencl-icd)")
+        sys.exit(77)
+    # 1. big enough to offload: Sin alone stays on the CPU, between two copies
+    big = test_dir(ingot, work, "big", 16, 32)
+    lines = dump(ingot, big)
+    dev = on_device(lines)
+    check("sin" not in dev, "Sin placed on the device: %s" % dev)
+    for want in ("conv1", "dw", "conv2", "pw", "mp", "ap", "gap", "gemm", "softmax"):
+        check(any(want in x for x in dev), "%s not on the device: %s" % (want, sorted(dev)))
+    ops = [op_of(ln) for ln in lines]
+    i = ops.index("Sin")
+    check(ops[i - 1] == "CopyToHost" and ops[i + 1] == "CopyToDevice",
+          "no copies around Sin: %s" % ops[max(0, i - 2):i + 3])
+    # x in; r1 out once (Sin and the graph output r1 read the one host copy); y out
+    check(ops[0] == "CopyToDevice" and copies(lines) == ["CopyToDevice", "CopyToHost", "CopyToDevice",
+                                                          "CopyToHost"], "copies: %s" % copies(lines))
+    agree(ingot, big)
+    # 2. tiny: the transfers cost more than the islands save, all on the CPU
+    tiny = test_dir(ingot, work, "tiny", 2, 4)
+    lines = dump(ingot, tiny)
+    check(not on_device(lines) and not copies(lines),
+          "tiny graph offloaded under auto: %s, copies %s" % (on_device(lines), copies(lines)))
+    agree(ingot, tiny)
+    lines = dump(ingot, tiny, "--placement", "device")
+    check("sin" not in on_device(lines) and len(on_device(lines)) >= 8 and copies(lines),
+          "--placement device: %s, copies %s" % (sorted(on_device(lines)), copies(lines)))
+    agree(ingot, tiny, "--placement", "device")
+    lines = dump(ingot, tiny, "--placement", "device", "--place", "gemm=cpu")
+    check(not any("gemm" in x for x in on_device(lines)), "--place gemm=cpu ignored")
+    lines = dump(ingot, big, "--placement", "cpu")
+    check(not on_device(lines) and not copies(lines), "--placement cpu offloaded something")
+    rc, _, err = run([ingot, "compile", os.path.join(tiny, "model.onnx"), "--target", "opencl", "-o",
+                      os.path.join(work, "bad"), "--place", "sin=device"])
+    check(rc == 2 and "sin" in err and "no OpenCL kernel" in err,
+          "--place sin=device: exit %d, %s" % (rc, err))
+
+
+main(t)
