@@ -29,6 +29,7 @@ typedef __m512i qv;
 #define QV_SHI16(s) _mm512_srai_epi16((s), 8)
 #define QDP_VEX(acc, u, s) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s))
 #define QDP_EVEX QDP_VEX
+#define QV_U8(p) _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #else
 #define QL 8
 #define Q_MR 2
@@ -45,6 +46,7 @@ typedef __m256i qv;
 #define QV_SHI16(s) _mm256_srai_epi16((s), 8)
 #define QDP_VEX(acc, u, s) __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s))
 #define QDP_EVEX(acc, u, s) __asm__("%{evex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(u), "x"(s))
+#define QV_U8(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 #endif
 
 #define Q_NV 4                   /* vectors of a tile */
@@ -428,6 +430,111 @@ static void qc_sums(const uint8_t *xp, int64_t nq, int64_t pbw, int32_t *sum)
 	}
 }
 
+/* Depthwise (one channel per group): per channel, the input as a plane of hn rows,
+ * each row sw phases of wq u8 (phase f, index j: input column j sw + f - pw; rows and
+ * columns outside the input, and every byte past it, hold x's zero point), so the taps
+ * of QL output pixels are QL consecutive bytes for any stride and dilation. The sums
+ * run over int32 lanes: vpmaddwd of the zero-extended bytes with the tap's weight
+ * w' = w - wz in the low 16 bits (x w' exactly, < 2^16 in magnitude), each lane
+ * starting at -xz' sum w' (so a padding tap adds xz' w' - xz' w' = 0 in total). */
+static void qc_dw_row(const qc_geo *g, const uint8_t *src, uint8_t *t, int64_t wq, uint8_t *row)
+{
+	const int64_t len = g->sw * wq, n = g->W < len - g->pw ? g->W : len - g->pw;
+	uint8_t *d = g->sw == 1 ? row : t;
+	int64_t i = 0;
+	memset(d, g->xzu, (size_t)len);
+	if (!src) {
+		if (d != row)
+			memset(row, g->xzu, (size_t)len);
+		return;
+	}
+	if (n > 0) {
+		const __m128i fl = _mm_set1_epi8((char)g->flip);
+		uint8_t *o = d + g->pw;
+		for (; i + 16 <= n; i += 16)
+			_mm_storeu_si128((__m128i *)(void *)(o + i),
+			                 _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + i)), fl));
+		for (; i < n; i++)
+			o[i] = (uint8_t)(src[i] ^ g->flip);
+	}
+	if (d == row)
+		return;
+	i = 0;
+	if (g->sw == 2) {   /* evens to phase 0, odds to phase 1, 16 at a time */
+		const __m128i lo8 = _mm_set1_epi16(0x00ff);
+		for (; 2 * i + 32 <= len && i + 16 <= wq; i += 16) {
+			const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(t + 2 * i));
+			const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(t + 2 * i + 16));
+			_mm_storeu_si128((__m128i *)(void *)(row + i),
+			                 _mm_packus_epi16(_mm_and_si128(a, lo8), _mm_and_si128(b, lo8)));
+			_mm_storeu_si128((__m128i *)(void *)(row + wq + i),
+			                 _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
+		}
+	}
+	for (; i < wq; i++)
+		for (int64_t f = 0; f < g->sw; f++)
+			row[f * wq + i] = t[i * g->sw + f];
+}
+
+/* Units [u0, u1) of (image, channel) of a depthwise conv; the rest as ingot_x86_qconv. */
+static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *const *in, void *y,
+                  const int32_t *bias, const float *wsc, float xsc, float ysc, double yz, double lo,
+                  double hi, int64_t u0, int64_t u1, uint8_t *scratch)
+{
+	const int ql = p->qlinear != 0;
+	const uint8_t *x = (const uint8_t *)in[0], *w = (const uint8_t *)in[ql ? 3 : 1];
+	const void *wzp = p->w_zp ? in[ql ? 5 : 3] : NULL;
+	const int64_t C = p->x_dims[1], P = g->OH * g->OW, owr = (g->OW + QL - 1) / QL * QL;
+	int64_t hn, wq;
+	ingot_x86_qconv_dw_plane(p, QL, &hn, &wq);
+	{
+		const int64_t rs = g->sw * wq;
+		uint8_t *plane = scratch, *t = plane + ingot_x86_q_al64(hn * rs);
+		int32_t *acc = (int32_t *)(void *)(t + ingot_x86_q_al64(rs + 64));
+		int32_t *wk = acc + wq + QL;
+		for (int64_t u = u0; u < u1; u++) {
+			const int64_t c = u % C;
+			const uint8_t *xc = x + u * g->H * g->W;
+			const int32_t wz = (p->w_zp == 1 ? qg_b8(p->w_dtype, wzp, 0)
+			                    : p->w_zp > 1 ? qg_b8(p->w_dtype, wzp, c) : 0) -
+			                   (p->w_dtype == INGOT_DT_U8 ? 128 : 0);
+			const float mult = ql ? xsc * wsc[p->w_s > 1 ? c : 0] / ysc : 0.0f;
+			uint32_t wsum = 0;
+			int32_t corr;
+			for (int64_t k = 0; k < g->K; k++) {
+				const int32_t v = (int32_t)(int8_t)w[c * g->k4 + k] - wz;
+				wk[k] = (int32_t)((uint32_t)v & 0xffffu);
+				wsum += (uint32_t)v;
+			}
+			corr = (int32_t)(0u - (uint32_t)g->xzu * wsum);
+			for (int64_t r = 0; r < hn; r++) {
+				const int64_t ih = r - g->ph;
+				qc_dw_row(g, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, wq, plane + r * rs);
+			}
+			for (int64_t oh = 0; oh < g->OH; oh++) {
+				const int64_t yb = u * P + oh * g->OW;
+				for (int64_t ob = 0; ob < owr; ob += QL) {
+					qv a = QV_SET1(corr);
+					for (int64_t ky = 0; ky < g->KH; ky++) {
+						const uint8_t *rp = plane + (oh * g->sh + ky * g->dh) * rs + ob;
+						const int32_t *wr = wk + ky * g->KW;
+						for (int64_t kx = 0; kx < g->KW; kx++) {
+							const int64_t col = kx * g->dw;
+							a = QV_ADD(a, QV_MADD(QV_U8(rp + col % g->sw * wq + col / g->sw), QV_SET1(wr[kx])));
+						}
+					}
+					QV_STORE(acc + ob, a);
+				}
+				if (!ql)
+					memcpy((int32_t *)y + yb, acc, (size_t)g->OW * sizeof *acc);
+				else
+					qg_requant(acc, g->OW, NULL, bias ? (double)bias[c] : 0.0, NULL, mult, yz, lo, hi,
+					           p->y_dtype == INGOT_DT_I8, (uint8_t *)y + yb);
+			}
+		}
+	}
+}
+
 INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks)
 {
@@ -486,6 +593,11 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 	}
 	if (P == 0 || N == 0)
 		return INGOT_OK;
+	if (ingot_x86_qconv_dw(p)) {
+		if (qg_span(N * C, task, n_tasks, &u0, &u1))
+			qc_dw(p, &g, in, out[0], bias, wsc, xsc, ysc, yz, lo, hi, u0, u1, xp);
+		return INGOT_OK;
+	}
 	rsum = (const int32_t *)(const void *)(w + ingot_x86_q_al64(M * g.k4));
 	for (int64_t oc = 0; oc < M && !need_sum; oc++) {
 		const int32_t wz = (p->w_zp == 1 ? qg_b8(p->w_dtype, wzp, 0)

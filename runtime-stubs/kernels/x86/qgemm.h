@@ -115,10 +115,38 @@ static inline int64_t ingot_x86_qconv_block(const ingot_x86_qconv_params *p, int
 	return b < whole ? b : whole;
 }
 
-/* Scratch per task: the gathered block and its pixels' sums. */
+/* Depthwise: one input and one output channel per group (its own path, below). */
+static inline int ingot_x86_qconv_dw(const ingot_x86_qconv_params *p)
+{
+	return p->group == p->x_dims[1] && p->group == p->y_dims[1];
+}
+
+/* The depthwise path's plane of one channel: rows of sw phases of `wq` bytes each
+ * (ingot_x86_qconv's comment); hn rows, wq per phase. */
+static inline void ingot_x86_qconv_dw_plane(const ingot_x86_qconv_params *p, int lanes, int64_t *hn,
+                                            int64_t *wq)
+{
+	const int two = p->nsp == 2;
+	const int64_t oh = two ? p->y_dims[2] : 1, ow = p->y_dims[1 + p->nsp];
+	const int64_t kh = two ? p->w_dims[2] : 1, kw = p->w_dims[1 + p->nsp];
+	const int64_t sh = two ? p->strides[0] : 1, sw = p->strides[p->nsp - 1];
+	const int64_t dh = two ? p->dilations[0] : 1, dw = p->dilations[p->nsp - 1];
+	*hn = (oh - 1) * sh + (kh - 1) * dh + 1;
+	*wq = (ow + lanes - 1) / lanes * lanes + (kw - 1) * dw / (sw > 0 ? sw : 1) + 16;
+}
+
+/* Scratch per task: the gathered block and its pixels' sums; depthwise: the plane, a
+ * padded input row, an output row of int32 sums and the window's weights. */
 static inline int64_t ingot_x86_qconv_scratch(const ingot_x86_qconv_params *p, int lanes)
 {
 	const int64_t b = ingot_x86_qconv_block(p, lanes);
+	if (ingot_x86_qconv_dw(p)) {
+		int64_t hn, wq;
+		const int64_t sw = p->strides[p->nsp - 1] > 0 ? p->strides[p->nsp - 1] : 1;
+		ingot_x86_qconv_dw_plane(p, lanes, &hn, &wq);
+		return ingot_x86_q_al64(hn * sw * wq) + ingot_x86_q_al64(sw * wq + 64) +
+		       4 * (wq + lanes) + 4 * ingot_x86_qconv_k(p) + 64;
+	}
 	return ingot_x86_q_al64(b * ingot_x86_q_k4(ingot_x86_qconv_k(p))) + 4 * b + 64;
 }
 
