@@ -38,12 +38,7 @@ exact=$("$ingot" check "$out"/qdq_*/ --rtol 0 --atol 0 2>/dev/null | grep -c '^P
 echo "tests/quant: $exact of $(ls -d "$out"/qdq_*/ | wc -l) cases match ORT bit for bit (target c)"
 # a target whose instructions this CPU lacks is not run, and said (x86-avx512 on AVX2
 # CPUs); the others run, then the test exits 77 (skipped), as tests/unit/x86/cpu.py does
-runnable() {
-	case $1 in
-	x86-avx512) for f in avx512f avx512bw avx512dq avx512vl; do grep -qw "$f" /proc/cpuinfo || return 1; done ;;
-	x86-avx2) grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo ;;
-	esac
-}
+runnable() { "$py" "$(dirname "$0")/../unit/x86/cpu.py" "$1"; }
 not_run=0
 for t in "$@"; do
 	if ! runnable "$t"; then

@@ -58,3 +58,12 @@ def finish(failures, skipped):
         print("skipped: %s (the CPU lacks its instructions)" % ", ".join(skipped))
         sys.exit(SKIPPED)
     sys.exit(0)
+
+
+if __name__ == "__main__":
+    # `cpu.py TARGET`: exit 0 when this CPU runs TARGET's code (any non-x86 target: 0),
+    # 1 with a note when it lacks flags (tests/models/run.sh, tests/quant/run.sh)
+    lacking = cpu_lacks(NEEDS.get(sys.argv[1], ()))
+    if lacking:
+        print("note: this CPU lacks %s; %s is not run" % (" ".join(lacking), sys.argv[1]))
+    sys.exit(1 if lacking else 0)
