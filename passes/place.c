@@ -237,6 +237,14 @@ static const char *fresh_name(Graph *g, const char *base, const char *suffix)
 	return name;
 }
 
+/* A new value of v's type named v's name + suffix. The type is copied first:
+ * ir_value_new may move g->values. */
+static ValueId twin_value(Graph *g, ValueId v, const char *suffix)
+{
+	Type t = g->values[v].type;
+	return ir_value_new(g, 0, fresh_name(g, g->values[v].name, suffix), &t);
+}
+
 /* Moves the node just appended to the main region to index `at`. */
 static void insert_at(Graph *g, int at)
 {
@@ -287,8 +295,7 @@ static void copies_to_device(Place *P)
 			if (p != IR_NONE && g->nodes[p].device)
 				continue;
 			if (dev_of[v] == IR_NONE) {
-				dev_of[v] = ir_value_new(g, 0, fresh_name(g, g->values[v].name, ".dev"),
-				                         &g->values[v].type);
+				dev_of[v] = twin_value(g, v, ".dev");
 				add_copy(P, OP_COPY_TO_DEVICE, v, dev_of[v], i++);
 			}
 			g->nodes[id].in[k] = dev_of[v];
@@ -318,8 +325,7 @@ static void copies_to_host(Place *P)
 				continue;
 			if (g->values[v].is_output) {
 				/* the output keeps its name on the host; the device writes a new value */
-				ValueId d = ir_value_new(g, 0, fresh_name(g, g->values[v].name, ".dev"),
-				                         &g->values[v].type);
+				ValueId d = twin_value(g, v, ".dev");
 				for (int j = 0; j < g->n_nodes; j++)
 					if (!g->nodes[j].dead && g->nodes[j].device)
 						for (int s = 0; s < g->nodes[j].n_in; s++)
@@ -332,7 +338,7 @@ static void copies_to_host(Place *P)
 				add_copy(P, OP_COPY_TO_HOST, d, v, i + 1);
 				continue;
 			}
-			host = ir_value_new(g, 0, fresh_name(g, g->values[v].name, ".host"), &g->values[v].type);
+			host = twin_value(g, v, ".host");
 			for (int j = 0; j < g->n_nodes; j++)
 				if (!g->nodes[j].dead && !g->nodes[j].device)
 					for (int s = 0; s < g->nodes[j].n_in; s++)
