@@ -35,14 +35,10 @@ if [ ! -d "$work/seeds" ]; then
 	/usr/bin/python3 "$root/tests/fuzz/make_seeds.py" "$work/seeds" "$work/onnx-tests" "${ingot[@]}" \
 		--models "$root/build/tests/models/out" || exit 1
 fi
+. "$root/tests/fuzz/dicts.sh"
 status=0
 for t in "${targets[@]}"; do
-	case $t in
-	load|pipeline) dict=onnx.dict ;;
-	ir) dict=ir.dict ;;
-	tensor) dict=tensor.dict ;;
-	*) dict= ;;
-	esac
+	dict=$(fuzz_dict "$t")
 	mkdir -p "$work/corpus/$t" "$work/crashes/$t" "$work/tmp"
 	log=$work/long-$t.log
 	TMPDIR=$work/tmp "$build/tests/fuzz/fuzz-$t" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \

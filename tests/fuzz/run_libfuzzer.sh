@@ -13,14 +13,10 @@ build=$1 seeds=$2 work=$3 secs=$4
 shift 4
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(load ir pipeline tensor image)
+. "$here/dicts.sh"
 status=0
 for t in "${targets[@]}"; do
-	case $t in
-	load|pipeline) dict=onnx.dict ;;
-	ir) dict=ir.dict ;;
-	tensor) dict=tensor.dict ;;
-	*) dict= ;;
-	esac
+	dict=$(fuzz_dict "$t")
 	mkdir -p "$work/corpus/$t" "$work/crashes/$t"
 	log=$work/fuzz-$t.log
 	# TMPDIR: the load/pipeline/ir targets write each input to a file there
