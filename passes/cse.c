@@ -74,11 +74,41 @@ static bool same_const(Graph *g, int32_t a, int32_t b)
 	       memcmp(ir_const_data(g, a), ir_const_data(g, b), (size_t)type_bytes(&va->type)) == 0;
 }
 
+/* repl[v]: the value that replaces v (IR_NONE: none). Uses are redirected through it
+ * as the walk reaches them, not by a scan of every node per merge (rw_replace_uses),
+ * which made merging k duplicates cost k times the graph. */
+static ValueId *repl_new(const Graph *g)
+{
+	ValueId *repl = malloc(((size_t)g->n_values + 1) * sizeof *repl);
+	if (!repl)
+		die("out of memory");
+	for (int v = 0; v <= g->n_values; v++)
+		repl[v] = IR_NONE;
+	return repl;
+}
+
+static void repl_inputs(Node *n, const ValueId *repl)
+{
+	for (int k = 0; k < n->n_in; k++)
+		if (n->in[k] != IR_NONE && repl[n->in[k]] != IR_NONE)
+			n->in[k] = repl[n->in[k]];
+}
+
+/* Redirects every input of every live node through repl (the final sweep: nodes of a
+ * region walked before the merge that replaced their input). */
+static void repl_apply(Graph *g, const ValueId *repl)
+{
+	for (NodeId id = 0; id < g->n_nodes; id++)
+		if (!g->nodes[id].dead)
+			repl_inputs(&g->nodes[id], repl);
+}
+
 static int merge_constants(Graph *g)
 {
 	Table t;
 	int merged = 0;
 	unsigned char *seen = calloc((size_t)g->n_values + 1, 1);
+	ValueId *repl = repl_new(g);
 	if (!seen)
 		die("out of memory");
 	table_init(&t, g->n_values);
@@ -102,14 +132,17 @@ static int merge_constants(Graph *g)
 					h = mix(h, (uint64_t)cv->type.dims[d]);
 				ValueId keep = table_find_or_add(&t, g, h, v, same_const);
 				if (keep != v) {
-					rw_replace_uses(g, v, keep);
+					repl[v] = keep;
 					merged++;
 				}
 			}
 		}
 	}
+	if (merged)
+		repl_apply(g, repl);
 	table_free(&t);
 	free(seen);
+	free(repl);
 	return merged;
 }
 
@@ -149,11 +182,15 @@ static int merge_nodes(Graph *g)
 {
 	Table t;
 	int merged = 0;
+	ValueId *repl = repl_new(g);
 	table_init(&t, g->n_nodes);
 	for (RegionId r = 0; r < g->n_regions; r++) {
 		for (int i = 0; i < g->regions[r].n_nodes; i++) {
 			NodeId id = g->regions[r].nodes[i];
 			Node *n = &g->nodes[id];
+			if (n->dead)
+				continue;
+			repl_inputs(n, repl);   /* a node whose inputs were merged may now match */
 			if (!mergeable(g, id))
 				continue;
 			uint64_t h = mix(mix((uint64_t)n->op, (uint64_t)n->opset), (uint64_t)r);
@@ -165,12 +202,15 @@ static int merge_nodes(Graph *g)
 			n->dead = true;
 			for (int k = 0; k < n->n_out; k++)
 				if (n->out[k] != IR_NONE)
-					rw_replace_uses(g, n->out[k], g->nodes[keep].out[k]);
+					repl[n->out[k]] = g->nodes[keep].out[k];
 			rw_origins_append(g, keep, id);
 			merged++;
 		}
 	}
+	if (merged)
+		repl_apply(g, repl);
 	table_free(&t);
+	free(repl);
 	return merged;
 }
 

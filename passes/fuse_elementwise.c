@@ -231,6 +231,7 @@ static void rewrite(Fuser *F, NodeId id, const Prog *P)
 	ops_fused_attrs(g, id)->params = params;
 	n->origins = origins;
 	n->n_origins = n_origins;
+	n->origins_cap = 0;
 	rw_node_set_inputs(g, id, P->in, P->n_in);
 	rw_reinfer(g, id);
 }

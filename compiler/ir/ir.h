@@ -163,6 +163,10 @@ typedef struct Node {
 	void *attrs;             /* the op group's typed attribute struct */
 	const char **origins;    /* ONNX node names this node came from (fusion keeps all) */
 	int n_origins;
+	int origins_cap;         /* > 0: origins is this node's own array with room for this
+	                            many (rw_origins_append grows it geometrically); 0: an
+	                            exact-size array that may be shared, copied on growth.
+	                            Whoever sets origins directly sets this to 0 */
 	RegionId region;
 	RegionId *bodies;        /* nested regions (If branches, Loop/Scan bodies) */
 	int n_bodies;

@@ -88,19 +88,30 @@ bool rw_redirect(Graph *g, ValueId from, ValueId to)
 	return true;
 }
 
+/* Joins src's origins to dst's, before them (first) or after. Appending to a node's
+ * own array reuses its room, and new arrays double: a node that absorbs k duplicates
+ * one at a time (cse) costs O(k) arena, not O(k^2). */
 static void join_origins(Graph *g, NodeId dst, NodeId src, bool first)
 {
 	Node *d = &g->nodes[dst];
 	const Node *s = &g->nodes[src];
 	if (!s->n_origins)
 		return;
-	const char **o = arena_array(&g->arena, (size_t)(d->n_origins + s->n_origins), sizeof *o);
+	int total = d->n_origins + s->n_origins;
+	if (!first && d->origins_cap >= total) {
+		memcpy(d->origins + d->n_origins, s->origins, (size_t)s->n_origins * sizeof *d->origins);
+		d->n_origins = total;
+		return;
+	}
+	int cap = total < 4 ? 4 : total * 2;
+	const char **o = arena_array(&g->arena, (size_t)cap, sizeof *o);
 	int at_d = first ? s->n_origins : 0, at_s = first ? 0 : d->n_origins;
 	if (d->n_origins)
 		memcpy(o + at_d, d->origins, (size_t)d->n_origins * sizeof *o);
 	memcpy(o + at_s, s->origins, (size_t)s->n_origins * sizeof *o);
 	d->origins = o;
-	d->n_origins += s->n_origins;
+	d->n_origins = total;
+	d->origins_cap = cap;
 }
 
 void rw_origins_append(Graph *g, NodeId dst, NodeId src)

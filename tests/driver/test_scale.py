@@ -4,7 +4,12 @@ at n and 10n nodes: a chain of Softmax nodes (no fusion: n tensors for the plann
 which placed each against every earlier one, and for its checker, which compared every
 pair: 67x the time from 10^4 to 10^5 nodes before they indexed lifetimes), and a wide
 graph of n inputs, each through a Relu to its own output (the emitter's run()
-parameter names and input/output lookups: 89x before they were hashed and indexed).
+parameter names and input/output lookups: 89x before they were hashed and indexed),
+and a Sum tree: one input through n Relus, reduced by 32-input Sums (cse merges the
+n identical Relus, then the Sums: it redirected each merged node's uses by a scan of
+the whole graph, and the kept node's origin list was copied on every append, O(n^2)
+arena; 10^5 nodes took 135 s and 24 GB at -O0 before; this one is built at 3n and 30n
+nodes, its compile being too quick at n for a CPU-time ratio).
 `ingot compile --emit c` of the larger must take at most 20x the smaller's CPU time
 (user + system, the best of three runs each: a ratio measured in this run, never an
 absolute time; n log n gives 12.5x from 10^4 to 10^5 and n^2 100x; measured 8.8x to
@@ -38,6 +43,23 @@ def wide(n):
                              opset_imports=[helper.make_opsetid("", 13)])
 
 
+def sumtree(n):
+    n *= 3
+    nodes = [helper.make_node("Relu", ["x"], ["r%d" % i]) for i in range(n)]
+    level, k = ["r%d" % i for i in range(n)], 0
+    while len(level) > 1:
+        nxt = []
+        for j in range(0, len(level), 32):
+            nodes.append(helper.make_node("Sum", level[j:j + 32], ["s%d" % k]))
+            nxt.append("s%d" % k)
+            k += 1
+        level = nxt
+    nodes.append(helper.make_node("Identity", [level[0]], ["y"]))
+    return helper.make_model(helper.make_graph(nodes, "sumtree", [vi("x", TensorProto.FLOAT, [1, 16])],
+                                               [vi("y", TensorProto.FLOAT, [1, 16])]),
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
 def compile_once(ingot, path, out):
     """(CPU seconds, user + system, and peak RSS in bytes) of one `ingot compile
     --emit c`, as GNU time reports them: CPU time, not wall time, so that the tests
@@ -55,18 +77,19 @@ def compile_once(ingot, path, out):
 
 def test(ingot, work, n=None):
     n = int(n) if n else (1000 if SANITIZED else 10000)
-    for kind, make in (("chain", chain), ("wide", wide)):
+    for kind, make in (("chain", chain), ("wide", wide), ("sumtree", sumtree)):
         got = {}
         for size in (n, 10 * n):
             path = os.path.join(work, "%s%d.onnx" % (kind, size))
-            save(make(size), path)
+            model = make(size)
+            save(model, path)
             runs = [compile_once(ingot, path, os.path.join(work, "out-%s%d" % (kind, size)))
                     for _ in range(1 if SANITIZED else 3)]
             t, rss = min(r[0] for r in runs), max(r[1] for r in runs)
             mb = os.path.getsize(path)
             got[size] = t
             print("%s of %d nodes: %.2f s of CPU, peak RSS %.1f MB for a %.1f MB model" %
-                  (kind, size, t, rss / 2**20, mb / 2**20))
+                  (kind, len(model.graph.node), t, rss / 2**20, mb / 2**20))
             check(SANITIZED or rss <= 100 * mb + 64 * 2**20, "%s%d: peak RSS %.0f MB is over 100x the "
                   "model (%.1f MB) + 64 MB" % (kind, size, rss / 2**20, mb / 2**20))
         ratio = got[10 * n] / got[n]
