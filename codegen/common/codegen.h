@@ -77,7 +77,10 @@ typedef struct CodegenOptions {
 typedef struct WeightsLayout {
 	int64_t *off;                /* per ValueId: offset in the emitted blob, -1 if absent */
 	int64_t size;                /* bytes */
-	uint8_t *data;               /* the packed blob (malloc) */
+	const Graph *g;              /* whose blob holds the bytes (never copied: a 1 GB
+	                                model's weights are written from it, in order) */
+	ValueId *order;              /* the placed values, in offset order */
+	int n_order;
 } WeightsLayout;
 
 void cg_weights_layout(const Graph *g, WeightsLayout *w);

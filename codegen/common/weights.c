@@ -6,6 +6,8 @@
  * of the op table) are already in the kernel parameters and are not emitted. */
 #include "codegen.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,14 +21,18 @@ static void place(const Graph *g, WeightsLayout *w, ValueId v)
 	w->size = (w->size + ALIGN - 1) & ~(int64_t)(ALIGN - 1);
 	w->off[v] = w->size;
 	w->size += type_bytes(&g->values[v].type);
+	w->order[w->n_order++] = v;
 }
 
 void cg_weights_layout(const Graph *g, WeightsLayout *w)
 {
 	const Region *main = &g->regions[0];
 	w->off = malloc(((size_t)g->n_values + 1) * sizeof *w->off);
-	if (!w->off)
+	w->order = malloc(((size_t)g->n_values + 1) * sizeof *w->order);
+	if (!w->off || !w->order)
 		die("out of memory");
+	w->g = g;
+	w->n_order = 0;
 	for (int i = 0; i < g->n_values; i++)
 		w->off[i] = -1;
 	w->size = 0;
@@ -44,20 +50,69 @@ void cg_weights_layout(const Graph *g, WeightsLayout *w)
 	}
 	for (int i = 0; i < main->n_outputs; i++)
 		place(g, w, main->outputs[i]);
-	w->data = calloc(1, (size_t)(w->size ? w->size : 1));
-	if (!w->data)
-		die("out of memory");
-	for (int i = 0; i < g->n_values; i++)
-		if (w->off[i] >= 0)
-			memcpy(w->data + w->off[i], g->blob + g->values[i].const_off,
-			       (size_t)type_bytes(&g->values[i].type));
 }
 
 void cg_weights_free(WeightsLayout *w)
 {
 	free(w->off);
-	free(w->data);
+	free(w->order);
 	memset(w, 0, sizeof *w);
+}
+
+/* Calls put(buf, n, arg) over the blob's bytes in order, the zero padding between
+ * values included, straight from the graph's constants. */
+static int weights_each(const WeightsLayout *w, int (*put)(const uint8_t *, size_t, void *), void *arg)
+{
+	static const uint8_t zeros[ALIGN];
+	int64_t at = 0;
+	for (int i = 0; i < w->n_order; i++) {
+		const Value *v = &w->g->values[w->order[i]];
+		if (w->off[w->order[i]] > at && put(zeros, (size_t)(w->off[w->order[i]] - at), arg))
+			return -1;
+		at = w->off[w->order[i]] + type_bytes(&v->type);
+		if (put(w->g->blob + v->const_off, (size_t)type_bytes(&v->type), arg))
+			return -1;
+	}
+	return 0;
+}
+
+/* The C array's rows: 16 bytes a line ("\t0x.., 0x..,\n") */
+typedef struct CRows {
+	Emitter *e;
+	int64_t k;
+} CRows;
+
+static int put_c(const uint8_t *p, size_t n, void *arg)
+{
+	CRows *r = arg;
+	for (size_t i = 0; i < n; i++, r->k++) {
+		if (r->k % 16 == 0)
+			em_raw(r->e, r->k ? "\n\t" : "\t", r->k ? 2 : 1);
+		em_printf(r->e, "%s0x%02x,", r->k % 16 ? " " : "", p[i]);
+	}
+	return 0;
+}
+
+static int put_file(const uint8_t *p, size_t n, void *arg)
+{
+	return n && fwrite(p, 1, n, arg) != n ? -1 : 0;
+}
+
+/* Writes the blob to DIR/NAME from the graph's constants, value by value. */
+static int write_bin(const WeightsLayout *w, const char *dir, const char *name, DiagSink *d)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	int bad = !f || weights_each(w, put_file, f);
+	if (f && fclose(f) != 0)
+		bad = 1;
+	if (bad) {
+		DiagLoc l = diag_loc_file(path);
+		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 WeightsMode cg_weights_mode(const WeightsLayout *w, const CodegenOptions *o)
@@ -84,12 +139,9 @@ int cg_weights_emit(const WeightsLayout *w, const CodegenOptions *o, WeightsMode
 			em_line(&e, "__attribute__((section(\"%s\")))", o->weights_section);
 		em_line(&e, "INGOT_ALIGNED64 const unsigned char %s_weights[%lld] = {", o->name,
 		        (long long)w->size);
-		for (int64_t i = 0; i < w->size; i += 16) {
-			em_raw(&e, "\t", 1);
-			for (int64_t k = i; k < i + 16 && k < w->size; k++)
-				em_printf(&e, "%s0x%02x,", k == i ? "" : " ", w->data[k]);
-			em_raw(&e, "\n", 1);
-		}
+		CRows rows = { &e, 0 };
+		weights_each(w, put_c, &rows);
+		em_raw(&e, "\n", 1);
 		em_line(&e, "};");
 		snprintf(file, sizeof file, "%s_weights.c", o->name);
 		rc = em_write_file(&e, o->out_dir, file, d);
@@ -112,7 +164,7 @@ int cg_weights_emit(const WeightsLayout *w, const CodegenOptions *o, WeightsMode
 		em_line(&e, "#endif");
 		rc = em_write_file(&e, o->out_dir, file, d);
 		if (!rc)
-			rc = cg_write_bytes(o->out_dir, bin, w->data, (size_t)w->size, d);
+			rc = write_bin(w, o->out_dir, bin, d);
 	}
 	em_free(&e);
 	return rc;

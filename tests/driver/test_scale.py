@@ -18,11 +18,18 @@ and its peak RSS must stay under 100x the .onnx file plus 64 MB (these models ar
 nodes and names, no weights). n = 10^4 (10^3 under the sanitizers, where only the
 compiles' success is checked: ASan's shadow memory and quarantine change both figures).
 
+Then a model of large weights in external data (4 MatMuls of 2048x2048 f32, 64 MB):
+the compile's peak RSS must stay under 1.25x the data + 32 MB (measured 1.29x in all). The weights are read once
+into the graph and written to NAME_weights.bin from there (they were copied into a
+second blob first: 2x the data).
+
     test_scale.py INGOT WORKDIR [N]     (N = 10^5: 10^5 and 10^6 nodes, by hand)
 """
 import os
 
-from onnx import TensorProto, helper
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+from onnx import save as onnx_save
 
 from common import SANITIZED, check, main, run, save, vi
 
@@ -58,6 +65,21 @@ def sumtree(n):
     return helper.make_model(helper.make_graph(nodes, "sumtree", [vi("x", TensorProto.FLOAT, [1, 16])],
                                                [vi("y", TensorProto.FLOAT, [1, 16])]),
                              opset_imports=[helper.make_opsetid("", 13)])
+
+
+def big_weights(path, k=4, d=2048):
+    rng = np.random.default_rng(0)
+    nodes, inits, prev = [], [], "x"
+    for i in range(k):
+        inits.append(numpy_helper.from_array(rng.standard_normal((d, d), dtype=np.float32), "w%d" % i))
+        out = "y" if i == k - 1 else "h%d" % i
+        nodes.append(helper.make_node("MatMul", [prev, "w%d" % i], [out], name="mm%d" % i))
+        prev = out
+    g = helper.make_graph(nodes, "big", [vi("x", TensorProto.FLOAT, [1, d])], [vi("y", TensorProto.FLOAT, [1, d])],
+                          initializer=inits)
+    onnx_save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path,
+              save_as_external_data=True, all_tensors_to_one_file=True, location="big.data", size_threshold=1024)
+    return k * d * d * 4
 
 
 def compile_once(ingot, path, out):
@@ -97,6 +119,16 @@ def test(ingot, work, n=None):
         if not SANITIZED:
             check(ratio <= 20, "%s: compile time grew %.1fx from %d to %d nodes (at most 20x)" %
                   (kind, ratio, n, 10 * n))
+
+    path = os.path.join(work, "big.onnx")
+    data = big_weights(path)
+    t, rss = compile_once(ingot, path, os.path.join(work, "out-big"))
+    out = os.path.join(work, "out-big", "big_weights.bin")
+    check(os.path.getsize(out) == data, "big_weights.bin holds %d bytes, not %d" % (os.path.getsize(out), data))
+    print("%d MB of external weights: %.2f s of CPU, peak RSS %.1f MB (%.2fx the data)" %
+          (data >> 20, t, rss / 2**20, rss / data))
+    check(SANITIZED or rss <= 1.25 * data + 32 * 2**20, "big: peak RSS %.0f MB is over 1.25x the %d MB of weights "
+          "+ 32 MB" % (rss / 2**20, data >> 20))
 
 
 if __name__ == "__main__":
