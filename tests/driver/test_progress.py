@@ -16,6 +16,7 @@ import pty
 import re
 import select
 import subprocess
+import time
 
 from onnx import TensorProto, helper
 
@@ -95,8 +96,16 @@ def test(ingot, work):
     check(all(int(d[3]) > 0 for d in drawn), "progress lines with no nodes: %r" % tty)
     check(tty.endswith("\r\x1b[K"), "the progress line is not cleared at the end: %r" % tty[-80:])
     check("warning" in tty, "the warning is missing on the terminal: %r" % tty)
+    # (only a compile that really ended within 1.5 s may be held to it: on a loaded
+    # machine this one can pass the 2 s, and then it must draw)
+    t0 = time.monotonic()
     rc, tty = on_pty(base, dict(os.environ))
-    check(rc == 0 and "\x1b[K" not in tty, "a compile under 2 s drew a progress line: %r" % tty)
+    took = time.monotonic() - t0
+    check(rc == 0, "compile on a pty: exit %d: %r" % (rc, tty))
+    if took < 1.5:
+        check("\x1b[K" not in tty, "a compile of %.2f s drew a progress line: %r" % (took, tty))
+    else:
+        print("the default-delay compile took %.2f s: not held to drawing nothing" % took)
     rc, tty = on_pty(base + ["-q"], env0)
     check(rc == 0 and tty == "", "-q on a terminal printed %r" % tty)
     _, err = run_ok(base, env=env0)
