@@ -470,8 +470,38 @@ static void internalize(L *l, const char *cpu, unsigned cpu_len, const char *fea
 	}
 }
 
-/* libNAME.a: an ar archive of NAME.o alone (what `ar rcs` writes, with a zero date). */
-static int write_archive(L *l, const char *obj_path, const char *obj_name)
+/* The external symbols the object defines (the archive's index), NUL-separated. */
+static char *defined_symbols(LLVMModuleRef m, size_t *len, int *count)
+{
+	size_t cap = 256, n = 0;
+	char *buf = malloc(cap);
+	*count = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (LLVMValueRef v = pass ? LLVMGetFirstGlobal(m) : LLVMGetFirstFunction(m); v;
+		     v = pass ? LLVMGetNextGlobal(v) : LLVMGetNextFunction(v)) {
+			size_t k;
+			const char *nm = LLVMGetValueName2(v, &k);
+			if (LLVMIsDeclaration(v) || LLVMGetLinkage(v) != LLVMExternalLinkage)
+				continue;
+			while (n + k + 1 > cap)
+				buf = realloc(buf, cap *= 2);
+			memcpy(buf + n, nm, k + 1);
+			n += k + 1;
+			(*count)++;
+		}
+	*len = n;
+	return buf;
+}
+
+static void be32(char *p, uint32_t v)
+{
+	p[0] = (char)(v >> 24), p[1] = (char)(v >> 16), p[2] = (char)(v >> 8), p[3] = (char)v;
+}
+
+/* libNAME.a: NAME.o with a symbol index, as `ar rcs` writes it (GNU format, zero
+ * dates and ids, so the bytes depend on the object alone). */
+static int write_archive(L *l, const char *obj_path, const char *obj_name, const char *syms, size_t syms_len,
+                         int n_syms)
 {
 	FILE *f = fopen(obj_path, "rb");
 	if (!f) {
@@ -481,9 +511,10 @@ static int write_archive(L *l, const char *obj_path, const char *obj_name)
 	fseek(f, 0, SEEK_END);
 	long n = ftell(f);
 	fseek(f, 0, SEEK_SET);
-	size_t cap = 8 + 60 + (size_t)n + 1;
-	char *buf = malloc(cap), hdr[61];
-	if (!buf || fread(buf + 68, 1, (size_t)n, f) != (size_t)n) {
+	size_t idx = 4 + 4 * (size_t)n_syms + syms_len, idx_pad = idx + (idx & 1);
+	size_t member = 8 + 60 + idx_pad, total = member + 60 + (size_t)n + ((size_t)n & 1);
+	char *buf = calloc(1, total + 1), hdr[61];
+	if (!buf || fread(buf + member + 60, 1, (size_t)n, f) != (size_t)n) {
 		fclose(f);
 		free(buf);
 		file_error(l, "cannot read the object file %s", obj_path);
@@ -491,11 +522,20 @@ static int write_archive(L *l, const char *obj_path, const char *obj_name)
 	}
 	fclose(f);
 	memcpy(buf, "!<arch>\n", 8);
-	snprintf(hdr, sizeof hdr, "%-16.16s%-12d%-6d%-6d%-8o%-10ld`\n", obj_name, 0, 0, 0, 0644, n);
+	snprintf(hdr, sizeof hdr, "%-16.16s%-12d%-6d%-6d%-8o%-10zu`\n", "/", 0, 0, 0, 0, idx);
 	memcpy(buf + 8, hdr, 60);
-	size_t total = 68 + (size_t)n;
+	be32(buf + 68, (uint32_t)n_syms);
+	for (int i = 0; i < n_syms; i++)
+		be32(buf + 72 + 4 * i, (uint32_t)member);
+	memcpy(buf + 72 + 4 * (size_t)n_syms, syms, syms_len);
+	if (idx & 1)
+		buf[68 + idx] = '\n';
+	char name[40];
+	snprintf(name, sizeof name, "%.15s/", obj_name);
+	snprintf(hdr, sizeof hdr, "%-16.16s%-12d%-6d%-6d%-8o%-10ld`\n", name, 0, 0, 0, 0644, n);
+	memcpy(buf + member, hdr, 60);
 	if (n & 1)
-		buf[total++] = '\n';
+		buf[total - 1] = '\n';
 	char lib[160];
 	snprintf(lib, sizeof lib, "lib%s.a", l->o->name);
 	int rc = cg_write_bytes(l->o->out_dir, lib, buf, total, l->d);
@@ -582,7 +622,14 @@ static int emit_object(L *l, const char *triple_opt)
 		file_error(l, "writing the object file: %s", err);
 		goto out;
 	}
-	rc = (l->o->emit & (EMIT_LIB | EMIT_EXE)) ? write_archive(l, obj, obj_name) : 0;
+	rc = 0;
+	if (l->o->emit & (EMIT_LIB | EMIT_EXE)) {
+		size_t syms_len;
+		int n_syms;
+		char *syms = defined_symbols(km, &syms_len, &n_syms);
+		rc = write_archive(l, obj, obj_name, syms, syms_len, n_syms);
+		free(syms);
+	}
 out:
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
