@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Suite llvm: two models built by --backend llvm linked into one C program, and the
 LLVM backend's object files are deterministic with their weights read-only.
 
