@@ -553,15 +553,6 @@ static int emit_object(L *l, const char *triple_opt)
 	LLVMTargetRef target;
 	LLVMTargetMachineRef tm = NULL;
 	LLVMModuleRef km = NULL;
-	if (strncmp(triple, "x86_64-", 7) != 0) {
-		file_error(l, "--triple %s: this build has kernel bitcode for x86_64 triples only (neon and neon32 "
-		           "are a later phase of --backend llvm)", triple);
-		goto out;
-	}
-	if (!bc) {
-		file_error(l, "--backend llvm has no kernel bitcode for target '%s' yet", l->t->name);
-		goto out;
-	}
 	LLVMInitializeX86TargetInfo();
 	LLVMInitializeX86Target();
 	LLVMInitializeX86TargetMC();
@@ -653,6 +644,16 @@ int cg_llvm_emit(const Target *t, Graph *g, const CodegenOptions *o, const char 
 	}
 	if (o->profile) {
 		file_error(&l, "%s--profile is not supported by --backend llvm yet", "");
+		return -1;
+	}
+	size_t bc_len;
+	if (!target_bitcode(t, &bc_len)) {
+		file_error(&l, "--backend llvm has no kernel bitcode for target '%s' yet", t->name);
+		return -1;
+	}
+	if (triple && strncmp(triple, "x86_64-", 7) != 0) {
+		file_error(&l, "--triple %s: this build has kernel bitcode for x86_64 triples only (neon and neon32 "
+		           "are a later phase of --backend llvm)", triple);
 		return -1;
 	}
 	if (cg_mkdir_p(o->out_dir, d) || (t->prepare && t->prepare(t, g)))

@@ -12,6 +12,8 @@ LLVM backend's object files are deterministic with their weights read-only.
 - A model with an initializer (MatMul by a seeded random weight, then Relu) compiled
   twice into two folders gives the same .o bytes; its NAME_weights is read-only data
   (nm type R), or in the section --weights-section names; its output matches numpy.
+- Control flow, --target neon and a non-x86_64 --triple are refused with one error
+  line naming the node or option (the last two before anything is written).
 """
 import glob
 import os
@@ -150,6 +152,19 @@ want = np.maximum(x.astype(np.float64) @ w.astype(np.float64), 0)
 if not np.allclose(got, want, rtol=1e-3, atol=1e-6):
     failures.append("dense: max abs diff %g from numpy" % float(np.max(np.abs(got - want))))
 print("deterministic .o, read-only weights: %s" % ("ok" if not failures else "FAILED"))
+# -- what the backend does not do yet: one error line naming the node or option, no output
+for model_, extra, want in [(os.path.join(data, "node", "test_if", "model.onnx"), [], "node 'If_0' (If)"),
+                            (model, ["--target", "neon"], "target 'neon'"),
+                            (model, ["--triple", "aarch64-linux-gnu"], "--triple aarch64-linux-gnu")]:
+    out = os.path.join(work, "refused")
+    subprocess.run(["rm", "-rf", out], check=True)
+    r = subprocess.run([ingot, "compile", model_, "--backend", "llvm", "-o", out, *extra], capture_output=True,
+                       text=True)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode == 0 or len(lines) != 1 or want not in lines[0] or os.path.exists(out) and extra:
+        failures.append("%s %s: want one error line naming %s, got rc %d: %s" % (
+            os.path.basename(model_), " ".join(extra), want, r.returncode, r.stderr.strip()))
+print("refusals: %s" % ("ok" if not failures else "FAILED"))
 for f_ in failures:
     print("FAIL " + f_)
 sys.exit(1 if failures else 0)
