@@ -11,7 +11,8 @@ LLVM backend's object files are deterministic with their weights read-only.
   expected outputs within ingot check's default tolerance (rtol 1e-3, atol 1e-7).
 - A model with an initializer (MatMul by a seeded random weight, then Relu) compiled
   twice into two folders gives the same .o bytes; its NAME_weights is read-only data
-  (nm type R), or in the section --weights-section names; its output matches numpy.
+  (nm type R), or in the section --weights-section names; its output matches numpy;
+  neither object has writable static data (.data/.bss bytes).
 - Control flow, --target neon and a non-x86_64 --triple are refused with one error
   line naming the node or option (the last two before anything is written).
 """
@@ -132,6 +133,15 @@ nm = subprocess.run(["nm", os.path.join(work, "dense0", "dense.o")], check=True,
 kind = [line.split()[1] for line in nm.splitlines() if line.endswith(" dense_weights")]
 if kind != ["R"]:
     failures.append("dense_weights is not read-only data: nm says %s" % kind)
+# no writable static state (the guards_* rule of the C path): no .data or .bss bytes in
+# either model's object (const tables with pointers sit in .data.rel.ro)
+for obj in [os.path.join(work, "dense0", "dense.o"), os.path.join(work, "conv", "conv.o")]:
+    heads = subprocess.run(["objdump", "-h", obj], check=True, capture_output=True, text=True).stdout
+    for line in heads.splitlines():
+        f = line.split()
+        if len(f) > 2 and f[0].isdigit() and (f[1] in (".data", ".bss") or f[1].startswith((".data.", ".bss."))) \
+                and not f[1].startswith(".data.rel.ro") and int(f[2], 16) > 0:
+            failures.append("%s has writable section %s (%d bytes)" % (os.path.basename(obj), f[1], int(f[2], 16)))
 compile_llvm(model, "dense", os.path.join(work, "dense_sec"), "--weights-section", ".rodata.dense")
 sec = subprocess.run(["objdump", "-t", os.path.join(work, "dense_sec", "dense.o")], check=True,
                      capture_output=True, text=True).stdout
