@@ -8,6 +8,9 @@ pkgs=(meson ninja-build gcc clang libclang-rt-14-dev make cmake libprotobuf-c-de
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi
       qemu-system-arm nodejs time graphviz pkg-config man-db
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo)   # --target opencl on the CPU
+# llvm-14-dev: the optional LLVM backend, used only by a -Dllvm=enabled build (the default
+# build leaves it out); clang-14's kernel bitcode must load in LLVM 14
+pkgs+=(llvm-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -20,6 +20,11 @@ void cg_c_emit_string(Emitter *e, const char *s);
 
 /* emit.c */
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+/* emit.c: NAME.h, ingot_rt.h and, for --emit exe, the runner (NAME_main.c and its
+ * stubs) of a model whose code another backend writes (codegen/llvm), with the
+ * weights laid out as w and par_stride bytes of scratch per extra thread. */
+int cg_c_emit_api(const Target *t, Graph *g, const CodegenOptions *o, const WeightsLayout *w,
+                  int64_t par_stride, DiagSink *d);
 
 /* emit.c: a device target's additions to this output (codegen/opencl). CEmit is one
  * model's emission; the hooks see it through the accessors below. */

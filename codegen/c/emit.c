@@ -758,6 +758,44 @@ int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	return cg_c_emit_hooked(t, g, o, d, NULL);
 }
 
+/* ---- the API files of a model whose code another backend writes (codegen/llvm) ---- */
+
+int cg_c_emit_api(const Target *t, Graph *g, const CodegenOptions *o, const WeightsLayout *w,
+                  int64_t par_stride, DiagSink *d)
+{
+	Ctx c;
+	int rc;
+	memset(&c, 0, sizeof c);
+	c.g = g;
+	c.o = o;
+	c.t = t;
+	c.w = *w;
+	c.d = d;
+	c.par_stride = par_stride;
+	cg_upper(o->name, c.NAME, sizeof c.NAME);
+	make_param_names(&c);
+	index_main_io(&c);
+	c.dims_off = g->arena_bytes + g->scratch_bytes;
+	rc = check_dynamic(&c, d);
+	for (int i = 0; !rc && i < g->regions[0].n_outputs; i++) {
+		const Value *v = &g->values[g->regions[0].outputs[i]];
+		if (!v->dynamic || v->producer == IR_NONE)
+			continue;
+		DiagLoc l = ir_node_loc(g, v->producer);
+		diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l,
+		            "output '%s' has a size that depends on input values: not supported by --backend llvm yet",
+		            v->name);
+		rc = -1;
+	}
+	if (!rc)
+		rc = emit_header(&c, c.dims_off, d);
+	if (!rc)
+		rc = cg_copy_stub(o->out_dir, "ingot_rt.h", d);
+	if (!rc && (o->emit & EMIT_EXE))
+		rc = emit_runner(&c, d);
+	return rc;
+}
+
 /* ---- what a device target's hooks see (c_target.h) ---- */
 
 Graph *cg_c_graph(const CEmit *c) { return c->g; }

@@ -2,6 +2,7 @@
  * → passes of the -O level → target codegen → optionally libNAME.a and the runner,
  * built with the target's C compiler. */
 #include "driver.h"
+#include "llvm_target.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -249,6 +250,33 @@ static int write_check_unit(const char *out_dir, const char *file, const char *n
 	return cg_write_bytes(out_dir, file, text, (size_t)n, d);
 }
 
+/* --backend llvm --emit exe: the runner NAME_main.c (with ingot check's prebuilt
+ * runner library, only its model table) linked with NAME.o. */
+static int link_llvm_runner(const char *cc, char **flags, int n_flags, const char *name, const char *out_dir,
+                            const char *extern_kernels_lib, DiagSink *d)
+{
+	const char *argv[96];
+	char main_c[160], obj[160];
+	int argc = 0;
+	snprintf(main_c, sizeof main_c, "%s_main.c", name);
+	snprintf(obj, sizeof obj, "%s.o", name);
+	argv[argc++] = cc;
+	for (int k = 0; k < n_flags; k++)
+		argv[argc++] = flags[k];
+	argv[argc++] = "-o";
+	argv[argc++] = name;
+	if (extern_kernels_lib)
+		argv[argc++] = "-DINGOT_RUNNER_EXTERN";
+	argv[argc++] = main_c;
+	argv[argc++] = obj;
+	if (extern_kernels_lib)
+		argv[argc++] = extern_kernels_lib;
+	argv[argc++] = "-lm";
+	argv[argc++] = "-pthread";
+	argv[argc] = NULL;
+	return build_step(argv, out_dir, d, "linking the runner");
+}
+
 int driver_build_outputs(const Options *o, const char *name, const char *out_dir,
                          const char *extern_kernels_lib, DiagSink *d)
 {
@@ -264,6 +292,10 @@ int driver_build_outputs(const Options *o, const char *name, const char *out_dir
 		n_flags += proc_split(cg_target_cpu_flags(t->host ? t->host : t, o->cpu), flags + n_flags, 8);
 	if (o->cflags)
 		n_flags += proc_split(o->cflags, flags + n_flags, 22);
+	if (o->backend_llvm) {   /* NAME.o and libNAME.a are written: only the runner is left */
+		rc = (o->emit & EMIT_EXE) ? link_llvm_runner(cc, flags, n_flags, name, out_dir, extern_kernels_lib, d) : 0;
+		goto done;
+	}
 	snprintf(src[n_src++], sizeof src[0], "%s.c", name);
 	if (file_exists(out_dir, (snprintf(src[n_src], sizeof src[0], "%s_weights.c", name), src[n_src])))
 		n_src++;
@@ -359,7 +391,8 @@ int driver_emit(const Options *o, Graph *g, const char *name, const char *out_di
 	co.source_name = base ? base + 1 : o->model;
 	co.profile = o->profile;
 	co.cpu_flags = o->cpu ? cg_target_cpu_flags(t->host ? t->host : t, o->cpu) : NULL;
-	int rc = t->emit(t, g, &co, d) ? EXIT_BAD_INPUT : EXIT_OK;
+	int rc = (o->backend_llvm ? cg_llvm_emit(t, g, &co, o->triple, d) : t->emit(t, g, &co, d))
+	         ? EXIT_BAD_INPUT : EXIT_OK;
 	if (rc && diag_has_code(d, DC_UNSUPPORTED))
 		rc = EXIT_UNSUPPORTED;
 	return rc;

@@ -113,6 +113,8 @@ typedef struct Options {
 	int64_t max_workspace;
 	const char *cc;
 	const char *cflags;
+	bool backend_llvm;               /* --backend llvm */
+	const char *triple;              /* --triple */
 	const char *quantize;            /* --quantize int8 */
 	bool weights_int8;               /* --quantize weights-int8 */
 	const char *calibrate;           /* --calibrate DIR */

@@ -1,6 +1,7 @@
 /* options.c — parsing the command line of every subcommand into Options. Bad
  * usage gives one line on stderr and exit code 2, never a crash. */
 #include "driver.h"
+#include "llvm_target.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -338,6 +339,17 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 		} else if (strcmp(a, "--cc") == 0) {
 			NEED_ARG();
 			o->cc = v;
+		} else if (strcmp(a, "--backend") == 0) {
+			NEED_ARG();
+			if (strcmp(v, "c") != 0 && strcmp(v, "llvm") != 0)
+				return usage_error("--backend expects c or llvm, got '%s'", v);
+			o->backend_llvm = strcmp(v, "llvm") == 0;
+			if (o->backend_llvm && !cg_llvm_available())
+				return usage_error("--backend %s: this ingot was built without LLVM; rebuild it with "
+				                   "`meson setup -Dllvm=enabled` (Debian packages llvm-14-dev and clang-14)", v);
+		} else if (strcmp(a, "--triple") == 0) {
+			NEED_ARG();
+			o->triple = v;
 		} else if (strcmp(a, "--cflags") == 0) {
 			NEED_ARG();
 			o->cflags = v;
