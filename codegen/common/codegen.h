@@ -85,6 +85,9 @@ typedef struct WeightsLayout {
 
 void cg_weights_layout(const Graph *g, WeightsLayout *w);
 void cg_weights_free(WeightsLayout *w);
+/* The blob as one malloc'd buffer of w->size bytes (the caller frees it), for a
+ * backend that needs it whole (LLVM's constant); the C backends write it in pieces. */
+uint8_t *cg_weights_pack(const WeightsLayout *w);
 /* Writes NAME_weights as a C array, an .incbin blob, or nothing (extern). */
 int cg_weights_emit(const WeightsLayout *w, const CodegenOptions *o, WeightsMode mode,
                     DiagSink *d);

@@ -93,6 +93,23 @@ static int put_c(const uint8_t *p, size_t n, void *arg)
 	return 0;
 }
 
+static int put_mem(const uint8_t *p, size_t n, void *arg)
+{
+	uint8_t **at = arg;
+	memcpy(*at, p, n);
+	*at += n;
+	return 0;
+}
+
+uint8_t *cg_weights_pack(const WeightsLayout *w)
+{
+	uint8_t *buf = malloc((size_t)(w->size ? w->size : 1)), *at = buf;
+	if (!buf)
+		die("out of memory");
+	weights_each(w, put_mem, &at);
+	return buf;
+}
+
 static int put_file(const uint8_t *p, size_t n, void *arg)
 {
 	return n && fwrite(p, 1, n, arg) != n ? -1 : 0;

@@ -407,8 +407,10 @@ static int build_graph(L *l)
 		l->weights = LLVMAddGlobal(l->m, wt, name);
 		LLVMSetAlignment(l->weights, 64);
 		if (l->o->weights != WEIGHTS_EXTERN) {   /* read-only data: one constant for the blob */
+			uint8_t *blob = cg_weights_pack(&l->w);
 			LLVMSetInitializer(l->weights,
-			                   LLVMConstStringInContext(l->ctx, (const char *)l->w.data, (unsigned)l->w.size, 1));
+			                   LLVMConstStringInContext(l->ctx, (const char *)blob, (unsigned)l->w.size, 1));
+			free(blob);
 			LLVMSetGlobalConstant(l->weights, 1);
 			if (l->o->weights_section)
 				LLVMSetSection(l->weights, l->o->weights_section);
