@@ -156,4 +156,5 @@ def t(ingot, work):
           "--place sin=device: exit %d, %s" % (rc, err))
 
 
-main(t)
+if __name__ == "__main__":
+    main(t)
