@@ -283,7 +283,8 @@ static INGOT_UNUSED int ingot_cl_kernels(ingot_cl_state *st)
 		}
 		e = clSetKernelArg(st->k[i], 0, c->params_size, c->params);
 		for (j = 0; j < c->n_bufs && e == CL_SUCCESS; j++) {
-			cl_mem *m = c->buf[j].mem == INGOT_CL_WEIGHTS ? &st->weights : &st->pool;
+			cl_mem *m = c->buf[j].mem == INGOT_CL_WEIGHTS ? &st->weights :
+			            c->buf[j].mem == INGOT_CL_STATUS ? &st->status : &st->pool;
 			e = clSetKernelArg(st->k[i], (cl_uint)(1 + 2 * j), sizeof *m, m);
 			if (e == CL_SUCCESS)
 				e = clSetKernelArg(st->k[i], (cl_uint)(2 + 2 * j), sizeof c->buf[j].off, &c->buf[j].off);
@@ -343,6 +344,7 @@ static INGOT_UNUSED int ingot_cl_setup(ingot_cl_state *st, const ingot_cl_option
                                        const ingot_cl_call *calls, int n_calls, cl_kernel *k)
 {
 	static const ingot_cl_options defaults = INGOT_CL_OPTIONS_DEFAULT;
+	static const cl_int zero = 0;
 	char path[4096];
 	uint64_t key = 0;
 	cl_platform_id pf;
@@ -364,7 +366,8 @@ static INGOT_UNUSED int ingot_cl_setup(ingot_cl_state *st, const ingot_cl_option
 	if (e != CL_SUCCESS)
 		return ingot_cl_fail(&st->err, e, "clCreateCommandQueue");
 	if ((rc = ingot_cl_buffer(st, CL_MEM_READ_WRITE, pool_bytes, NULL, &st->pool)) != 0 ||
-	    (rc = ingot_cl_buffer(st, CL_MEM_READ_ONLY, weights_bytes, weights, &st->weights)) != 0)
+	    (rc = ingot_cl_buffer(st, CL_MEM_READ_ONLY, weights_bytes, weights, &st->weights)) != 0 ||
+	    (rc = ingot_cl_buffer(st, CL_MEM_READ_WRITE, sizeof zero, &zero, &st->status)) != 0)
 		return rc;
 	if (o->cache_dir) {
 		key = ingot_cl_key(pf, st->dev, src, n_src, build_opts);
@@ -425,6 +428,20 @@ static INGOT_UNUSED int ingot_cl_read(ingot_cl_state *st, size_t off, size_t byt
 	return e == CL_SUCCESS ? 0 : ingot_cl_fail(&st->err, e, "clEnqueueReadBuffer");
 }
 
+/* After a run whose kernels check indices: INGOT_ERANGE when one was out of range
+ * (the word is cleared for the next run), else 0. */
+static INGOT_UNUSED int ingot_cl_status(ingot_cl_state *st)
+{
+	cl_int v = 0, e = clEnqueueReadBuffer(st->q, st->status, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return ingot_cl_fail(&st->err, e, "clEnqueueReadBuffer");
+	if (!v)
+		return 0;
+	v = 0;
+	e = clEnqueueWriteBuffer(st->q, st->status, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL);
+	return e == CL_SUCCESS ? INGOT_ERANGE : ingot_cl_fail(&st->err, e, "clEnqueueWriteBuffer");
+}
+
 static INGOT_UNUSED int ingot_cl_finish(ingot_cl_state *st)
 {
 	cl_int e = clFinish(st->q);
@@ -441,6 +458,8 @@ static INGOT_UNUSED void ingot_cl_teardown(ingot_cl_state *st)
 		clReleaseMemObject(st->pool);
 	if (st->weights)
 		clReleaseMemObject(st->weights);
+	if (st->status)
+		clReleaseMemObject(st->status);
 	if (st->prog)
 		clReleaseProgram(st->prog);
 	if (st->q)

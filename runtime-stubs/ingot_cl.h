@@ -64,8 +64,9 @@ typedef struct ingot_cl_error {
 /* What NAME.c hands the helpers of ingot_cl.c. */
 
 /* A kernel argument's buffer: the device pool (which mirrors the host arena's
- * offsets) or the weights (NAME_weights, uploaded once), at a byte offset. */
-enum { INGOT_CL_POOL, INGOT_CL_WEIGHTS };
+ * offsets), the weights (NAME_weights, uploaded once), or the status word (nonzero:
+ * a kernel met an index out of range), at a byte offset. */
+enum { INGOT_CL_POOL, INGOT_CL_WEIGHTS, INGOT_CL_STATUS };
 typedef struct ingot_cl_buf {
 	int mem;
 	cl_long off;
@@ -90,7 +91,7 @@ typedef struct ingot_cl_state {
 	cl_device_id dev;
 	cl_command_queue q;          /* one in-order queue */
 	cl_program prog;
-	cl_mem pool, weights;
+	cl_mem pool, weights, status;
 	const ingot_cl_call *calls;
 	cl_kernel *k;                /* one per call, created at init with its arguments set */
 	int n_calls;

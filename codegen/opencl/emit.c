@@ -21,6 +21,7 @@ typedef struct OclEmit {
 	const Target *t;
 	Emitter calls;               /* the rows of NAME_cl_calls[] */
 	int n_calls;
+	bool status;                 /* a kernel checks indices: read the status word */
 } OclEmit;
 
 /* A device value's byte offset in the pool. */
@@ -88,9 +89,17 @@ static int emit_node(CEmit *c, Emitter *body, NodeId id, void *state)
 		int p = oc.ref.pdesc ? cg_c_add_params(c, id, &oc.ref) : -1;
 		if (p < 0)
 			die("OpenCL kernel %s without parameters", oc.kernel);
-		em_printf(&s->calls, "\t{ \"%s\", &p%d, sizeof p%d, %d, {", oc.kernel, p, p, oc.n_slots + 1);
+		em_printf(&s->calls, "\t{ \"%s\", &p%d, sizeof p%d, %d, {", oc.kernel, p, p,
+		          oc.n_slots + 1 + oc.status + oc.n_extra_out);
 		for (int k = 0; k < oc.n_slots; k++)
 			emit_buf(c, n, k, &s->calls);
+		if (oc.status)
+			em_printf(&s->calls, " { INGOT_CL_STATUS, 0 },");
+		for (int k = 1; k <= oc.n_extra_out; k++) {
+			ValueId v = k < n->n_out ? n->out[k] : IR_NONE;
+			em_printf(&s->calls, " { INGOT_CL_POOL, %" PRId64 " },", v == IR_NONE ? 0 : pool_off(g, v));
+		}
+		s->status |= oc.status;
 	} else {   /* a view the plan could not alias: a copy inside the pool */
 		copy = type_bytes(&g->values[n->out[0]].type);
 		em_printf(&s->calls, "\t{ NULL, NULL, 0, 2, {");
@@ -166,7 +175,13 @@ static void emit_exec(CEmit *c, Emitter *e, void *state)
 	em_line(e, "\tif (!cl)");
 	em_line(e, "\t\treturn INGOT_EINVAL;");
 	em_line(e, "\trc = %s_exec_dev(inputs, outputs, workspace, par, cl);", name);
-	em_line(e, "\treturn rc ? rc : ingot_cl_finish(&cl->st);");
+	if (s->status) {
+		em_line(e, "\tif (!rc)");
+		em_line(e, "\t\trc = ingot_cl_finish(&cl->st);");
+		em_line(e, "\treturn rc ? rc : ingot_cl_status(&cl->st);   /* an index out of range */");
+	} else {
+		em_line(e, "\treturn rc ? rc : ingot_cl_finish(&cl->st);");
+	}
 	em_line(e, "}");
 	em_blank(e);
 	em_line(e, "int %s_cl_run(%s_cl *cl, const void *const inputs[], void *const outputs[], void *workspace)",
@@ -202,9 +217,7 @@ static void emit_exec(CEmit *c, Emitter *e, void *state)
 	em_line(e, "\tint rc;");
 	em_line(e, "\tif (!cl)");
 	em_line(e, "\t\treturn INGOT_EDEVICE;");
-	em_line(e, "\trc = %s_exec_dev(inputs, outputs, workspace, par, cl);", name);
-	em_line(e, "\tif (!rc)");
-	em_line(e, "\t\trc = ingot_cl_finish(&cl->st);");
+	em_line(e, "\trc = %s_cl_run_par(cl, inputs, outputs, workspace, par);", name);
 	em_line(e, "\t%s_cl_release(cl);", name);
 	em_line(e, "\treturn rc;");
 	em_line(e, "}");

@@ -17,6 +17,8 @@
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "reduce.h"
+#include "shape.h"
 
 #include <string.h>
 
@@ -40,7 +42,13 @@ static const char structs[] =
 	OCL_STRUCT(ingot_conv_params, INGOT_CONV_FIELDS)
 	OCL_STRUCT(ingot_pool_params, INGOT_POOL_FIELDS)
 	OCL_STRUCT(ingot_global_pool_params, INGOT_GLOBAL_POOL_FIELDS)
-	OCL_STRUCT(ingot_softmax_params, INGOT_SOFTMAX_FIELDS);
+	OCL_STRUCT(ingot_softmax_params, INGOT_SOFTMAX_FIELDS)
+	OCL_STRUCT(ingot_layernorm_params, INGOT_LAYERNORM_FIELDS)
+	OCL_STRUCT(ingot_reduce_params, INGOT_REDUCE_FIELDS)
+	OCL_STRUCT(ingot_strided_params, INGOT_STRIDED_FIELDS)
+	OCL_STRUCT(ingot_concat_params, INGOT_CONCAT_FIELDS)
+	OCL_STRUCT(ingot_gather_params, INGOT_GATHER_FIELDS)
+	OCL_STRUCT(ingot_pad_params, INGOT_PAD_FIELDS);
 
 /* the libm names ewmath.h's float functions call (INGOT_EW_M(fn) is fn##f) */
 static const char *const libm[] = { "fabs", "ceil", "expm1", "erf", "erfc", "exp", "floor", "fmax",
@@ -55,7 +63,15 @@ static void prelude(Emitter *e)
 		{ "INGOT_EW_MIN", INGOT_EW_MIN }, { "INGOT_FE_MAX_IN", INGOT_FE_MAX_IN },
 		{ "INGOT_FE_MAX_OPS", INGOT_FE_MAX_OPS }, { "INGOT_FE_BINARY", INGOT_FE_BINARY },
 		{ "INGOT_FE_CLIP", INGOT_FE_CLIP }, { "INGOT_POOL_MAX", INGOT_POOL_MAX },
-		{ "INGOT_POOL_AVG", INGOT_POOL_AVG },
+		{ "INGOT_POOL_AVG", INGOT_POOL_AVG }, { "INGOT_REDUCE_MEAN", INGOT_REDUCE_MEAN },
+		{ "INGOT_REDUCE_MAX", INGOT_REDUCE_MAX }, { "INGOT_REDUCE_MIN", INGOT_REDUCE_MIN },
+		{ "INGOT_REDUCE_PROD", INGOT_REDUCE_PROD },
+		{ "INGOT_REDUCE_SUM_SQUARE", INGOT_REDUCE_SUM_SQUARE },
+		{ "INGOT_REDUCE_L1", INGOT_REDUCE_L1 }, { "INGOT_REDUCE_L2", INGOT_REDUCE_L2 },
+		{ "INGOT_REDUCE_LOG_SUM", INGOT_REDUCE_LOG_SUM },
+		{ "INGOT_REDUCE_LOG_SUM_EXP", INGOT_REDUCE_LOG_SUM_EXP },
+		{ "INGOT_PAD_CONSTANT", INGOT_PAD_CONSTANT }, { "INGOT_PAD_REFLECT", INGOT_PAD_REFLECT },
+		{ "INGOT_PAD_EDGE", INGOT_PAD_EDGE },
 	};
 	em_printf(e, "/* prelude: the C names of the shared headers in OpenCL C */\n");
 	em_printf(e, "typedef long int64_t;\ntypedef ulong uint64_t;\n");

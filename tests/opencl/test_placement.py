@@ -11,6 +11,8 @@ the C target as the oracle. Exits 77 (skipped) only when no OpenCL platform exis
    on(device), no copies), --placement device still offloads them (and agrees with the
    C target), --place NODE=cpu moves one node back, and --place on a node without an
    OpenCL kernel is a usage error naming the reason.
+3. Gather on the device with int64 indices: in range, the C target's rows; one index
+   out of range, the run fails with INGOT_ERANGE (the device kernel's status word).
     test_placement.py INGOT WORKDIR
 """
 import ctypes
@@ -154,6 +156,39 @@ def t(ingot, work):
                       os.path.join(work, "bad"), "--place", "sin=device"])
     check(rc == 2 and "sin" in err and "no OpenCL kernel" in err,
           "--place sin=device: exit %d, %s" % (rc, err))
+    gather_range(ingot, work)
+
+
+def gather_range(ingot, work):
+    """Gather on the device: right rows in range, INGOT_ERANGE (code 2) out of range."""
+    d = os.path.join(work, "gather")
+    os.makedirs(d)
+    g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], axis=0, name="g")], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, [4, 3]),
+                           helper.make_tensor_value_info("i", T.INT64, [2])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save(m, os.path.join(d, "g.onnx"))
+    x = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
+    files = {}
+    for tag, idx in (("x", x), ("ok", np.array([3, -4], np.int64)), ("bad", np.array([1, 4], np.int64))):
+        files[tag] = os.path.join(d, tag + ".pb")
+        with open(files[tag], "wb") as f:
+            f.write(numpy_helper.from_array(idx, "x" if tag == "x" else "i").SerializeToString())
+    out, _ = run_ok([ingot, "compile", os.path.join(d, "g.onnx"), "--target", "opencl", "--placement", "device",
+                     "--emit", "c,exe", "-o", os.path.join(d, "m"), "--name", "g", "--dump-ir", "-"])
+    check(any("Gather(" in ln and "on(device)" in ln for ln in out.splitlines()), "Gather not on the device")
+    res = os.path.join(d, "res")
+    os.makedirs(res)
+    run_ok([os.path.join(d, "m", "g"), "--input", files["x"], "--input", files["ok"], "--output-dir", res])
+    with open(os.path.join(res, "output_0.pb"), "rb") as f:
+        from onnx import TensorProto
+        t = TensorProto()
+        t.ParseFromString(f.read())
+    check(np.array_equal(numpy_helper.to_array(t), x[[3, 0]]), "Gather on the device: wrong rows")
+    rc, _, err = run([os.path.join(d, "m", "g"), "--input", files["x"], "--input", files["bad"], "--output-dir", res])
+    check(rc == 1 and "run failed with code 2" in err, "index out of range: exit %d, %s" % (rc, err))
 
 
 if __name__ == "__main__":
