@@ -13,6 +13,7 @@
 
 #include "conv.h"
 #include "elementwise.h"
+#include "image.h"
 #include "fused.h"
 #include "linalg.h"
 #include "norm.h"
@@ -50,6 +51,12 @@ static const char structs[] =
 	OCL_STRUCT(ingot_gather_params, INGOT_GATHER_FIELDS)
 	OCL_STRUCT(ingot_pad_params, INGOT_PAD_FIELDS);
 
+/* the structs with double fields, declared only where the device has cl_khr_fp64 */
+static const char structs_fp64[] =
+	"#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+	OCL_STRUCT(ingot_resize_params, INGOT_RESIZE_FIELDS)
+	"#endif\n";
+
 /* the libm names ewmath.h's float functions call (INGOT_EW_M(fn) is fn##f) */
 static const char *const libm[] = { "fabs", "ceil", "expm1", "erf", "erfc", "exp", "floor", "fmax",
 	                            "fmin", "log", "log1p", "sqrt", "tanh", "pow" };
@@ -71,7 +78,16 @@ static void prelude(Emitter *e)
 		{ "INGOT_REDUCE_LOG_SUM", INGOT_REDUCE_LOG_SUM },
 		{ "INGOT_REDUCE_LOG_SUM_EXP", INGOT_REDUCE_LOG_SUM_EXP },
 		{ "INGOT_PAD_CONSTANT", INGOT_PAD_CONSTANT }, { "INGOT_PAD_REFLECT", INGOT_PAD_REFLECT },
-		{ "INGOT_PAD_EDGE", INGOT_PAD_EDGE },
+		{ "INGOT_PAD_EDGE", INGOT_PAD_EDGE }, { "INGOT_INTERP_NEAREST", INGOT_INTERP_NEAREST },
+		{ "INGOT_CTM_ALIGN_CORNERS", INGOT_CTM_ALIGN_CORNERS },
+		{ "INGOT_CTM_ASYMMETRIC", INGOT_CTM_ASYMMETRIC },
+		{ "INGOT_CTM_TF_CROP_AND_RESIZE", INGOT_CTM_TF_CROP_AND_RESIZE },
+		{ "INGOT_CTM_PYTORCH_HALF_PIXEL", INGOT_CTM_PYTORCH_HALF_PIXEL },
+		{ "INGOT_CTM_HALF_PIXEL_SYMMETRIC", INGOT_CTM_HALF_PIXEL_SYMMETRIC },
+		{ "INGOT_CTM_TF_HALF_PIXEL_FOR_NN", INGOT_CTM_TF_HALF_PIXEL_FOR_NN },
+		{ "INGOT_NEAREST_ROUND_PREFER_CEIL", INGOT_NEAREST_ROUND_PREFER_CEIL },
+		{ "INGOT_NEAREST_FLOOR", INGOT_NEAREST_FLOOR }, { "INGOT_NEAREST_CEIL", INGOT_NEAREST_CEIL },
+		{ "INGOT_NEAREST_SIMPLE", INGOT_NEAREST_SIMPLE },
 	};
 	em_printf(e, "/* prelude: the C names of the shared headers in OpenCL C */\n");
 	em_printf(e, "typedef long int64_t;\ntypedef ulong uint64_t;\n");
@@ -130,6 +146,7 @@ void cg_ocl_emit_program(Emitter *e, const Target *t, const char *name)
 	emit_part(e, "kernels/ewtable.h", stub_text("kernels/ewtable.h"));
 	emit_part(e, "kernels/ewmath.h", stub_text("kernels/ewmath.h"));
 	emit_part(e, "the parameter structs of the reference kernels", structs);
+	emit_part(e, "the parameter structs with double fields", structs_fp64);
 	emit_part(e, "kernels/opencl/ingot.cl", stub_text("kernels/opencl/ingot.cl"));
 	em_line(e, "};");
 	em_line(e, "static const char %s_cl_build_options[] = \"-DINGOT_CL_TILE=%d\";", name,

@@ -9,6 +9,7 @@
 #include "elementwise.h"
 #include "ewtable.h"
 #include "fused.h"
+#include "image.h"
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
@@ -216,6 +217,22 @@ static bool pick(const Target *t, const Graph *g, NodeId id, OclCall *oc, const 
 		for (int d = 0; d < p->rank; d++)
 			numel *= p->out_dims[d];
 		oc->kernel = "ingot_cl_pad";
+		oc->n_slots = 1;
+		set_1d(oc, numel);
+	} else if (strcmp(fn, "ingot_resize") == 0) {
+		const ingot_resize_params *p = kc->params;
+		int64_t numel = 1;
+		bool ok = p->dtype == INGOT_DT_F32 && !p->antialias &&
+		          (p->mode == INGOT_INTERP_NEAREST || p->mode == INGOT_INTERP_LINEAR);
+		for (int d = 0; d < p->rank; d++) {
+			ok &= p->taps[d] <= 2;
+			numel *= p->y_dims[d];
+		}
+		if (!ok) {
+			*why = "OpenCL resizes f32 by nearest or linear interpolation without antialias only";
+			return false;
+		}
+		oc->kernel = "ingot_cl_resize";
 		oc->n_slots = 1;
 		set_1d(oc, numel);
 	} else if (op_has(n->op, OPF_VIEW)) {

@@ -548,3 +548,122 @@ __kernel void ingot_cl_pad(ingot_pad_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y)
 	}
 	INGOT_CL_OUT_U(y_b, y_o)[i] = outside ? (uint)p.value : INGOT_CL_IN_U(x_b, x_o)[off];
 }
+
+/* ---- Resize (nearest, n-linear; no antialias), the reference's double-precision
+ * coordinates, so only on devices with cl_khr_fp64 (codegen/opencl puts the
+ * parameter struct under the same test) ---- */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+/* image.c's rs_coord: the input coordinate of output index o on axis d */
+static double ingot_cl_rs_coord(const ingot_resize_params *p, int d, long o, double s, double lo,
+                                double hi)
+{
+	double in = (double)p->x_dims[d], x = (double)o, out_w = s * in;
+	switch (p->ctm) {
+	case INGOT_CTM_ALIGN_CORNERS:
+		return out_w == 1.0 ? 0.0 : x * (in - 1.0) / (out_w - 1.0);
+	case INGOT_CTM_ASYMMETRIC:
+		return x / s;
+	case INGOT_CTM_TF_CROP_AND_RESIZE:
+		if (out_w == 1.0)
+			return (hi - lo) * (in - 1.0) / 2.0 + lo * (in - 1.0);
+		return x * (hi - lo) * (in - 1.0) / (out_w - 1.0) + lo * (in - 1.0);
+	case INGOT_CTM_PYTORCH_HALF_PIXEL:
+		return out_w == 1.0 ? -0.5 : (x + 0.5) / s - 0.5;
+	case INGOT_CTM_HALF_PIXEL_SYMMETRIC:
+		return in / 2.0 * (1.0 - (double)p->y_dims[d] / out_w) + (x + 0.5) / s - 0.5;
+	case INGOT_CTM_TF_HALF_PIXEL_FOR_NN:
+		return (x + 0.5) / s;
+	default:
+		return (x + 0.5) / s - 0.5;
+	}
+}
+
+/* one output element per work-item; taps per axis as image.c's rs_table */
+__kernel void ingot_cl_resize(ingot_resize_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y))
+{
+	const double sc[8] = { p.scale0, p.scale1, p.scale2, p.scale3, p.scale4, p.scale5, p.scale6, p.scale7 };
+	const double rl[8] = { p.roi_lo0, p.roi_lo1, p.roi_lo2, p.roi_lo3, p.roi_lo4, p.roi_lo5, p.roi_lo6,
+	                       p.roi_lo7 };
+	const double rh[8] = { p.roi_hi0, p.roi_hi1, p.roi_hi2, p.roi_hi3, p.roi_hi4, p.roi_hi5, p.roi_hi6,
+	                       p.roi_hi7 };
+	long i = get_global_id(0), total = 1, rem, xs[8], i0[8], i1[8], off = 0;
+	double w0[8], w1[8];
+	int rank = (int)p.rank, d, na = 0;
+	for (d = 0; d < rank; d++)
+		total *= p.y_dims[d];
+	if (i >= total)
+		return;
+	for (d = rank - 1, rem = 1; d >= 0; d--) {
+		xs[d] = rem;
+		rem *= p.x_dims[d];
+	}
+	for (d = rank - 1, rem = i; d >= 0; d--) {
+		long o = rem % p.y_dims[d], in = p.x_dims[d], base, pick;
+		double c, r;
+		rem /= p.y_dims[d];
+		if (!p.taps[d]) {
+			off += o * xs[d];
+			continue;
+		}
+		c = ingot_cl_rs_coord(&p, d, o, sc[d], rl[d], rh[d]);
+		if (p.ctm == INGOT_CTM_TF_CROP_AND_RESIZE && (c < 0.0 || c > (double)(in - 1))) {
+			INGOT_CL_OUT(y_b, y_o)[i] = (float)p.extrapolation;
+			return;
+		}
+		c = c != c ? -1e15 : c < -1e15 ? -1e15 : c > 1e15 ? 1e15 : c;
+		base = (long)ceil(c) - 1;
+		r = c - (double)base;
+		if (p.mode == INGOT_INTERP_NEAREST) {
+			switch (p.nearest) {
+			case INGOT_NEAREST_ROUND_PREFER_CEIL: pick = r < 0.5 ? base : base + 1; break;
+			case INGOT_NEAREST_FLOOR: pick = r == 1.0 ? base + 1 : base; break;
+			case INGOT_NEAREST_CEIL: pick = base + 1; break;
+			case INGOT_NEAREST_SIMPLE: pick = sc[d] < 1.0 || r == 1.0 ? base + 1 : base; break;
+			default: pick = r <= 0.5 ? base : base + 1; break;
+			}
+			off += clamp(pick, 0L, in - 1) * xs[d];
+			continue;
+		}
+		/* linear: taps base and base + 1, weights 1 - |0 - r| and 1 - |1 - r| (rs_table) */
+		{
+			double wa = fabs(0.0 - r), wb = fabs(1.0 - r), sum;
+			double ua = wa < 1.0 ? 1.0 - wa : 0.0, ub = wb < 1.0 ? 1.0 - wb : 0.0;
+			if (p.exclude_outside) {
+				ua = base < 0 || base >= in ? 0.0 : ua;
+				ub = base + 1 < 0 || base + 1 >= in ? 0.0 : ub;
+				sum = ua + ub;
+				if (sum != 0.0) {
+					ua /= sum;
+					ub /= sum;
+				}
+			}
+			/* collected from the last axis back; used first axis first */
+			i0[na] = clamp(base, 0L, in - 1) * xs[d];
+			i1[na] = clamp(base + 1, 0L, in - 1) * xs[d];
+			w0[na] = ua;
+			w1[na] = ub;
+			na++;
+		}
+	}
+	if (p.mode == INGOT_INTERP_NEAREST) {
+		INGOT_CL_OUT(y_b, y_o)[i] = INGOT_CL_IN(x_b, x_o)[off];
+		return;
+	}
+	/* the taps in the reference's order: the first axis slowest, the last fastest */
+	double acc = 0.0;
+	for (long t = 0; t < (1L << na); t++) {
+		double wt = 1.0;
+		long o2 = off;
+		for (int j = 0; j < na; j++) {   /* axis j from the first: index na - 1 - j */
+			int k = na - 1 - j;
+			bool hi = (t >> (na - 1 - j)) & 1;
+			wt *= hi ? w1[k] : w0[k];
+			o2 += hi ? i1[k] : i0[k];
+		}
+		acc += wt * (double)INGOT_CL_IN(x_b, x_o)[o2];
+	}
+	INGOT_CL_OUT(y_b, y_o)[i] = (float)acc;
+}
+#endif
