@@ -292,8 +292,11 @@ static INGOT_UNUSED int ingot_cl_kernels(ingot_cl_state *st)
 		if (e != CL_SUCCESS)
 			ingot_cl_fail(&st->err, e, "clSetKernelArg");
 	}
-	if (e == CL_SUCCESS)
+	if (e == CL_SUCCESS) {
+		for (i = 0, st->info.n_kernels = 0; i < st->n_calls; i++)
+			st->info.n_kernels += st->k[i] != NULL;
 		return 0;
+	}
 	for (i = 0; i < st->n_calls; i++)
 		if (st->k[i]) {
 			clReleaseKernel(st->k[i]);
@@ -369,6 +372,12 @@ static INGOT_UNUSED int ingot_cl_setup(ingot_cl_state *st, const ingot_cl_option
 	    (rc = ingot_cl_buffer(st, CL_MEM_READ_ONLY, weights_bytes, weights, &st->weights)) != 0 ||
 	    (rc = ingot_cl_buffer(st, CL_MEM_READ_WRITE, sizeof zero, &zero, &st->status)) != 0)
 		return rc;
+	for (rc = 0; rc < n_calls && !calls[rc].kernel; rc++)
+		;
+	if (rc == n_calls) {   /* no kernel to run (every node on the host): no program */
+		snprintf(st->info.cache, sizeof st->info.cache, "unused: no device kernels");
+		return 0;
+	}
 	if (o->cache_dir) {
 		key = ingot_cl_key(pf, st->dev, src, n_src, build_opts);
 		snprintf(path, sizeof path, "%s/ingot-cl-%016llx.bin", o->cache_dir, (unsigned long long)key);

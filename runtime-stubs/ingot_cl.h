@@ -42,11 +42,13 @@ typedef struct ingot_cl_options {
 #define INGOT_CL_OPTIONS_DEFAULT { 0, 0, NULL, NULL, NULL }
 
 /* What init did (NAME_cl_info): the device it chose, and where the program came
- * from: the cache (from_binary), or the source, then written to the cache (saved).
+ * from: the cache (from_binary), or the source, then written to the cache (saved);
+ * a model without device kernels builds no program.
  * cache says what happened to the cache file in words ("off", "loaded", "missing",
  * "damaged: ...", "refused by the driver: CL_...", "saved", "not written: ..."). */
 typedef struct ingot_cl_info {
 	char device[128];
+	int n_kernels;               /* kernels created (0: every node on the host, no program) */
 	int from_binary;
 	int saved;
 	char cache[160];

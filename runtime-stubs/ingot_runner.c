@@ -14,7 +14,7 @@
  * --profile-svg FILE also draws it as an SVG bar chart.
  * A device model (--target opencl) sets the device up once, before the runs:
  * --cl-cache DIR keeps its program binary there (ingot_cl_options.cache_dir), and
- * --cl-info (or --bench) prints `cl_init_us=X program=binary|source cache=...` on
+ * --cl-info (or --bench) prints `cl_init_us=X program=binary|source|none cache=...` on
  * stderr.
  *
  * The workspace is exactly its size on the heap (NAME_WORKSPACE_SIZE, or

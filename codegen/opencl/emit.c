@@ -274,7 +274,8 @@ static void emit_runner(CEmit *c, Emitter *e, void *state)
 	em_line(e, "\t\treturn NULL;");
 	em_line(e, "\t}");
 	em_line(e, "\tci = %s_cl_info(cl);", n);
-	em_line(e, "\tsnprintf(info, cap, \"program=%%s cache=\\\"%%s\\\" device=\\\"%%s\\\"\", ci->from_binary ? \"binary\" : \"source\",");
+	em_line(e, "\tsnprintf(info, cap, \"program=%%s cache=\\\"%%s\\\" device=\\\"%%s\\\"\", !ci->n_kernels ? \"none\" :");
+	em_line(e, "\t         ci->from_binary ? \"binary\" : \"source\",");
 	em_line(e, "\t         ci->cache, ci->device);");
 	em_line(e, "\treturn cl;");
 	em_line(e, "}");
