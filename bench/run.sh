@@ -5,9 +5,17 @@
 # A benchmark, not a test: --smoke only runs each model once through both runtimes.
 #
 # usage: bench/run.sh [--smoke] [--models a,b,..] [--rounds R] [--time-s T] [--no-doc] [--no-int8]
+#        bench/run.sh --target opencl [--models a,b,..] [--runs N]   (bench/opencl.sh)
 #   (each of INT8_MODELS also runs as NAME_int8: quantized by ingot, ORT on its --emit-qdq file)
 #   env: BUILD (default build/), WORK (default $BUILD/bench), PYTHON (/usr/bin/python3)
 set -euo pipefail
+
+# --target opencl: the OpenCL table (placements, partitions, init with and without the
+# program binary cache), bench/opencl.sh
+if [ "${1:-}" = --target ] && [ "${2:-}" = opencl ]; then
+	shift 2
+	exec "$(dirname "$0")/opencl.sh" "$@"
+fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}

@@ -24,6 +24,7 @@ typedef struct PlaceOverride {
 	const char *node;                /* an ONNX node name (--place NODE=cpu|device) */
 	bool device;
 } PlaceOverride;
+#define PLACE_MAX_ISLANDS 64
 typedef struct PlaceConfig {
 	PlaceMode mode;
 	const PlaceOverride *overrides;
@@ -38,6 +39,16 @@ typedef struct PlaceConfig {
 	int n_partitions, n_device_nodes, n_copies;
 	int64_t bytes_moved;
 	double est_cpu_us, est_placed_us;
+	/* each candidate island as the cost model weighed it (the first PLACE_MAX_ISLANDS,
+	 * in graph order): its nodes, the time running them on the device saves, what its
+	 * transfers cost, and the verdict (ingot inspect prints them) */
+	struct PlaceIsland {
+		NodeId first;            /* its first node in graph order */
+		int n_nodes;
+		double save_us, xfer_us;
+		bool on_device;
+	} islands[PLACE_MAX_ISLANDS];
+	int n_islands;               /* all of them, even past PLACE_MAX_ISLANDS */
 } PlaceConfig;
 
 typedef struct PassCtx {

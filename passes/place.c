@@ -216,6 +216,22 @@ static void weigh_islands(Place *P)
 		if (!P->cand[i] || find(P->root, i) != i)
 			continue;
 		xfer = island_transfers(P, i, &forced);
+		if (cfg->n_islands < PLACE_MAX_ISLANDS) {
+			struct PlaceIsland *is = &cfg->islands[cfg->n_islands];
+			is->first = IR_NONE;
+			is->n_nodes = 0;
+			for (int k = 0; k < g->regions[0].n_nodes; k++) {
+				NodeId id = g->regions[0].nodes[k];
+				if (P->cand[id] && find(P->root, id) == i) {
+					is->first = is->first == IR_NONE ? id : is->first;
+					is->n_nodes++;
+				}
+			}
+			is->save_us = save[i];
+			is->xfer_us = xfer;
+			is->on_device = !(cfg->mode == PLACE_AUTO && !forced && xfer >= save[i]);
+		}
+		cfg->n_islands++;
 		if (cfg->mode == PLACE_AUTO && !forced && xfer >= save[i]) {
 			for (int k = 0; k < g->n_nodes; k++)
 				if (k != i && P->cand[k] && find(P->root, k) == i)
@@ -366,6 +382,7 @@ int pass_place(Graph *g, PassCtx *ctx)
 	memset(P.forced, -1, (size_t)g->n_nodes + 1);
 	cfg->n_copies = 0;
 	cfg->bytes_moved = 0;
+	cfg->n_islands = 0;
 	if (pick_candidates(&P)) {
 		rc = -1;
 		goto done;

@@ -12,6 +12,10 @@
  * --profile (run_prof_v set) times every node and prints a table of them, slowest
  * first: after the bench runs on stdout, after a single run on stderr;
  * --profile-svg FILE also draws it as an SVG bar chart.
+ * A device model (--target opencl) sets the device up once, before the runs:
+ * --cl-cache DIR keeps its program binary there (ingot_cl_options.cache_dir), and
+ * --cl-info (or --bench) prints `cl_init_us=X program=binary|source|none cache=...` on
+ * stderr.
  *
  * The workspace is exactly its size on the heap (NAME_WORKSPACE_SIZE, or
  * NAME_WORKSPACE_SIZE_PAR(T) with threads; so AddressSanitizer sees any access past
@@ -38,6 +42,7 @@
 #define MAX_RUNNER_INPUTS 64
 
 static const ingot_runner_model *M;   /* the model being run */
+static void *dev;                     /* its device (M->dev_open), or NULL */
 
 static int usage(const char *argv0)
 {
@@ -46,6 +51,8 @@ static int usage(const char *argv0)
 	        "       %s --bench N [--threads T] [--input FILE ...]\n"
 	        "--profile-svg FILE (a model compiled with --profile) draws the node times as SVG.\n"
 	        "--seed S seeds the random ops that have no seed attribute (default 0).\n"
+	        "--cl-cache DIR keeps an OpenCL model's program binary in DIR; --cl-info says\n"
+	        "how the device was set up.\n"
 	        "Runs model '%s'. Inputs are ONNX TensorProto .pb or numpy .npy files, in the\n"
 	        "model's input order; outputs are written as output_<i>.pb (.npy if the inputs were).\n",
 	        argv0, argv0, M->name);
@@ -274,6 +281,8 @@ static int run_model(const void *const *inputs, void *const *outputs, void *ws, 
 		prof.seconds = prof_seconds;
 		return M->run_prof_v(inputs, outputs, ws, par, prof_seconds ? &prof : NULL);
 	}
+	if (dev)
+		return M->dev_run(dev, inputs, outputs, ws, par);
 	return M->run_par_v(inputs, outputs, ws, par);
 }
 
@@ -366,8 +375,8 @@ int ingot_runner_main(const ingot_runner_model *model, int argc, char **argv);
 /* The runner's command line for `model`; returns main's exit status. */
 INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc, char **argv)
 {
-	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".", *prof_svg = NULL;
-	int n_in_files = 0, bench = 0, threads = 1, i, rc = 0, status = 1, npy = 0;
+	const char *in_files[MAX_RUNNER_INPUTS], *out_dir = ".", *prof_svg = NULL, *cl_cache = NULL;
+	int n_in_files = 0, bench = 0, threads = 1, i, rc = 0, status = 1, npy = 0, cl_info = 0;
 	const void **inputs = NULL;
 	void **outputs = NULL, **bases = NULL;
 	void *ws = NULL;
@@ -387,6 +396,10 @@ INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc
 			in_files[n_in_files++] = argv[++i];
 		} else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
 			out_dir = argv[++i];
+		} else if (strcmp(argv[i], "--cl-cache") == 0 && i + 1 < argc) {
+			cl_cache = argv[++i];
+		} else if (strcmp(argv[i], "--cl-info") == 0) {
+			cl_info = 1;
 		} else if (strcmp(argv[i], "--profile-svg") == 0 && i + 1 < argc) {
 			if (!M->run_prof_v) {
 				fprintf(stderr, "%s: --profile-svg needs a model compiled with ingot compile --profile\n",
@@ -420,6 +433,17 @@ INGOT_RUNNER_API int ingot_runner_main(const ingot_runner_model *model, int argc
 	}
 	if (!bench && n_in_files == 0 && M->num_inputs > 0)
 		return usage(argv[0]);
+	if (M->dev_open) {   /* the device: once, for every run below */
+		double t0 = now_us(), t1;
+		dev = M->dev_open(cl_cache, err, sizeof err);
+		t1 = now_us();
+		if (!dev) {
+			fprintf(stderr, "%s: %s\n", argv[0], err);
+			return 1;
+		}
+		if (cl_info || bench)
+			fprintf(stderr, "cl_init_us=%.0f %s\n", t1 - t0, err);
+	}
 	if (n_in_files && n_in_files != M->num_inputs) {
 		fprintf(stderr, "%s: model '%s' has %d inputs, got %d --input files\n", argv[0], M->name,
 		        M->num_inputs, n_in_files);
@@ -543,6 +567,9 @@ out:
 	free(prof_seconds);
 	if (par)
 		M->par_destroy(par);
+	if (dev)
+		M->dev_close(dev);
+	dev = NULL;
 	return status;
 }
 

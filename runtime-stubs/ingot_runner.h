@@ -24,6 +24,14 @@ typedef struct ingot_runner_model {
 	                  const ingot_par *par, const ingot_prof *prof);
 	const ingot_prof_node *prof_nodes;
 	int num_prof_nodes;
+	/* --target opencl: the device set up once for all the runs of the process
+	 * (NAME_cl_init with cache_dir, NULL: no binary cache), info getting one line of
+	 * what init did; NULL on failure, info saying why. Else all three are NULL and
+	 * the runs go through run_par_v. */
+	void *(*dev_open)(const char *cache_dir, char *info, size_t cap);
+	int (*dev_run)(void *dev, const void *const inputs[], void *const outputs[], void *workspace,
+	               const ingot_par *par);
+	void (*dev_close)(void *dev);
 } ingot_runner_model;
 
 #ifdef INGOT_RUNNER_EXTERN

@@ -41,6 +41,9 @@ typedef struct CEmitHooks {
 	void (*exec)(CEmit *c, Emitter *e, void *state);
 	/* NAME.h, after NAME_run_par_v: the device API */
 	void (*header)(CEmit *c, Emitter *e, void *state);
+	/* NAME_main.c, before the runner's table: static NAME_runner_dev_open, _run and
+	 * _close (ingot_runner_model's dev_*), so the runner sets the device up once */
+	void (*runner)(CEmit *c, Emitter *e, void *state);
 	const char *ldlibs;          /* the build files' extra libraries ("-lOpenCL") */
 	void *state;
 } CEmitHooks;

@@ -679,15 +679,21 @@ static int emit_runner(Ctx *c, DiagSink *d)
 	em_line(&e, "\treturn %s_WORKSPACE_SIZE_PAR(n_threads);", c->NAME);
 	em_line(&e, "}");
 	em_blank(&e);
+	if (c->hooks && c->hooks->runner)
+		c->hooks->runner(c, &e, c->hooks->state);
 	em_line(&e, "static const ingot_runner_model %s_runner = {", n);
 	em_line(&e, "\t\"%s\", %s_NUM_INPUTS, %s_NUM_OUTPUTS, %s_inputs, %s_outputs,", n, c->NAME, c->NAME, n, n);
 	em_line(&e, "\t%s_runner_workspace, %s_run_par_v, %s_par_create, %s_par_destroy, %s_out_dims,", n, n, n, n,
 	        n);
 	em_line(&e, "\t%s%s,", c->has_rng ? n : "NULL", c->has_rng ? "_seed" : "");
 	if (c->o->profile)
-		em_line(&e, "\t%s_run_prof_v, %s_prof_nodes, %s_PROF_NODES", n, n, c->NAME);
+		em_line(&e, "\t%s_run_prof_v, %s_prof_nodes, %s_PROF_NODES,", n, n, c->NAME);
 	else
-		em_line(&e, "\tNULL, NULL, 0   /* compiled without --profile */");
+		em_line(&e, "\tNULL, NULL, 0,   /* compiled without --profile */");
+	if (c->hooks && c->hooks->runner)
+		em_line(&e, "\t%s_runner_dev_open, %s_runner_dev_run, %s_runner_dev_close", n, n, n);
+	else
+		em_line(&e, "\tNULL, NULL, NULL   /* no device */");
 	em_line(&e, "};");
 	em_blank(&e);
 	em_line(&e, "#ifdef INGOT_RUNNER_EXTERN");

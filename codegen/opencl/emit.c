@@ -5,8 +5,11 @@
  *     take), buffers and NDRange;
  *   - in the graph function, a launch per device node and a blocking write / read
  *     per CopyToDevice / CopyToHost, on one in-order queue (so no events);
- *   - NAME_cl_init / NAME_cl_run / NAME_cl_last_error / NAME_cl_release, and
- *     NAME_run & co. on top of them (each call sets the device up and down).
+ *   - NAME_cl_init / NAME_cl_run / NAME_cl_run_par / NAME_cl_info /
+ *     NAME_cl_last_error / NAME_cl_release, and NAME_run & co. on top of them (each
+ *     call sets the device up and down: the generated code keeps no state between
+ *     calls, so an application that runs more than once holds a NAME_cl);
+ *   - in NAME_main.c, the runner's device hooks: one NAME_cl for all its runs.
  * The device pool mirrors the host arena: a device value lives at its planned offset
  * (plan_memory's liveness reuse holds for it too); the weights are one buffer. */
 #include "opencl_target.h"
@@ -18,6 +21,7 @@ typedef struct OclEmit {
 	const Target *t;
 	Emitter calls;               /* the rows of NAME_cl_calls[] */
 	int n_calls;
+	bool status;                 /* a kernel checks indices: read the status word */
 } OclEmit;
 
 /* A device value's byte offset in the pool. */
@@ -85,9 +89,17 @@ static int emit_node(CEmit *c, Emitter *body, NodeId id, void *state)
 		int p = oc.ref.pdesc ? cg_c_add_params(c, id, &oc.ref) : -1;
 		if (p < 0)
 			die("OpenCL kernel %s without parameters", oc.kernel);
-		em_printf(&s->calls, "\t{ \"%s\", &p%d, sizeof p%d, %d, {", oc.kernel, p, p, oc.n_slots + 1);
+		em_printf(&s->calls, "\t{ \"%s\", &p%d, sizeof p%d, %d, {", oc.kernel, p, p,
+		          oc.n_slots + 1 + oc.status + oc.n_extra_out);
 		for (int k = 0; k < oc.n_slots; k++)
 			emit_buf(c, n, k, &s->calls);
+		if (oc.status)
+			em_printf(&s->calls, " { INGOT_CL_STATUS, 0 },");
+		for (int k = 1; k <= oc.n_extra_out; k++) {
+			ValueId v = k < n->n_out ? n->out[k] : IR_NONE;
+			em_printf(&s->calls, " { INGOT_CL_POOL, %" PRId64 " },", v == IR_NONE ? 0 : pool_off(g, v));
+		}
+		s->status |= oc.status;
 	} else {   /* a view the plan could not alias: a copy inside the pool */
 		copy = type_bytes(&g->values[n->out[0]].type);
 		em_printf(&s->calls, "\t{ NULL, NULL, 0, 2, {");
@@ -156,14 +168,31 @@ static void emit_exec(CEmit *c, Emitter *e, void *state)
 	em_line(e, "\treturn cl;");
 	em_line(e, "}");
 	em_blank(e);
-	em_line(e, "int %s_cl_run(%s_cl *cl, const void *const inputs[], void *const outputs[], void *workspace)",
-	        name, name);
+	em_line(e, "int %s_cl_run_par(%s_cl *cl, const void *const inputs[], void *const outputs[],", name, name);
+	em_line(e, "\tvoid *workspace, const ingot_par *par)");
 	em_line(e, "{");
 	em_line(e, "\tint rc;");
 	em_line(e, "\tif (!cl)");
 	em_line(e, "\t\treturn INGOT_EINVAL;");
-	em_line(e, "\trc = %s_exec_dev(inputs, outputs, workspace, NULL, cl);", name);
-	em_line(e, "\treturn rc ? rc : ingot_cl_finish(&cl->st);");
+	em_line(e, "\trc = %s_exec_dev(inputs, outputs, workspace, par, cl);", name);
+	if (s->status) {
+		em_line(e, "\tif (!rc)");
+		em_line(e, "\t\trc = ingot_cl_finish(&cl->st);");
+		em_line(e, "\treturn rc ? rc : ingot_cl_status(&cl->st);   /* an index out of range */");
+	} else {
+		em_line(e, "\treturn rc ? rc : ingot_cl_finish(&cl->st);");
+	}
+	em_line(e, "}");
+	em_blank(e);
+	em_line(e, "int %s_cl_run(%s_cl *cl, const void *const inputs[], void *const outputs[], void *workspace)",
+	        name, name);
+	em_line(e, "{");
+	em_line(e, "\treturn %s_cl_run_par(cl, inputs, outputs, workspace, NULL);", name);
+	em_line(e, "}");
+	em_blank(e);
+	em_line(e, "const ingot_cl_info *%s_cl_info(const %s_cl *cl)", name, name);
+	em_line(e, "{");
+	em_line(e, "\treturn cl ? &cl->st.info : NULL;");
 	em_line(e, "}");
 	em_blank(e);
 	em_line(e, "const ingot_cl_error *%s_cl_last_error(const %s_cl *cl)", name, name);
@@ -188,9 +217,7 @@ static void emit_exec(CEmit *c, Emitter *e, void *state)
 	em_line(e, "\tint rc;");
 	em_line(e, "\tif (!cl)");
 	em_line(e, "\t\treturn INGOT_EDEVICE;");
-	em_line(e, "\trc = %s_exec_dev(inputs, outputs, workspace, par, cl);", name);
-	em_line(e, "\tif (!rc)");
-	em_line(e, "\t\trc = ingot_cl_finish(&cl->st);");
+	em_line(e, "\trc = %s_cl_run_par(cl, inputs, outputs, workspace, par);", name);
 	em_line(e, "\t%s_cl_release(cl);", name);
 	em_line(e, "\treturn rc;");
 	em_line(e, "}");
@@ -208,14 +235,62 @@ static void emit_header(CEmit *c, Emitter *e, void *state)
 	em_line(e, " * inputs[] and outputs[] in ONNX order and the workspace as for %s_run_v; it", name);
 	em_line(e, " * returns 0, INGOT_EINVAL or INGOT_EDEVICE (then %s_cl_last_error says which", name);
 	em_line(e, " * OpenCL call failed, and the error's name). %s_cl_init returns NULL on failure", name);
-	em_line(e, " * (err, when not NULL, says why). %s_run & co. set the device up for each call. */", name);
+	em_line(e, " * (err, when not NULL, says why); opt->cache_dir keeps the program binary, so a");
+	em_line(e, " * later init skips the driver's compile (%s_cl_info says what init did).", name);
+	em_line(e, " * %s_cl_run_par runs the host nodes on par's threads. %s_run & co. set the", name, name);
+	em_line(e, " * device up for each call: hold a %s_cl to run more than once. */", name);
 	em_line(e, "#include \"ingot_cl.h\"");
 	em_line(e, "typedef struct %s_cl %s_cl;", name, name);
 	em_line(e, "%s_cl *%s_cl_init(const ingot_cl_options *opt, ingot_cl_error *err);", name, name);
 	em_line(e, "int %s_cl_run(%s_cl *cl, const void *const inputs[], void *const outputs[], void *workspace);",
 	        name, name);
+	em_line(e, "int %s_cl_run_par(%s_cl *cl, const void *const inputs[], void *const outputs[],", name, name);
+	em_line(e, "\tvoid *workspace, const ingot_par *par);");
+	em_line(e, "const ingot_cl_info *%s_cl_info(const %s_cl *cl);", name, name);
 	em_line(e, "const ingot_cl_error *%s_cl_last_error(const %s_cl *cl);", name, name);
 	em_line(e, "void %s_cl_release(%s_cl *cl);", name, name);
+}
+
+/* CEmitHooks.runner: the runner's device, one NAME_cl for all its runs. */
+static void emit_runner(CEmit *c, Emitter *e, void *state)
+{
+	const char *n = cg_c_name(c);
+	(void)state;
+	em_line(e, "#include <stdio.h>");
+	em_line(e, "#include <string.h>");
+	em_blank(e);
+	em_line(e, "/* the device, set up once (ingot_runner.h dev_open): info says how, or why not */");
+	em_line(e, "static void *%s_runner_dev_open(const char *cache_dir, char *info, size_t cap)", n);
+	em_line(e, "{");
+	em_line(e, "\tingot_cl_options o = INGOT_CL_OPTIONS_DEFAULT;");
+	em_line(e, "\tingot_cl_error err;");
+	em_line(e, "\tconst ingot_cl_info *ci;");
+	em_line(e, "\t%s_cl *cl;", n);
+	em_line(e, "\tmemset(&err, 0, sizeof err);");
+	em_line(e, "\to.cache_dir = cache_dir;");
+	em_line(e, "\tif (!(cl = %s_cl_init(&o, &err))) {", n);
+	em_line(e, "\t\tsnprintf(info, cap, \"OpenCL init failed: %%s in %%s%%s%%s\", err.name ? err.name : \"(none)\",");
+	em_line(e, "\t\t         err.where ? err.where : \"(none)\", err.log[0] ? \"\\n\" : \"\", err.log);");
+	em_line(e, "\t\treturn NULL;");
+	em_line(e, "\t}");
+	em_line(e, "\tci = %s_cl_info(cl);", n);
+	em_line(e, "\tsnprintf(info, cap, \"program=%%s cache=\\\"%%s\\\" device=\\\"%%s\\\"\", !ci->n_kernels ? \"none\" :");
+	em_line(e, "\t         ci->from_binary ? \"binary\" : \"source\",");
+	em_line(e, "\t         ci->cache, ci->device);");
+	em_line(e, "\treturn cl;");
+	em_line(e, "}");
+	em_blank(e);
+	em_line(e, "static int %s_runner_dev_run(void *dev, const void *const inputs[], void *const outputs[],", n);
+	em_line(e, "\tvoid *workspace, const ingot_par *par)");
+	em_line(e, "{");
+	em_line(e, "\treturn %s_cl_run_par((%s_cl *)dev, inputs, outputs, workspace, par);", n, n);
+	em_line(e, "}");
+	em_blank(e);
+	em_line(e, "static void %s_runner_dev_close(void *dev)", n);
+	em_line(e, "{");
+	em_line(e, "\t%s_cl_release((%s_cl *)dev);", n, n);
+	em_line(e, "}");
+	em_blank(e);
 }
 
 int cg_ocl_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
@@ -231,6 +306,7 @@ int cg_ocl_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	h.source = emit_source;
 	h.exec = emit_exec;
 	h.header = emit_header;
+	h.runner = emit_runner;
 	h.ldlibs = "-lOpenCL";
 	h.state = &s;
 	rc = cg_c_emit_hooked(t, g, o, d, &h);

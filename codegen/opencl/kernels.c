@@ -13,10 +13,13 @@
 
 #include "conv.h"
 #include "elementwise.h"
+#include "image.h"
 #include "fused.h"
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "reduce.h"
+#include "shape.h"
 
 #include <string.h>
 
@@ -40,7 +43,19 @@ static const char structs[] =
 	OCL_STRUCT(ingot_conv_params, INGOT_CONV_FIELDS)
 	OCL_STRUCT(ingot_pool_params, INGOT_POOL_FIELDS)
 	OCL_STRUCT(ingot_global_pool_params, INGOT_GLOBAL_POOL_FIELDS)
-	OCL_STRUCT(ingot_softmax_params, INGOT_SOFTMAX_FIELDS);
+	OCL_STRUCT(ingot_softmax_params, INGOT_SOFTMAX_FIELDS)
+	OCL_STRUCT(ingot_layernorm_params, INGOT_LAYERNORM_FIELDS)
+	OCL_STRUCT(ingot_reduce_params, INGOT_REDUCE_FIELDS)
+	OCL_STRUCT(ingot_strided_params, INGOT_STRIDED_FIELDS)
+	OCL_STRUCT(ingot_concat_params, INGOT_CONCAT_FIELDS)
+	OCL_STRUCT(ingot_gather_params, INGOT_GATHER_FIELDS)
+	OCL_STRUCT(ingot_pad_params, INGOT_PAD_FIELDS);
+
+/* the structs with double fields, declared only where the device has cl_khr_fp64 */
+static const char structs_fp64[] =
+	"#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+	OCL_STRUCT(ingot_resize_params, INGOT_RESIZE_FIELDS)
+	"#endif\n";
 
 /* the libm names ewmath.h's float functions call (INGOT_EW_M(fn) is fn##f) */
 static const char *const libm[] = { "fabs", "ceil", "expm1", "erf", "erfc", "exp", "floor", "fmax",
@@ -55,7 +70,24 @@ static void prelude(Emitter *e)
 		{ "INGOT_EW_MIN", INGOT_EW_MIN }, { "INGOT_FE_MAX_IN", INGOT_FE_MAX_IN },
 		{ "INGOT_FE_MAX_OPS", INGOT_FE_MAX_OPS }, { "INGOT_FE_BINARY", INGOT_FE_BINARY },
 		{ "INGOT_FE_CLIP", INGOT_FE_CLIP }, { "INGOT_POOL_MAX", INGOT_POOL_MAX },
-		{ "INGOT_POOL_AVG", INGOT_POOL_AVG },
+		{ "INGOT_POOL_AVG", INGOT_POOL_AVG }, { "INGOT_REDUCE_MEAN", INGOT_REDUCE_MEAN },
+		{ "INGOT_REDUCE_MAX", INGOT_REDUCE_MAX }, { "INGOT_REDUCE_MIN", INGOT_REDUCE_MIN },
+		{ "INGOT_REDUCE_PROD", INGOT_REDUCE_PROD },
+		{ "INGOT_REDUCE_SUM_SQUARE", INGOT_REDUCE_SUM_SQUARE },
+		{ "INGOT_REDUCE_L1", INGOT_REDUCE_L1 }, { "INGOT_REDUCE_L2", INGOT_REDUCE_L2 },
+		{ "INGOT_REDUCE_LOG_SUM", INGOT_REDUCE_LOG_SUM },
+		{ "INGOT_REDUCE_LOG_SUM_EXP", INGOT_REDUCE_LOG_SUM_EXP },
+		{ "INGOT_PAD_CONSTANT", INGOT_PAD_CONSTANT }, { "INGOT_PAD_REFLECT", INGOT_PAD_REFLECT },
+		{ "INGOT_PAD_EDGE", INGOT_PAD_EDGE }, { "INGOT_INTERP_NEAREST", INGOT_INTERP_NEAREST },
+		{ "INGOT_CTM_ALIGN_CORNERS", INGOT_CTM_ALIGN_CORNERS },
+		{ "INGOT_CTM_ASYMMETRIC", INGOT_CTM_ASYMMETRIC },
+		{ "INGOT_CTM_TF_CROP_AND_RESIZE", INGOT_CTM_TF_CROP_AND_RESIZE },
+		{ "INGOT_CTM_PYTORCH_HALF_PIXEL", INGOT_CTM_PYTORCH_HALF_PIXEL },
+		{ "INGOT_CTM_HALF_PIXEL_SYMMETRIC", INGOT_CTM_HALF_PIXEL_SYMMETRIC },
+		{ "INGOT_CTM_TF_HALF_PIXEL_FOR_NN", INGOT_CTM_TF_HALF_PIXEL_FOR_NN },
+		{ "INGOT_NEAREST_ROUND_PREFER_CEIL", INGOT_NEAREST_ROUND_PREFER_CEIL },
+		{ "INGOT_NEAREST_FLOOR", INGOT_NEAREST_FLOOR }, { "INGOT_NEAREST_CEIL", INGOT_NEAREST_CEIL },
+		{ "INGOT_NEAREST_SIMPLE", INGOT_NEAREST_SIMPLE },
 	};
 	em_printf(e, "/* prelude: the C names of the shared headers in OpenCL C */\n");
 	em_printf(e, "typedef long int64_t;\ntypedef ulong uint64_t;\n");
@@ -114,6 +146,7 @@ void cg_ocl_emit_program(Emitter *e, const Target *t, const char *name)
 	emit_part(e, "kernels/ewtable.h", stub_text("kernels/ewtable.h"));
 	emit_part(e, "kernels/ewmath.h", stub_text("kernels/ewmath.h"));
 	emit_part(e, "the parameter structs of the reference kernels", structs);
+	emit_part(e, "the parameter structs with double fields", structs_fp64);
 	emit_part(e, "kernels/opencl/ingot.cl", stub_text("kernels/opencl/ingot.cl"));
 	em_line(e, "};");
 	em_line(e, "static const char %s_cl_build_options[] = \"-DINGOT_CL_TILE=%d\";", name,

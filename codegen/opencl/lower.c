@@ -9,9 +9,12 @@
 #include "elementwise.h"
 #include "ewtable.h"
 #include "fused.h"
+#include "image.h"
 #include "linalg.h"
 #include "norm.h"
 #include "pool.h"
+#include "reduce.h"
+#include "shape.h"
 
 #include <string.h>
 
@@ -39,6 +42,9 @@ static bool float_binary(const ingot_binary_params *p)
 		return false;
 	}
 }
+
+/* Concat inputs one kernel takes (ingot_cl_concat's x0..x6; INGOT_CL_MAX_BUFS - 1) */
+#define INGOT_CL_CONCAT_MAX 7
 
 static int64_t round_up(int64_t v, int64_t m)
 {
@@ -153,6 +159,82 @@ static bool pick(const Target *t, const Graph *g, NodeId id, OclCall *oc, const 
 		oc->kernel = "ingot_cl_softmax";
 		oc->n_slots = 1;
 		set_1d(oc, p->outer * p->inner);
+	} else if (strcmp(fn, "ingot_layernorm") == 0) {
+		const ingot_layernorm_params *p = kc->params;
+		if (p->dtype != INGOT_DT_F32 || p->stash != INGOT_DT_F32 || p->nrank > INGOT_MAX_RANK) {
+			*why = "OpenCL runs f32 LayerNormalization only";
+			return false;
+		}
+		oc->kernel = "ingot_cl_layernorm";
+		oc->n_slots = 3;
+		oc->n_extra_out = 2;
+		set_1d(oc, p->outer);
+	} else if (strcmp(fn, "ingot_reduce") == 0) {
+		const ingot_reduce_params *p = kc->params;
+		int64_t n_out = 1;
+		if (p->dtype != INGOT_DT_F32)
+			return false;
+		for (int d = 0; d < p->rank; d++)
+			n_out *= (p->rmask >> d) & 1 ? 1 : p->dims[d];
+		oc->kernel = "ingot_cl_reduce";
+		oc->n_slots = 1;
+		set_1d(oc, n_out);
+	} else if (strcmp(fn, "ingot_strided_copy") == 0) {
+		const ingot_strided_params *p = kc->params;
+		int64_t numel = 1;
+		if (p->esize != 4)
+			return false;
+		for (int d = 0; d < p->rank; d++)
+			numel *= p->dims[d];
+		oc->kernel = "ingot_cl_strided";
+		oc->n_slots = 1;
+		set_1d(oc, numel);
+	} else if (strcmp(fn, "ingot_concat") == 0) {
+		const ingot_concat_params *p = kc->params;
+		int64_t row = 0;
+		if (p->n > INGOT_CL_CONCAT_MAX) {
+			*why = "OpenCL concatenates 7 inputs at most";
+			return false;
+		}
+		for (int k = 0; k < p->n; k++)
+			row += p->row_bytes[k] / 4;
+		oc->kernel = "ingot_cl_concat";
+		oc->n_slots = INGOT_CL_CONCAT_MAX;
+		set_1d(oc, p->outer * row);
+	} else if (strcmp(fn, "ingot_gather") == 0) {
+		const ingot_gather_params *p = kc->params;
+		if (p->esize != 4 || (p->idx_size != 4 && p->idx_size != 8))
+			return false;
+		oc->kernel = "ingot_cl_gather";
+		oc->n_slots = 2;
+		oc->status = true;
+		set_1d(oc, p->outer * p->n_idx * p->inner);
+	} else if (strcmp(fn, "ingot_pad") == 0) {
+		const ingot_pad_params *p = kc->params;
+		int64_t numel = 1;
+		if (p->esize != 4)
+			return false;
+		for (int d = 0; d < p->rank; d++)
+			numel *= p->out_dims[d];
+		oc->kernel = "ingot_cl_pad";
+		oc->n_slots = 1;
+		set_1d(oc, numel);
+	} else if (strcmp(fn, "ingot_resize") == 0) {
+		const ingot_resize_params *p = kc->params;
+		int64_t numel = 1;
+		bool ok = p->dtype == INGOT_DT_F32 && !p->antialias &&
+		          (p->mode == INGOT_INTERP_NEAREST || p->mode == INGOT_INTERP_LINEAR);
+		for (int d = 0; d < p->rank; d++) {
+			ok &= p->taps[d] <= 2;
+			numel *= p->y_dims[d];
+		}
+		if (!ok) {
+			*why = "OpenCL resizes f32 by nearest or linear interpolation without antialias only";
+			return false;
+		}
+		oc->kernel = "ingot_cl_resize";
+		oc->n_slots = 1;
+		set_1d(oc, numel);
 	} else if (op_has(n->op, OPF_VIEW)) {
 		oc->kernel = NULL;   /* an alias of its input, or one device-side copy */
 		oc->n_slots = 1;
@@ -163,13 +245,35 @@ static bool pick(const Target *t, const Graph *g, NodeId id, OclCall *oc, const 
 	return true;
 }
 
+/* The ops whose kernels copy 4-byte elements as bits (int32 and uint32 too). */
+static bool moves_bits(Op op)
+{
+	return op == OP_TRANSPOSE || op == OP_SLICE || op == OP_CONCAT || op == OP_GATHER || op == OP_PAD;
+}
+
 /* Every tensor the node reads at run time and writes is f32 (views' shape inputs
- * are constants), and none has a data-dependent size. */
+ * are constants; Gather's indices are int32 or int64; moves_bits ops take any 4-byte
+ * element), and none has a data-dependent size. */
 static bool f32_node(const Graph *g, NodeId id, const char **why)
 {
 	const Node *n = &g->nodes[id];
+	if (moves_bits(n->op) && n->n_in > 0 && n->in[0] != IR_NONE && n->out[0] != IR_NONE) {
+		DType dt = g->values[n->in[0]].type.dtype;
+		bool four = dt == DT_F32 || dt == DT_I32 || dt == DT_U32;
+		for (int k = 0; k < n->n_in && four; k++) {
+			const Value *v = n->in[k] == IR_NONE ? NULL : &g->values[n->in[k]];
+			four = !v || (!v->dynamic && (v->is_const || v->type.dtype == dt ||
+			                              (n->op == OP_GATHER && k == 1 &&
+			                               (v->type.dtype == DT_I32 || v->type.dtype == DT_I64))));
+		}
+		if (four && !g->values[n->out[0]].dynamic && g->values[n->out[0]].type.dtype == dt)
+			return true;
+	}
 	for (int k = 0; k < n->n_in; k++) {
 		const Value *v = n->in[k] == IR_NONE ? NULL : &g->values[n->in[k]];
+		if (v && n->op == OP_GATHER && k == 1 && !v->dynamic &&
+		    (v->type.dtype == DT_I32 || v->type.dtype == DT_I64))
+			continue;
 		if (v && (v->dynamic || (!v->is_const && v->type.dtype != DT_F32) ||
 		          (k == 0 && v->type.dtype != DT_F32))) {
 			*why = "OpenCL kernels take f32 tensors only";

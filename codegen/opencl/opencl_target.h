@@ -12,6 +12,9 @@ typedef struct OclCall {
 	KernelCall ref;              /* the reference lowering: the params the kernel takes */
 	const char *kernel;          /* __kernel name; NULL: no kernel (a view's copy) */
 	int n_slots;                 /* input slots the kernel takes (missing ones: a dummy) */
+	bool status;                 /* then the status word (an index out of range) */
+	int n_extra_out;             /* then outputs 1..n_extra_out (missing ones: a dummy);
+	                              * output 0 comes last */
 	int dims;                    /* NDRange dimensions, 1..3 */
 	int64_t gws[3], lws[3];      /* global and local sizes; lws[0] == 0: the driver's */
 } OclCall;

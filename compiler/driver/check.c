@@ -232,6 +232,7 @@ typedef struct CheckEnv {
 	const char *work;            /* this test's work directory */
 	const char *kernels_lib;     /* prebuilt kernels, or NULL */
 	const IoKinds *kinds;        /* what each graph input and output is */
+	const char *cl_cache;        /* --target opencl: the runners' program binary cache */
 } CheckEnv;
 
 static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int set_idx,
@@ -285,6 +286,10 @@ static int run_set(const CheckEnv *env, const char *dir, const DataSet *set, int
 		for (int k = 0, n = proc_split(o->runner, runner, 64); k < n; k++)
 			argv[argc++] = runner[k];
 	argv[argc++] = exe;
+	if (env->cl_cache) {
+		argv[argc++] = "--cl-cache";
+		argv[argc++] = env->cl_cache;
+	}
 	for (int i = 0; i < ins->n && argc < 150; i++) {
 		if (bound[i])
 			continue;
@@ -749,6 +754,16 @@ int cmd_check(const Options *o)
 	kernels_lib = driver_kernels_lib(o, work_root, lib_buf, sizeof lib_buf);
 	if (kernels_lib)
 		setenv("INGOT_KERNELS_LIB", kernels_lib, 1);
+	/* --target opencl: every test's program is the same text, so one binary cache
+	 * (INGOT_CHECK_CACHE/opencl, else this run's) spares each runner the compile */
+	const char *cl_cache = NULL;
+	char cl_cache_buf[4200];
+	if (strcmp(driver_target(o)->name, "opencl") == 0) {
+		const char *dir = getenv("INGOT_CHECK_CACHE");
+		snprintf(cl_cache_buf, sizeof cl_cache_buf, "%s/opencl", dir && *dir ? dir : work_root);
+		if (cg_mkdir_p(cl_cache_buf, NULL) == 0)
+			cl_cache = cl_cache_buf;
+	}
 
 	/* results are printed in input order as they become available */
 	int *result = malloc(((size_t)n_tests + 1) * sizeof *result);
@@ -766,7 +781,7 @@ int cmd_check(const Options *o)
 			pid_t pid = fork();
 			if (pid == 0) {
 				char work[4200], line[1500] = "", file[4300];
-				CheckEnv env = { o, work, kernels_lib, NULL };
+				CheckEnv env = { o, work, kernels_lib, NULL, cl_cache };
 				snprintf(work, sizeof work, "%s/t%d", work_root, next);
 				cg_mkdir_p(work, NULL);
 				int r = run_test(&env, tests[next], line, sizeof line);

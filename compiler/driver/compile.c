@@ -112,7 +112,28 @@ int driver_run_passes(const Options *o, Graph *g, DiagSink *d)
 	if (ctx.place)
 		names[n++] = "place";
 	names[n++] = "plan_memory";
-	return pass_run(g, &ctx, names, n);
+	int rc = pass_run(g, &ctx, names, n);
+	if (ctx.place && o->place_report)
+		*o->place_report = place;
+	return rc;
+}
+
+/* --dot / --svg of a placed graph (--target opencl): nodes coloured by device. */
+static const char *device_color(const Graph *g, NodeId n, void *user)
+{
+	(void)user;
+	if (g->nodes[n].op == OP_COPY_TO_DEVICE || g->nodes[n].op == OP_COPY_TO_HOST)
+		return DRIVER_COLOR_COPY;
+	return g->nodes[n].device ? DRIVER_COLOR_DEVICE : DRIVER_COLOR_CPU;
+}
+
+const DotStyle *driver_dot_style(const Options *o)
+{
+	static const char *const legend[] = { "device", DRIVER_COLOR_DEVICE, "CPU", DRIVER_COLOR_CPU,
+		                              "copy", DRIVER_COLOR_COPY, NULL };
+	static const DotStyle placed = { device_color, NULL, legend };
+	const Target *t = o->target ? driver_target(o) : NULL;
+	return t && t->host ? &placed : NULL;
 }
 
 int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
@@ -135,7 +156,7 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 	progress_stage(o->progress, "shape inference", g);
 	if (ops_infer_graph(g, d, true))
 		return driver_exit_code(d);
-	if (o->svg_before && driver_write_svg(g, o->svg_before, "--svg-before", d))
+	if (o->svg_before && driver_write_svg(g, NULL, o->svg_before, "--svg-before", d))
 		return EXIT_BAD_INPUT;
 	if (o->quantize)
 		progress_stage(o->progress, "quantize (calibration and report)", g);
@@ -154,10 +175,10 @@ int driver_build_graph(const Options *o, Graph *g, DiagSink *d)
 			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
 			return EXIT_BAD_INPUT;
 		}
-		ir_dot(g, NULL, f);
+		ir_dot(g, driver_dot_style(o), f);
 		fclose(f);
 	}
-	if (o->svg && driver_write_svg(g, o->svg, "--svg", d))
+	if (o->svg && driver_write_svg(g, driver_dot_style(o), o->svg, "--svg", d))
 		return EXIT_BAD_INPUT;
 	if (o->dump_ir) {
 		if (strcmp(o->dump_ir, "-") == 0) {

@@ -127,6 +127,7 @@ typedef struct Options {
 	int qstage;                      /* QSTAGE_*: an instrumented build of calibrate.c */
 	const QuantRanges *qranges;      /* QSTAGE_INT8: the ranges to quantize with */
 	QuantReport *qreport;            /* filled by a quantized build when set */
+	PlaceConfig *place_report;       /* --target opencl: the placement's result, when set */
 	const char *dump_ir;
 	bool print_ir_after_all;
 	const char *print_ir_after;
@@ -238,7 +239,14 @@ void quant_report_free(QuantReport *r);
 
 /* picture.c: g drawn by Graphviz (dot -Tsvg) into path; flag names the option in the
  * error when dot is missing. Returns 0, or -1 with a diagnostic. */
-int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSink *d);
+int driver_write_svg(const Graph *g, const DotStyle *style, const char *path, const char *flag,
+                     DiagSink *d);
+/* compile.c: how --dot/--svg colour the final graph: by device (fill colours below)
+ * for --target opencl, else NULL (by op family). */
+#define DRIVER_COLOR_DEVICE "#f4a582"
+#define DRIVER_COLOR_CPU "#92c5de"
+#define DRIVER_COLOR_COPY "#ffffbf"
+const DotStyle *driver_dot_style(const Options *o);
 
 /* progress.c: start (verbosity -1/0/1), a new stage (g: for the node count, may be
  * NULL; p may be NULL: nothing), the end (clears the line; -v: the total);
@@ -253,6 +261,10 @@ void driver_sink_init(DiagSink *d, const Options *o, Progress *prog);
 
 /* inspect_report.c: inspect's default output, of a built graph g with weights w, the
  * op histogram hist (OP_COUNT counts), and the totals inspect.c computed. */
+/* inspect_place.c: the placement of --target opencl (partitions, copies, the cost
+ * model's estimates and islands, why each CPU node stays there), as text or as the
+ * "placement" member of --json. */
+void inspect_place_print(const Options *o, Graph *g, const PlaceConfig *pc, bool json);
 void inspect_report_print(const Options *o, const Graph *g, const WeightsLayout *w, const int *hist,
                           int n_nodes, int64_t params, int64_t macs);
 

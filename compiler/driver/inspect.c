@@ -18,8 +18,12 @@ int cmd_inspect(const Options *o)
 	QuantReport rep;
 	Progress prog;
 	Options oq = *o;
+	PlaceConfig place;
+	const Target *t = o->target ? driver_target(o) : NULL;
 	memset(&rep, 0, sizeof rep);
+	memset(&place, 0, sizeof place);
 	oq.qreport = o->quantize ? &rep : NULL;
+	oq.place_report = t && t->host ? &place : NULL;
 	driver_sink_init(&d, o, &prog);
 	oq.progress = &prog;
 	rc = driver_build_graph(&oq, &g, &d);
@@ -64,9 +68,13 @@ int cmd_inspect(const Options *o)
 			printf(", \"quantization\": ");
 			quant_report_json(&rep, stdout);
 		}
+		if (oq.place_report)
+			inspect_place_print(o, &g, &place, true);
 		printf("}\n");
 	} else {
 		inspect_report_print(o, &g, &w, hist, n_nodes, params, macs);
+		if (oq.place_report)
+			inspect_place_print(o, &g, &place, false);
 		if (rep.done)
 			quant_report_print(&rep, stdout);
 	}

@@ -25,7 +25,8 @@ static bool on_path(const char *prog)
 	return false;
 }
 
-int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSink *d)
+int driver_write_svg(const Graph *g, const DotStyle *style, const char *path, const char *flag,
+                     DiagSink *d)
 {
 	DiagLoc l = diag_loc_file(path);
 	char dot_path[4200], out[2048];
@@ -43,7 +44,7 @@ int driver_write_svg(const Graph *g, const char *path, const char *flag, DiagSin
 		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
 		return -1;
 	}
-	ir_dot(g, NULL, f);
+	ir_dot(g, style, f);
 	if (fclose(f)) {
 		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
 		unlink(dot_path);

@@ -191,11 +191,18 @@ void ir_dot(const Graph *g, const DotStyle *style, FILE *f)
 		edge_label(f, g, v, widest, steps);
 	}
 	/* the legend: one swatch per family present, and the highlighted tensor */
-	fputs("  subgraph cluster_legend {\n    label=\"op families\"; fontname=\"monospace\"; fontsize=10;\n", f);
-	for (size_t i = 0; i <= sizeof families / sizeof families[0]; i++) {
-		const Family *fam = i < sizeof families / sizeof families[0] ? &families[i] : &other;
-		if (used[i])
-			fprintf(f, "    family%d [label=\"%s\", fillcolor=\"%s\"];\n", (int)i, fam->name, fam->color);
+	if (style && style->legend) {
+		fputs("  subgraph cluster_legend {\n    label=\"placement\"; fontname=\"monospace\"; fontsize=10;\n", f);
+		for (int i = 0; style->legend[i] && style->legend[i + 1]; i += 2)
+			fprintf(f, "    family%d [label=\"%s\", fillcolor=\"%s\"];\n", i / 2, style->legend[i],
+			        style->legend[i + 1]);
+	} else {
+		fputs("  subgraph cluster_legend {\n    label=\"op families\"; fontname=\"monospace\"; fontsize=10;\n", f);
+		for (size_t i = 0; i <= sizeof families / sizeof families[0]; i++) {
+			const Family *fam = i < sizeof families / sizeof families[0] ? &families[i] : &other;
+			if (used[i])
+				fprintf(f, "    family%d [label=\"%s\", fillcolor=\"%s\"];\n", (int)i, fam->name, fam->color);
+		}
 	}
 	if (widest != IR_NONE) {
 		fputs("    widest [shape=note, color=\"#d7191c\", label=\"widest live range:\\n", f);

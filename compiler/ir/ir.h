@@ -335,10 +335,12 @@ int ir_parse(Graph *g, const char *text, size_t len, const char *blob_file, Diag
 
 /* How ir_dot colours nodes: node_color, when set and not returning NULL, gives a
  * node's fill colour ("#rrggbb"; the hook for device placement), else its op
- * family's colour (ir_op_family). */
+ * family's colour (ir_op_family). legend, when set, replaces the op families'
+ * legend: name, colour pairs, NULL-terminated. */
 typedef struct DotStyle {
 	const char *(*node_color)(const Graph *g, NodeId n, void *user);
 	void *user;
+	const char *const *legend;
 } DotStyle;
 /* The op's family for pictures ("conv/matmul", "elementwise", "pool", ...) and its colour. */
 const char *ir_op_family(Op op, const char **color);

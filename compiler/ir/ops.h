@@ -116,36 +116,36 @@ typedef enum OpFlag {
 	/* normalization and softmax */ \
 	X(BATCH_NORMALIZATION, BatchNormalization, batchnorm, 5, 5, 1, 3, 0, 0) \
 	X(INSTANCE_NORMALIZATION, InstanceNormalization, instancenorm, 3, 3, 1, 1, 0, 0) \
-	X(LAYER_NORMALIZATION, LayerNormalization, layernorm, 2, 3, 1, 3, 0, 0) \
+	X(LAYER_NORMALIZATION, LayerNormalization, layernorm, 2, 3, 1, 3, 0, OPF_DEVICE) \
 	X(LOG_SOFTMAX, LogSoftmax, softmax, 1, 1, 1, 1, 0, OPF_DEVICE) \
 	X(SOFTMAX, Softmax, softmax, 1, 1, 1, 1, 0, OPF_DEVICE) \
 	/* reductions (axes as attribute or as input 1) */ \
-	X(REDUCE_L1, ReduceL1, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_L2, ReduceL2, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_LOG_SUM, ReduceLogSum, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_LOG_SUM_EXP, ReduceLogSumExp, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_MAX, ReduceMax, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_MEAN, ReduceMean, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_MIN, ReduceMin, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_PROD, ReduceProd, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_SUM, ReduceSum, reduce, 1, 2, 1, 1, 0x2, 0) \
-	X(REDUCE_SUM_SQUARE, ReduceSumSquare, reduce, 1, 2, 1, 1, 0x2, 0) \
+	X(REDUCE_L1, ReduceL1, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_L2, ReduceL2, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_LOG_SUM, ReduceLogSum, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_LOG_SUM_EXP, ReduceLogSumExp, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_MAX, ReduceMax, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_MEAN, ReduceMean, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_MIN, ReduceMin, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_PROD, ReduceProd, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_SUM, ReduceSum, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
+	X(REDUCE_SUM_SQUARE, ReduceSumSquare, reduce, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
 	/* data movement and shapes */ \
-	X(CONCAT, Concat, concat, 1, -1, 1, 1, 0, 0) \
+	X(CONCAT, Concat, concat, 1, -1, 1, 1, 0, OPF_DEVICE) \
 	X(CONSTANT_OF_SHAPE, ConstantOfShape, constant_of_shape, 1, 1, 1, 1, 0x1, 0) \
 	X(EXPAND, Expand, expand, 2, 2, 1, 1, 0x2, 0) \
 	X(FLATTEN, Flatten, reshape, 1, 1, 1, 1, 0, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
-	X(GATHER, Gather, gather, 2, 2, 1, 1, 0, 0) \
-	X(PAD, Pad, pad, 1, 4, 1, 1, 0xe, 0) \
+	X(GATHER, Gather, gather, 2, 2, 1, 1, 0, OPF_DEVICE) \
+	X(PAD, Pad, pad, 1, 4, 1, 1, 0xe, OPF_DEVICE) \
 	X(RANGE, Range, range, 3, 3, 1, 1, 0x7, 0) \
 	X(RESHAPE, Reshape, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	X(SHAPE, Shape, shape, 1, 1, 1, 1, 0, 0) \
 	X(SIZE, Size, shape, 1, 1, 1, 1, 0, 0) \
-	X(SLICE, Slice, slice, 1, 5, 1, 1, 0x1e, 0) \
+	X(SLICE, Slice, slice, 1, 5, 1, 1, 0x1e, OPF_DEVICE) \
 	X(SPLIT, Split, split, 1, 2, 1, -1, 0x2, 0) \
 	X(SQUEEZE, Squeeze, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	X(TILE, Tile, tile, 2, 2, 1, 1, 0x2, 0) \
-	X(TRANSPOSE, Transpose, transpose, 1, 1, 1, 1, 0, OPF_PERMUTE) \
+	X(TRANSPOSE, Transpose, transpose, 1, 1, 1, 1, 0, OPF_PERMUTE | OPF_DEVICE) \
 	X(UNSQUEEZE, Unsqueeze, reshape, 1, 2, 1, 1, 0x2, OPF_VIEW | OPF_RESHAPE | OPF_NOOP_SAME_TYPE | OPF_DEVICE) \
 	/* arith.c, arith_matrix.c */ \
 	X(SIN, Sin, unary_math, 1, 1, 1, 1, 0x0, 0) \
@@ -200,7 +200,7 @@ typedef enum OpFlag {
 	X(SPACE_TO_DEPTH, SpaceToDepth, depth_space, 1, 1, 1, 1, 0x0, 0) \
 	X(TF_IDF_VECTORIZER, TfIdfVectorizer, tfidf, 1, 2, 1, 1, 0x0, 0) \
 	/* image.c */ \
-	X(RESIZE, Resize, resize, 1, 4, 1, 1, 0xe, 0) \
+	X(RESIZE, Resize, resize, 1, 4, 1, 1, 0xe, OPF_DEVICE) \
 	X(UPSAMPLE, Upsample, upsample, 1, 2, 1, 1, 0x2, 0) \
 	X(GRID_SAMPLE, GridSample, grid_sample, 2, 2, 1, 1, 0x0, 0) \
 	X(AFFINE_GRID, AffineGrid, affine_grid, 2, 2, 1, 1, 0x2, 0) \

@@ -3,7 +3,10 @@
 # `ingot check --target opencl --placement device` on the first OpenCL device (PoCL's
 # CPU device in CI): every node that has a kernel runs there, and each test must PASS
 # (ONNX's expected outputs, check's tolerance); the dumped IR must show the node on the
-# device. Exit 77 (skipped) only when no OpenCL platform exists.
+# device. A line may name inputs after the test, NAME=K: the shape inputs (Slice's
+# starts, Pad's pads...) that ingot check binds to their values (input_K.pb of the
+# first data set), which the placement check binds too.
+# Exit 77 (skipped) only when no OpenCL platform exists.
 #   tests/opencl/check_nodes.sh INGOT DATA_DIR LIST WORKDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,11 +23,15 @@ sys.exit(0 if n and ctypes.CDLL(n).clGetPlatformIDs(0, None, ctypes.byref(c)) ==
 fi
 /usr/bin/python3 "$here/../conformance/generate.py" "$data"
 dirs=()
-while read -r t; do
+while read -r t binds; do
 	[ -z "$t" ] && continue
 	d="$data/node/$t"
+	bind=()
+	for b in $binds; do
+		bind+=(--bind "${b%%=*}=$d/test_data_set_0/input_${b#*=}.pb")
+	done
 	# the op runs on the device, not on the CPU fallback
-	"$ingot" compile "$d/model.onnx" --target opencl --placement device -o "$work/$t" --dump-ir - |
+	"$ingot" compile "$d/model.onnx" --target opencl --placement device -o "$work/$t" "${bind[@]}" --dump-ir - |
 		grep -q ' on(device)' || { echo "FAIL $t: nothing placed on the device"; exit 1; }
 	dirs+=("$d")
 done < "$list"

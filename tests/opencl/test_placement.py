@@ -11,6 +11,14 @@ the C target as the oracle. Exits 77 (skipped) only when no OpenCL platform exis
    on(device), no copies), --placement device still offloads them (and agrees with the
    C target), --place NODE=cpu moves one node back, and --place on a node without an
    OpenCL kernel is a usage error naming the reason.
+3. `inspect --json` reports the partitions (2, Sin between them on the CPU, with its
+   reason), the copies and their bytes as the dumped IR has them, and islands whose
+   verdicts follow the cost model's numbers (device when the saving beats the
+   transfers); on the tiny graph both islands are kept on the CPU and the plan's
+   estimate is the all-CPU one. `--dot` fills device nodes, CPU nodes and copies with
+   the three placement colours, with their legend.
+4. Gather on the device with int64 indices: in range, the C target's rows; one index
+   out of range, the run fails with INGOT_ERANGE (the device kernel's status word).
     test_placement.py INGOT WORKDIR
 """
 import ctypes
@@ -154,6 +162,80 @@ def t(ingot, work):
                       os.path.join(work, "bad"), "--place", "sin=device"])
     check(rc == 2 and "sin" in err and "no OpenCL kernel" in err,
           "--place sin=device: exit %d, %s" % (rc, err))
+    inspect_placement(ingot, work, big, tiny)
+    gather_range(ingot, work)
 
 
-main(t)
+def inspect_placement(ingot, work, big, tiny):
+    import json
+    lines = dump(ingot, big)
+    out, _ = run_ok([ingot, "inspect", os.path.join(big, "model.onnx"), "--target", "opencl", "--json"])
+    p = json.loads(out)["placement"]
+    check(p["partitions"] == 2 and p["copies"] == 4, "inspect: %s" % p)
+    check([c["node"] for c in p["cpu"]] == ["sin"] and "no OpenCL kernel" in p["cpu"][0]["why"],
+          "inspect cpu nodes: %s" % p["cpu"])
+    check(p["device_nodes"] == len(on_device(lines)), "inspect device nodes %d, dump %d" %
+          (p["device_nodes"], len(on_device(lines))))
+    elems = 0
+    for ln in lines:
+        if op_of(ln).startswith("Copy"):
+            dims = re.search(r": f32\[([0-9,]+)\]", ln).group(1).split(",")
+            elems += int(np.prod([int(x) for x in dims]))
+    check(p["bytes_moved"] == 4 * elems, "inspect bytes_moved %d, the copies move %d" % (p["bytes_moved"], 4 * elems))
+    for isl in p["islands"]:
+        check(isl["device"] == (isl["save_us"] > isl["xfer_us"]), "island verdict: %s" % isl)
+    check(p["est_placed_us"] < p["est_cpu_us"], "big: placed estimate not below all-CPU: %s" % p)
+    big_dev = p["device_nodes"]
+    out, _ = run_ok([ingot, "inspect", os.path.join(tiny, "model.onnx"), "--target", "opencl", "--json"])
+    p = json.loads(out)["placement"]
+    check(p["partitions"] == 0 and len(p["islands"]) == 2 and not any(i["device"] for i in p["islands"]) and
+          all(i["xfer_us"] >= i["save_us"] for i in p["islands"]) and p["est_placed_us"] == p["est_cpu_us"] and
+          all("cost model" in c["why"] for c in p["cpu"] if c["node"] != "sin"), "tiny inspect: %s" % p)
+    dot = os.path.join(work, "big.dot")
+    run_ok([ingot, "compile", os.path.join(big, "model.onnx"), "--target", "opencl", "-o",
+            os.path.join(work, "dotout"), "--dot", dot])
+    with open(dot) as f:
+        text = f.read()
+    def colour(c):
+        return text.count('fillcolor="%s"' % c) - 1   # less the legend's swatch
+    check(colour("#f4a582") == big_dev and colour("#92c5de") == 1 and colour("#ffffbf") == 4,
+          "--dot fills: device %d (want %d), CPU %d, copies %d" % (colour("#f4a582"), big_dev,
+                                                                  colour("#92c5de"), colour("#ffffbf")))
+    check(re.search(r'label="Sin\\nsin", fillcolor="#92c5de"', text), "Sin not in the CPU colour")
+    check('label="placement"' in text, "no placement legend")
+
+
+def gather_range(ingot, work):
+    """Gather on the device: right rows in range, INGOT_ERANGE (code 2) out of range."""
+    d = os.path.join(work, "gather")
+    os.makedirs(d)
+    g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], axis=0, name="g")], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, [4, 3]),
+                           helper.make_tensor_value_info("i", T.INT64, [2])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save(m, os.path.join(d, "g.onnx"))
+    x = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
+    files = {}
+    for tag, idx in (("x", x), ("ok", np.array([3, -4], np.int64)), ("bad", np.array([1, 4], np.int64))):
+        files[tag] = os.path.join(d, tag + ".pb")
+        with open(files[tag], "wb") as f:
+            f.write(numpy_helper.from_array(idx, "x" if tag == "x" else "i").SerializeToString())
+    out, _ = run_ok([ingot, "compile", os.path.join(d, "g.onnx"), "--target", "opencl", "--placement", "device",
+                     "--emit", "c,exe", "-o", os.path.join(d, "m"), "--name", "g", "--dump-ir", "-"])
+    check(any("Gather(" in ln and "on(device)" in ln for ln in out.splitlines()), "Gather not on the device")
+    res = os.path.join(d, "res")
+    os.makedirs(res)
+    run_ok([os.path.join(d, "m", "g"), "--input", files["x"], "--input", files["ok"], "--output-dir", res])
+    with open(os.path.join(res, "output_0.pb"), "rb") as f:
+        from onnx import TensorProto
+        t = TensorProto()
+        t.ParseFromString(f.read())
+    check(np.array_equal(numpy_helper.to_array(t), x[[3, 0]]), "Gather on the device: wrong rows")
+    rc, _, err = run([os.path.join(d, "m", "g"), "--input", files["x"], "--input", files["bad"], "--output-dir", res])
+    check(rc == 1 and "run failed with code 2" in err, "index out of range: exit %d, %s" % (rc, err))
+
+
+if __name__ == "__main__":
+    main(t)

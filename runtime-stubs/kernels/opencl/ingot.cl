@@ -334,3 +334,336 @@ __kernel void ingot_cl_softmax(ingot_softmax_params p, INGOT_CL_BUF(x), INGOT_CL
 			yr[j * s] = exp(xr[j * s] - mx) / sum;
 	}
 }
+
+/* ---- LayerNormalization and the reductions ---- */
+
+/* LayerNormalization over the inner elements of each of the outer rows, and the
+ * optional f32 Mean / InvStdDev outputs: one row per work-item, mean and variance in
+ * two passes */
+__kernel void ingot_cl_layernorm(ingot_layernorm_params p, INGOT_CL_BUF(x), INGOT_CL_BUF(s),
+                                 INGOT_CL_BUF(b), INGOT_CL_OBUF(mo), INGOT_CL_OBUF(io),
+                                 INGOT_CL_OBUF(y))
+{
+	long r = get_global_id(0), n = p.inner;
+	if (r >= p.outer)
+		return;
+	__global const float *xr = INGOT_CL_IN(x_b, x_o) + r * n, *sc = INGOT_CL_IN(s_b, s_o);
+	__global const float *bi = INGOT_CL_IN(b_b, b_o);
+	__global float *yr = INGOT_CL_OUT(y_b, y_o) + r * n;
+	float mean = 0.0f, var = 0.0f, inv;
+	for (long j = 0; j < n; j++)
+		mean += xr[j];
+	mean = n ? mean / (float)n : 0.0f;
+	for (long j = 0; j < n; j++)
+		var += (xr[j] - mean) * (xr[j] - mean);
+	var = n ? var / (float)n : 0.0f;
+	inv = 1.0f / sqrt(var + p.epsilon);
+	if (p.has_mean)
+		INGOT_CL_OUT(mo_b, mo_o)[r] = mean;
+	if (p.has_inv)
+		INGOT_CL_OUT(io_b, io_o)[r] = inv;
+	for (long j = 0; j < n; j++) {
+		long rem = j, si = 0, bo = 0;
+		for (int d = (int)p.nrank - 1; d >= 0; d--) {
+			long id = rem % p.ndims[d];
+			rem /= p.ndims[d];
+			si += id * p.s_str[d];
+			bo += id * p.b_str[d];
+		}
+		float v = (xr[j] - mean) * inv * sc[si];
+		yr[j] = p.has_bias ? v + bi[bo] : v;
+	}
+}
+
+/* Reduce*: one output element per work-item, walking its reduced sub-box in the
+ * reference kernel's order (row-major over the reduced dims of the collapsed shape) */
+__kernel void ingot_cl_reduce(ingot_reduce_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y))
+{
+	long o = get_global_id(0), kd[8], ks[8], rd[8], rs[8], stride = 1, n_out = 1, n_red = 1;
+	long base = 0, rem;
+	int nk = 0, nr = 0, d;
+	for (d = (int)p.rank - 1; d >= 0; d--) {
+		if ((p.rmask >> d) & 1) {
+			rd[nr] = p.dims[d];
+			rs[nr++] = stride;
+			n_red *= p.dims[d];
+		} else {
+			kd[nk] = p.dims[d];
+			ks[nk++] = stride;
+			n_out *= p.dims[d];
+		}
+		stride *= p.dims[d];
+	}
+	if (o >= n_out)
+		return;
+	for (d = 0, rem = o; d < nk; d++) {   /* kd[0] is the innermost kept dim */
+		base += rem % kd[d] * ks[d];
+		rem /= kd[d];
+	}
+	__global const float *xp = INGOT_CL_IN(x_b, x_o) + base;
+	float acc = 0.0f, mx = -INFINITY;
+	long mode = p.mode;
+	if (mode == INGOT_REDUCE_MAX)
+		acc = -INFINITY;
+	else if (mode == INGOT_REDUCE_MIN)
+		acc = INFINITY;
+	else if (mode == INGOT_REDUCE_PROD)
+		acc = 1.0f;
+	for (int pass = mode == INGOT_REDUCE_LOG_SUM_EXP ? 0 : 1; pass < 2; pass++) {
+		if (pass == 1 && mode == INGOT_REDUCE_LOG_SUM_EXP &&
+		    (mx != mx || mx == INFINITY || mx == -INFINITY))
+			break;
+		for (long i = 0; i < n_red; i++) {
+			long off = 0;
+			for (d = 0, rem = i; d < nr; d++) {   /* rd[0] is the innermost reduced dim */
+				off += rem % rd[d] * rs[d];
+				rem /= rd[d];
+			}
+			float v = xp[off];
+			if (pass == 0) {
+				if (v > mx || v != v)
+					mx = v;
+				continue;
+			}
+			switch (mode) {
+			case INGOT_REDUCE_MAX: if (v > acc || v != v) acc = v; break;
+			case INGOT_REDUCE_MIN: if (v < acc || v != v) acc = v; break;
+			case INGOT_REDUCE_PROD: acc *= v; break;
+			case INGOT_REDUCE_SUM_SQUARE: case INGOT_REDUCE_L2: acc += v * v; break;
+			case INGOT_REDUCE_L1: acc += v < 0.0f ? -v : v; break;
+			case INGOT_REDUCE_LOG_SUM_EXP: acc += exp(v - mx); break;
+			default: acc += v; break;
+			}
+		}
+	}
+	if (mode == INGOT_REDUCE_L2)
+		acc = sqrt(acc);
+	else if (mode == INGOT_REDUCE_MEAN)
+		acc = acc / (float)n_red;
+	else if (mode == INGOT_REDUCE_LOG_SUM)
+		acc = log(acc);
+	else if (mode == INGOT_REDUCE_LOG_SUM_EXP)
+		acc = mx != mx || mx == INFINITY || mx == -INFINITY ? mx : mx + log(acc);
+	INGOT_CL_OUT(y_b, y_o)[o] = acc;
+}
+
+/* ---- data movement (4-byte elements, copied as bits: f32, int32, uint32) ---- */
+
+#define INGOT_CL_IN_U(b, o) ((__global const uint *)((b) + (o)))
+#define INGOT_CL_OUT_U(b, o) ((__global uint *)((b) + (o)))
+
+/* Transpose, Slice: out[i0..] = in[offset + sum_k i_k * strides[k]] */
+__kernel void ingot_cl_strided(ingot_strided_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y))
+{
+	long i = get_global_id(0), n = 1, rem = i, off = p.offset;
+	for (int d = 0; d < (int)p.rank; d++)
+		n *= p.dims[d];
+	if (i >= n)
+		return;
+	for (int d = (int)p.rank - 1; d >= 0; d--) {
+		off += rem % p.dims[d] * p.strides[d];
+		rem /= p.dims[d];
+	}
+	INGOT_CL_OUT_U(y_b, y_o)[i] = INGOT_CL_IN_U(x_b, x_o)[off];
+}
+
+/* Concat of up to 7 inputs: `outer` rows, input k contributing row_bytes[k] bytes per row */
+__kernel void ingot_cl_concat(ingot_concat_params p, INGOT_CL_BUF(x0), INGOT_CL_BUF(x1),
+                              INGOT_CL_BUF(x2), INGOT_CL_BUF(x3), INGOT_CL_BUF(x4),
+                              INGOT_CL_BUF(x5), INGOT_CL_BUF(x6), INGOT_CL_OBUF(y))
+{
+	long e = get_global_id(0), row = 0, c, k;
+	for (k = 0; k < p.n; k++)
+		row += p.row_bytes[k] / 4;
+	if (e >= p.outer * row)
+		return;
+	c = e % row;
+	for (k = 0; k < p.n && c >= p.row_bytes[k] / 4; k++)
+		c -= p.row_bytes[k] / 4;
+	long src = e / row * (p.row_bytes[k] / 4) + c;
+	__global const uchar *b = k == 0 ? x0_b : k == 1 ? x1_b : k == 2 ? x2_b : k == 3 ? x3_b :
+	                          k == 4 ? x4_b : k == 5 ? x5_b : x6_b;
+	long bo = k == 0 ? x0_o : k == 1 ? x1_o : k == 2 ? x2_o : k == 3 ? x3_o :
+	          k == 4 ? x4_o : k == 5 ? x5_o : x6_o;
+	INGOT_CL_OUT_U(y_b, y_o)[e] = INGOT_CL_IN_U(b, bo)[src];
+}
+
+/* Gather along the middle axis of [outer, axis_dim, inner] with int32 or int64
+ * indices; an index out of range writes 0 and sets the status word (the run then
+ * returns INGOT_ERANGE) */
+__kernel void ingot_cl_gather(ingot_gather_params p, INGOT_CL_BUF(x), INGOT_CL_BUF(ix),
+                              __global int *status, long status_o, INGOT_CL_OBUF(y))
+{
+	long e = get_global_id(0), in = p.inner, j, o, idx;
+	if (e >= p.outer * p.n_idx * in)
+		return;
+	o = e / (p.n_idx * in);
+	j = e / in % p.n_idx;
+	idx = p.idx_size == 8 ? ((__global const long *)(ix_b + ix_o))[j]
+	                      : (long)((__global const int *)(ix_b + ix_o))[j];
+	if (idx < 0)
+		idx += p.axis_dim;
+	if (idx < 0 || idx >= p.axis_dim) {
+		status[status_o / 4] = 1;
+		INGOT_CL_OUT_U(y_b, y_o)[e] = 0;
+		return;
+	}
+	INGOT_CL_OUT_U(y_b, y_o)[e] = INGOT_CL_IN_U(x_b, x_o)[(o * p.axis_dim + idx) * in + e % in];
+}
+
+/* Pad: output coordinate o reads input coordinate o - begin, mapped by the mode
+ * (shape.c's pad_coord); constant mode writes the value's bits outside */
+__kernel void ingot_cl_pad(ingot_pad_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y))
+{
+	long i = get_global_id(0), n = 1, rem = i, off = 0, stride = 1;
+	bool outside = false;
+	for (int d = 0; d < (int)p.rank; d++)
+		n *= p.out_dims[d];
+	if (i >= n)
+		return;
+	for (int d = (int)p.rank - 1; d >= 0; d--) {
+		long c = rem % p.out_dims[d] - p.begin[d], m = p.in_dims[d];
+		rem /= p.out_dims[d];
+		if (c < 0 || c >= m) {
+			if (m <= 0 || p.mode == INGOT_PAD_CONSTANT) {
+				outside = true;
+			} else if (p.mode == INGOT_PAD_REFLECT) {
+				long period = 2 * (m - 1);
+				if (period == 0) {
+					c = 0;
+				} else {
+					c %= period;
+					c = c < 0 ? c + period : c;
+					c = c < m ? c : period - c;
+				}
+			} else if (p.mode == INGOT_PAD_EDGE) {
+				c = c < 0 ? 0 : m - 1;
+			} else {
+				c %= m;
+				c = c < 0 ? c + m : c;
+			}
+		}
+		off += c * stride;
+		stride *= m;
+	}
+	INGOT_CL_OUT_U(y_b, y_o)[i] = outside ? (uint)p.value : INGOT_CL_IN_U(x_b, x_o)[off];
+}
+
+/* ---- Resize (nearest, n-linear; no antialias), the reference's double-precision
+ * coordinates, so only on devices with cl_khr_fp64 (codegen/opencl puts the
+ * parameter struct under the same test) ---- */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+/* image.c's rs_coord: the input coordinate of output index o on axis d */
+static double ingot_cl_rs_coord(const ingot_resize_params *p, int d, long o, double s, double lo,
+                                double hi)
+{
+	double in = (double)p->x_dims[d], x = (double)o, out_w = s * in;
+	switch (p->ctm) {
+	case INGOT_CTM_ALIGN_CORNERS:
+		return out_w == 1.0 ? 0.0 : x * (in - 1.0) / (out_w - 1.0);
+	case INGOT_CTM_ASYMMETRIC:
+		return x / s;
+	case INGOT_CTM_TF_CROP_AND_RESIZE:
+		if (out_w == 1.0)
+			return (hi - lo) * (in - 1.0) / 2.0 + lo * (in - 1.0);
+		return x * (hi - lo) * (in - 1.0) / (out_w - 1.0) + lo * (in - 1.0);
+	case INGOT_CTM_PYTORCH_HALF_PIXEL:
+		return out_w == 1.0 ? -0.5 : (x + 0.5) / s - 0.5;
+	case INGOT_CTM_HALF_PIXEL_SYMMETRIC:
+		return in / 2.0 * (1.0 - (double)p->y_dims[d] / out_w) + (x + 0.5) / s - 0.5;
+	case INGOT_CTM_TF_HALF_PIXEL_FOR_NN:
+		return (x + 0.5) / s;
+	default:
+		return (x + 0.5) / s - 0.5;
+	}
+}
+
+/* one output element per work-item; taps per axis as image.c's rs_table */
+__kernel void ingot_cl_resize(ingot_resize_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y))
+{
+	const double sc[8] = { p.scale0, p.scale1, p.scale2, p.scale3, p.scale4, p.scale5, p.scale6, p.scale7 };
+	const double rl[8] = { p.roi_lo0, p.roi_lo1, p.roi_lo2, p.roi_lo3, p.roi_lo4, p.roi_lo5, p.roi_lo6,
+	                       p.roi_lo7 };
+	const double rh[8] = { p.roi_hi0, p.roi_hi1, p.roi_hi2, p.roi_hi3, p.roi_hi4, p.roi_hi5, p.roi_hi6,
+	                       p.roi_hi7 };
+	long i = get_global_id(0), total = 1, rem, xs[8], i0[8], i1[8], off = 0;
+	double w0[8], w1[8];
+	int rank = (int)p.rank, d, na = 0;
+	for (d = 0; d < rank; d++)
+		total *= p.y_dims[d];
+	if (i >= total)
+		return;
+	for (d = rank - 1, rem = 1; d >= 0; d--) {
+		xs[d] = rem;
+		rem *= p.x_dims[d];
+	}
+	for (d = rank - 1, rem = i; d >= 0; d--) {
+		long o = rem % p.y_dims[d], in = p.x_dims[d], base, pick;
+		double c, r;
+		rem /= p.y_dims[d];
+		if (!p.taps[d]) {
+			off += o * xs[d];
+			continue;
+		}
+		c = ingot_cl_rs_coord(&p, d, o, sc[d], rl[d], rh[d]);
+		if (p.ctm == INGOT_CTM_TF_CROP_AND_RESIZE && (c < 0.0 || c > (double)(in - 1))) {
+			INGOT_CL_OUT(y_b, y_o)[i] = (float)p.extrapolation;
+			return;
+		}
+		c = c != c ? -1e15 : c < -1e15 ? -1e15 : c > 1e15 ? 1e15 : c;
+		base = (long)ceil(c) - 1;
+		r = c - (double)base;
+		if (p.mode == INGOT_INTERP_NEAREST) {
+			switch (p.nearest) {
+			case INGOT_NEAREST_ROUND_PREFER_CEIL: pick = r < 0.5 ? base : base + 1; break;
+			case INGOT_NEAREST_FLOOR: pick = r == 1.0 ? base + 1 : base; break;
+			case INGOT_NEAREST_CEIL: pick = base + 1; break;
+			case INGOT_NEAREST_SIMPLE: pick = sc[d] < 1.0 || r == 1.0 ? base + 1 : base; break;
+			default: pick = r <= 0.5 ? base : base + 1; break;
+			}
+			off += clamp(pick, 0L, in - 1) * xs[d];
+			continue;
+		}
+		/* linear: taps base and base + 1, weights 1 - |0 - r| and 1 - |1 - r| (rs_table) */
+		{
+			double wa = fabs(0.0 - r), wb = fabs(1.0 - r), sum;
+			double ua = wa < 1.0 ? 1.0 - wa : 0.0, ub = wb < 1.0 ? 1.0 - wb : 0.0;
+			if (p.exclude_outside) {
+				ua = base < 0 || base >= in ? 0.0 : ua;
+				ub = base + 1 < 0 || base + 1 >= in ? 0.0 : ub;
+				sum = ua + ub;
+				if (sum != 0.0) {
+					ua /= sum;
+					ub /= sum;
+				}
+			}
+			/* collected from the last axis back; used first axis first */
+			i0[na] = clamp(base, 0L, in - 1) * xs[d];
+			i1[na] = clamp(base + 1, 0L, in - 1) * xs[d];
+			w0[na] = ua;
+			w1[na] = ub;
+			na++;
+		}
+	}
+	if (p.mode == INGOT_INTERP_NEAREST) {
+		INGOT_CL_OUT(y_b, y_o)[i] = INGOT_CL_IN(x_b, x_o)[off];
+		return;
+	}
+	/* the taps in the reference's order: the first axis slowest, the last fastest */
+	double acc = 0.0;
+	for (long t = 0; t < (1L << na); t++) {
+		double wt = 1.0;
+		long o2 = off;
+		for (int j = 0; j < na; j++) {   /* axis j from the first: index na - 1 - j */
+			int k = na - 1 - j;
+			bool hi = (t >> (na - 1 - j)) & 1;
+			wt *= hi ? w1[k] : w0[k];
+			o2 += hi ? i1[k] : i0[k];
+		}
+		acc += wt * (double)INGOT_CL_IN(x_b, x_o)[o2];
+	}
+	INGOT_CL_OUT(y_b, y_o)[i] = (float)acc;
+}
+#endif

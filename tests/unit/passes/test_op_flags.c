@@ -40,7 +40,9 @@ static const FlagOps expected[] = {
 	{ OPF_RANDOM_TRAINING, "OPF_RANDOM_TRAINING", "Dropout" },
 	{ OPF_DEVICE, "OPF_DEVICE", UNARY " Add Sub Mul Div Conv Gemm MatMul AveragePool MaxPool "
 	  "GlobalAveragePool GlobalMaxPool Softmax LogSoftmax Reshape Flatten Squeeze Unsqueeze "
-	  "FusedElementwise" },
+	  "FusedElementwise LayerNormalization ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp "
+	  "ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Concat Gather Pad "
+	  "Slice Transpose Resize" },
 };
 
 /* Whether the space-separated list holds the word w. */
