@@ -372,11 +372,13 @@ case('regexfullmatch_20_const_input', 20, 'RegexFullMatch', [],
      [('x', strs('a1', 'b', '22', shape=(3,)))], pattern=r'[a-z]\d?')
 
 # --- Attention 23 (ORT 1.30's order: QK * scale, softcap, + mask, softmax, * V) ----
-def bool_mask(*shape):
-    """Random keep/mask, but key 0 always kept: a row with every key masked is where
-    the references disagree (ORT 0, the spec NaN, ingot the mean of V)."""
+def bool_mask(*shape, dead_rows=()):
+    """Random keep/mask, key 0 always kept but in the rows dead_rows (of the last two
+    axes), where every key is masked: ORT gives 0 there (the spec's reference NaN)."""
     m = rng.random(shape) < 0.6
     m[..., 0] = True
+    for r in dead_rows:
+        m[..., r, :] = False
     return m
 
 
@@ -426,6 +428,23 @@ for mode in range(4):
 case('attention_23_qk_mode2_bool_causal', 23, 'Attention',
      qkv(1, 2, 2, 3, 3, 8) + [('mask', bool_mask(3, 3))], n_out=QK_OUT, is_causal=1,
      qk_matmul_output_mode=2)
+# fully masked rows (bool, -inf in a float mask, with a causal mask, GQA): Y and the
+# probabilities (mode 3) are 0 there, as ORT gives
+case('attention_23_masked_row_bool', 23, 'Attention', qkv(2, 3, 3, 4, 6, 8) +
+     [('mask', bool_mask(2, 1, 4, 6, dead_rows=(1, 3)))])
+case('attention_23_masked_row_bool_mode3', 23, 'Attention',
+     qkv(1, 4, 2, 3, 5, 8) + [('mask', bool_mask(3, 5, dead_rows=(0,)))], n_out=QK_OUT,
+     qk_matmul_output_mode=3)
+case('attention_23_masked_row_bool_causal_mode3_3d', 23, 'Attention',
+     qkv(1, 2, 2, 4, 4, 8, rank=3) + [('mask', bool_mask(1, 1, 4, 4, dead_rows=(2,)))],
+     n_out=QK_OUT, is_causal=1, qk_matmul_output_mode=3, q_num_heads=2, kv_num_heads=2)
+neg_inf_rows = f32(4, 6)
+neg_inf_rows[[0, 2]] = -np.inf
+case('attention_23_masked_row_float_inf_mode3', 23, 'Attention',
+     qkv(1, 2, 2, 4, 6, 8) + [('mask', neg_inf_rows)], n_out=QK_OUT, qk_matmul_output_mode=3)
+case('attention_23_masked_row_f16_bool', 23, 'Attention',
+     qkv(1, 2, 2, 3, 5, 8, dt=np.float16) + [('mask', bool_mask(3, 5, dead_rows=(1,)))],
+     atol=3e-4)
 # f16: ORT rounds the scores and the probabilities to f16 on the way, ingot computes in
 # float and rounds once, so outputs near 0 differ by a few f16 steps of O(1) values
 case('attention_23_f16_causal', 23, 'Attention', qkv(1, 2, 2, 4, 4, 8, dt=np.float16),
