@@ -203,6 +203,23 @@ case('dft_20_axis_len', 20, 'DFT', [('x', f32(2, 6, 1))],
      [('dft_length', np.array(8, np.int64)), ('axis', np.array(1, np.int64))])
 case('dft_20_onesided', 20, 'DFT', [('x', f32(2, 6, 1))],
      [('', None), ('axis', np.array(-2, np.int64))], onesided=1)
+# irfft (inverse and onesided): n / 2 + 1 complex bins in, n real samples out ([..., 1]);
+# n is dft_length or 2 * (bins - 1). ORT agrees with numpy.fft.irfft when there are
+# n / 2 + 1 bins (these cases); with more or fewer it does not, and ingot follows numpy
+# there (tests/unit/quant_spectral)
+case('dft_20_irfft', 20, 'DFT', [('x', f32(2, 5, 2))],
+     [('', None), ('axis', np.array(1, np.int64))], inverse=1, onesided=1)
+case('dft_20_irfft_odd_len', 20, 'DFT', [('x', f32(2, 5, 2))],
+     [('dft_length', np.array(9, np.int64)), ('axis', np.array(-2, np.int64))], inverse=1,
+     onesided=1)
+case('dft_20_irfft_inner', 20, 'DFT', [('x', f32(2, 3, 4, 2))],
+     [('dft_length', np.array(5, np.int64)), ('axis', np.array(1, np.int64))], inverse=1,
+     onesided=1)
+case('dft_20_irfft_f64', 20, 'DFT', [('x', f32(3, 4, 2).astype(np.float64))],
+     [('', None), ('axis', np.array(1, np.int64))], inverse=1, onesided=1)
+case('dft_17_irfft', 17, 'DFT', [('x', f32(2, 3, 6, 2))], axis=2, inverse=1, onesided=1)
+case('dft_17_irfft_len', 17, 'DFT', [('x', f32(2, 6, 2))], [('dft_length', np.array(11, np.int64))],
+     axis=1, inverse=1, onesided=1)
 
 # --- AffineGrid 20 --------------------------------------------------------------
 case('affinegrid_20', 20, 'AffineGrid', [('theta', f32(2, 2, 3))],
