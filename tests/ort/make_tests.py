@@ -236,6 +236,27 @@ for ac in [0, 1]:
          [('theta', f32(1, 3, 4).astype(np.float64))], [('size', i64(1, 1, 2, 3, 2))],
          align_corners=ac)
 
+# --- GridSample 20/22, volumetric nearest: coordinates on exact ties (x.5), where half
+# to even (ORT, the amended reference) and PyTorch's half away from zero differ --------
+def tie_grid(dims, align, n_pts):
+    """Grid points [1, n_pts, 1, 1, 3] whose unnormalized coordinates are random
+    multiples of 0.5 in [-1, len] (ties, in-range and outside points)."""
+    cols = []
+    for length in reversed(dims):              # component 0 is the last spatial dim
+        pix = rng.integers(-2, 2 * length + 1, n_pts) / 2.0
+        cols.append(2 * pix / (length - 1) - 1 if align else (2 * pix + 1) / length - 1)
+    return np.stack(cols, -1).astype(np.float32).reshape(1, n_pts, 1, 1, 3)
+
+
+for ac in (0, 1):
+    for pad in ('zeros', 'border'):
+        case('gridsample_20_3d_nearest_ties_%s_ac%d' % (pad, ac), 20, 'GridSample',
+             [('x', f32(1, 2, 3, 4, 5)), ('grid', tie_grid((3, 4, 5), ac, 40))], mode='nearest',
+             padding_mode=pad, align_corners=ac)
+case('gridsample_22_3d_nearest_reflection', 22, 'GridSample',
+     [('x', f32(2, 1, 4, 3, 5)), ('grid', np.concatenate([tie_grid((4, 3, 5), 1, 30)] * 2))],
+     mode='nearest', padding_mode='reflection', align_corners=1)
+
 # --- ConstantOfShape / Cast opset 19+ -------------------------------------------
 case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
      value=numpy_helper.from_array(np.array([1.5], np.float32)))
