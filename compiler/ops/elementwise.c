@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "elementwise.h"
+#include "text.h"
 
 /* ---- shared helpers ---- */
 
@@ -315,7 +316,9 @@ static int binary_infer(InferCtx *c)
 		allowed = dtl_bool;
 	else if (n->op == OP_EQUAL)
 		allowed = dtl_all;
-	if (infer_check_dtype(c, 0, allowed) || infer_check_dtype(c, 1, allowed))
+	/* Equal on strings from opset 19 (ingot_str_equal) */
+	const bool str = n->op == OP_EQUAL && n->opset >= 19 && ta->dtype == DT_STRING;
+	if (!str && (infer_check_dtype(c, 0, allowed) || infer_check_dtype(c, 1, allowed)))
 		return -1;
 	if (n->op != OP_POW && infer_same_dtype(c, 0, 1))
 		return -1;
@@ -373,14 +376,35 @@ static const ParamField binary_pfields[] = { INGOT_BINARY_FIELDS(PARAM_FIELD) };
 #undef PARAM_STRUCT
 static const ParamDesc binary_desc = PARAM_DESC(ingot_binary_params, binary_pfields);
 
+#define PARAM_STRUCT ingot_str_concat_params
+static const ParamField str_equal_pfields[] = { INGOT_STR_CONCAT_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc str_equal_desc = PARAM_DESC(ingot_str_concat_params, str_equal_pfields);
+
+/* Equal on strings: ingot_str_equal, broadcast through element strides. */
+static int str_equal_lower(LowerCtx *c, const Type *y)
+{
+	ingot_str_concat_params *p = lower_params(c, &str_equal_desc);
+	p->n = type_numel(y);
+	p->rank = y->rank;
+	memcpy(p->dims, y->dims, sizeof p->dims);
+	ops_bcast_strides(y, in_type(c, 0), p->sa);
+	ops_bcast_strides(y, in_type(c, 1), p->sb);
+	LOWER_CALL(c, ingot_str_equal, &str_equal_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
+	return 0;
+}
+
 static int binary_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
 	const Type *ta = in_type(c, 0), *tout = out_type(c, 0);
-	ingot_binary_params *p = lower_params(c, &binary_desc);
-	Bcast b;
 	if (!ta || !in_type(c, 1) || !tout)
 		return -1;
+	if (ta->dtype == DT_STRING)
+		return str_equal_lower(c, tout);
+	ingot_binary_params *p = lower_params(c, &binary_desc);
+	Bcast b;
 	Type vb = binary_b_type(c->g, n);
 	const Type *ins[2] = { ta, &vb };
 	bcast_layout(tout, ins, 2, &b);

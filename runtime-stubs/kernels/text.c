@@ -311,6 +311,36 @@ INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, voi
 	return rc;
 }
 
+INGOT_KERNEL int ingot_str_equal(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_str_concat_params *p = (const ingot_str_concat_params *)params;
+	const char *a = (const char *)in[0], *b = (const char *)in[1];
+	uint8_t *y = (uint8_t *)out[0];
+	int64_t i, lo, hi;
+	(void)scratch;
+	if (!a || !b || !y || n_tasks < 1 || p->rank < 0 || p->rank > INGOT_MAX_RANK)
+		return INGOT_EINVAL;
+	lo = p->n * task / n_tasks;
+	hi = p->n * (task + 1) / n_tasks;
+	for (i = lo; i < hi; i++) {
+		int64_t rem = i, oa = 0, ob = 0, d;
+		const char *sa, *sb;
+		size_t na;
+		for (d = p->rank - 1; d >= 0; d--) {     /* i's coordinates, through the strides */
+			int64_t k = p->dims[d] > 0 ? rem % p->dims[d] : 0;
+			rem = p->dims[d] > 0 ? rem / p->dims[d] : 0;
+			oa += k * p->sa[d];
+			ob += k * p->sb[d];
+		}
+		sa = a + oa * INGOT_STRING_CAP;
+		sb = b + ob * INGOT_STRING_CAP;
+		na = ingot_str_len(sa);
+		y[i] = (uint8_t)(na == ingot_str_len(sb) && memcmp(sa, sb, na) == 0);
+	}
+	return INGOT_OK;
+}
+
 /* ---- StringSplit ---- */
 
 /* The substrings of the n bytes at s as (start, length) pairs in tok (at most

@@ -379,6 +379,12 @@ case('stringsplit_20_scalar', 20, 'StringSplit', [('x', strs('k=v;x=y;z', shape=
 # a constant input: the node is evaluated at compile time and Y's shape is static
 case('stringsplit_20_const_input', 20, 'StringSplit', [],
      [('x', strs('1 2 3', '4', ' 5  6 ', shape=(3,)))], n_out=2)
+# Equal on strings (19): same bytes, broadcast, a constant side, UTF-8, empty strings
+case('equal_19_string', 19, 'Equal',
+     [('a', words), ('b', strs('', 'b', 'héllo', 'naïve cafe', '日本語', 'x' * 31, shape=(2, 3)))])
+case('equal_19_string_bcast', 19, 'Equal',
+     [('a', strs('a', '', 'é', 'ab', shape=(4, 1))), ('b', strs('a', 'ab', '', 'é', 'a ', shape=(5,)))])
+case('equal_19_string_const', 19, 'Equal', [('a', words)], [('b', strs('héllo', shape=()))])
 # RegexFullMatch: every pattern against the same strings (UTF-8, empty, newline, 63 bytes)
 subjects = strs('', 'abc', 'ABC', 'a c', '123-4567', '12-345', 'hello', 'HeLLo', 'héllo', 'café',
                 'cafe', 'abcd', 'ababcd', 'xxy', 'xxxyyyy', 'foobarbaz', 'ba', 'a\nb', 'a.b**',
@@ -593,7 +599,7 @@ def build(c, d):
     return nodes, ins, inits, [o for o in outs if o]
 
 
-OUT_TYPES = {'RegexFullMatch': [TensorProto.BOOL], 'StringSplit': [TensorProto.STRING, TensorProto.INT64]}
+OUT_TYPES = {'RegexFullMatch': [TensorProto.BOOL], 'Equal': [TensorProto.BOOL], 'StringSplit': [TensorProto.STRING, TensorProto.INT64]}
 
 
 def first_type(c, i=0):
