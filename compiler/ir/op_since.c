@@ -115,6 +115,7 @@ static const unsigned char op_since[OP_COUNT] = {
 	[OP_PRELU] = 1,
 	[OP_HARDMAX] = 1,
 	[OP_CUM_SUM] = 11,
+	[OP_CUM_PROD] = 26,
 	[OP_DET] = 11,
 	[OP_EINSUM] = 12,
 	[OP_TRILU] = 14,

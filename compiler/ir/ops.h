@@ -177,6 +177,7 @@ typedef enum OpFlag {
 	X(PRELU, PRelu, prelu, 2, 2, 1, 1, 0x0, 0) \
 	X(HARDMAX, Hardmax, hardmax, 1, 1, 1, 1, 0x0, 0) \
 	X(CUM_SUM, CumSum, cumsum, 2, 2, 1, 1, 0x2, 0) \
+	X(CUM_PROD, CumProd, cumsum, 2, 2, 1, 1, 0x2, 0) \
 	X(DET, Det, det, 1, 1, 1, 1, 0x0, 0) \
 	X(EINSUM, Einsum, einsum, 1, -1, 1, 1, 0x0, 0) \
 	X(TRILU, Trilu, trilu, 1, 2, 1, 1, 0x2, 0) \

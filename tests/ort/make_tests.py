@@ -257,6 +257,18 @@ case('gridsample_22_3d_nearest_reflection', 22, 'GridSample',
      [('x', f32(2, 1, 4, 3, 5)), ('grid', np.concatenate([tie_grid((4, 3, 5), 1, 30)] * 2))],
      mode='nearest', padding_mode='reflection', align_corners=1)
 
+# --- CumProd 26 (CumSum's attributes; an exclusive product starts at 1) --------------
+xc = (rng.uniform(0.5, 1.5, (3, 4, 5)) * rng.choice([-1, 1], (3, 4, 5))).astype(np.float32)
+case('cumprod_26', 26, 'CumProd', [('x', xc)], [('axis', np.array(1, np.int64))])
+case('cumprod_26_exclusive_reverse', 26, 'CumProd', [('x', xc)],
+     [('axis', np.array(-1, np.int32))], exclusive=1, reverse=1)
+case('cumprod_26_f64_exclusive', 26, 'CumProd', [('x', xc.astype(np.float64))],
+     [('axis', np.array(0, np.int64))], exclusive=1)
+case('cumprod_26_i32_wraps', 26, 'CumProd', [('x', rng.integers(-9, 10, (2, 12)).astype(np.int32))],
+     [('axis', np.array(1, np.int64))], reverse=1)
+case('cumprod_26_i64', 26, 'CumProd', [('x', rng.integers(-5, 6, (4, 3)).astype(np.int64))],
+     [('axis', np.array(0, np.int64))])
+
 # --- ConstantOfShape / Cast opset 19+ -------------------------------------------
 case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
      value=numpy_helper.from_array(np.array([1.5], np.float32)))
@@ -633,7 +645,7 @@ def write_model(c, d, out_meta):
     g = helper.make_graph(nodes, c['name'], ins, ovi, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', c['opset'])],
                           producer_name='ingot-tests-ort')
-    m.ir_version = 9 if c['opset'] >= 21 else 8
+    m.ir_version = 11 if c['opset'] >= 24 else 9 if c['opset'] >= 21 else 8
     onnx.save(m, os.path.join(d, 'model.onnx'))
 
 
