@@ -20,7 +20,7 @@ NEWER = {
     "StringSplit": 20,
     "Attention": 23, "RMSNormalization": 23, "RotaryEmbedding": 23,
     "Swish": 24,
-    "CumProd": 26,
+    "BitCast": 26, "CumProd": 26,
 }
 # not ai.onnx: ai.onnx.preview.training, and ingot's own
 OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise"}

@@ -46,6 +46,7 @@ static const unsigned char op_since[OP_COUNT] = {
 	[OP_CLIP] = 1,
 	[OP_DROPOUT] = 1,
 	[OP_IDENTITY] = 1,
+	[OP_BIT_CAST] = 26,
 	[OP_WHERE] = 9,
 	[OP_CONV] = 1,
 	[OP_CONV_TRANSPOSE] = 1,

@@ -102,6 +102,7 @@ typedef enum OpFlag {
 	X(CLIP, Clip, clip, 1, 3, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
 	X(DROPOUT, Dropout, identity, 1, 3, 1, 2, 0, OPF_RANDOM_TRAINING) \
 	X(IDENTITY, Identity, identity, 1, 1, 1, 1, 0, OPF_VIEW | OPF_NOOP_SAME_TYPE) \
+	X(BIT_CAST, BitCast, bitcast, 1, 1, 1, 1, 0, 0) \
 	X(WHERE, Where, where, 3, 3, 1, 1, 0, 0) \
 	/* linear algebra and convolution */ \
 	X(CONV, Conv, conv, 2, 4, 1, 1, 0, OPF_LINEAR | OPF_DEVICE) \
@@ -323,6 +324,7 @@ typedef enum Op {
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
-	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy)
+	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy) \
+	G(bitcast)
 
 #endif /* INGOT_OPS_H */

@@ -802,6 +802,72 @@ const OpImpl op_impl_identity = { sizeof(IdentityAttrs), identity_fields,
                                   COUNTOF(identity_fields), identity_import, identity_infer,
                                   identity_lower };
 
+/* ---- bitcast: BitCast (opset 26), the input's bytes as element type `to` of the same
+ * size (ONNX Runtime's rule: equal bit widths), copied by ingot_identity ---- */
+
+typedef struct BitCastAttrs {
+	int64_t to;   /* a DType of the input's element size */
+} BitCastAttrs;
+
+static const AttrField bitcast_fields[] = {
+	{ "to", AK_INT, offsetof(BitCastAttrs, to), NULL },
+};
+
+static int bitcast_import(ImportCtx *c)
+{
+	BitCastAttrs *a = c->attrs;
+	if (import_int(c, "to", 0, &a->to))
+		return -1;
+	if (!dtype_is_valid((int)a->to) || a->to == DT_STRING)
+		return import_fail(c, "to", "expected a numeric or bool element type, got %lld",
+		                   (long long)a->to);
+	return 0;
+}
+
+static const DType bitcast_types[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32,
+                                       DT_I64, DT_U8, DT_U16, DT_U32, DT_U64, DT_BOOL,
+                                       DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
+                                       DT_UNDEF };
+
+static int bitcast_infer(InferCtx *c)
+{
+	const BitCastAttrs *a = infer_node(c)->attrs;
+	const Type *x = infer_in(c, 0);
+	const DType to = (DType)a->to;
+	bool ok = false;
+	if (infer_check_dtype(c, 0, bitcast_types))
+		return -1;
+	for (int i = 0; bitcast_types[i] != DT_UNDEF; i++)
+		ok |= bitcast_types[i] == to;
+	if (!ok || dtype_size(to) != dtype_size(x->dtype))
+		return infer_fail_attr(c, "to", "expected an element type of %zu bytes other than a "
+		                       "4-bit or string type, got %s", dtype_size(x->dtype),
+		                       dtype_name(to));
+	*infer_out(c, 0) = plain_like(to, x);
+	return 0;
+}
+
+static int bitcast_lower(LowerCtx *c)
+{
+	const Type *x = in_type(c, 0);
+	if (!x)
+		return -1;
+	ingot_identity_params *p = lower_params(c, &identity_desc);
+	p->n = type_numel(x);
+	p->esize = (int64_t)dtype_size(x->dtype);
+	p->n_in = 1;
+	p->n_out = 1;
+	p->mask_dtype = DT_BOOL;
+	p->ratio_dtype = DT_F32;
+	p->ratio = 0.0f;
+	LOWER_CALL(c, ingot_identity, &identity_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
+	return 0;
+}
+
+const OpImpl op_impl_bitcast = { sizeof(BitCastAttrs), bitcast_fields, COUNTOF(bitcast_fields),
+                                 bitcast_import, bitcast_infer, bitcast_lower };
+
 /* ---- device_copy (CopyToDevice, CopyToHost): passes/place.c's transfers ---- */
 
 /* The output is the input, in the other memory; on a CPU target a copy. */

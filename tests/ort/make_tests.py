@@ -269,6 +269,16 @@ case('cumprod_26_i32_wraps', 26, 'CumProd', [('x', rng.integers(-9, 10, (2, 12))
 case('cumprod_26_i64', 26, 'CumProd', [('x', rng.integers(-5, 6, (4, 3)).astype(np.int64))],
      [('axis', np.array(0, np.int64))])
 
+# --- BitCast 26 (same bit width: the bytes reinterpreted; NaN and inf bits included) --
+xb = np.concatenate([f32(10), np.array([np.nan, np.inf, -np.inf, -0.0, 1e-40], np.float32)])
+case('bitcast_26_f32_i32', 26, 'BitCast', [('x', xb.reshape(3, 5))], to=TensorProto.INT32)
+case('bitcast_26_i64_f64', 26, 'BitCast', [('x', ints(np.int64, 2, 3))], to=TensorProto.DOUBLE)
+case('bitcast_26_u16_f16', 26, 'BitCast', [('x', ints(np.uint16, 4, 4))], to=TensorProto.FLOAT16)
+case('bitcast_26_i8_u8', 26, 'BitCast', [('x', ints(np.int8, 7))], to=TensorProto.UINT8)
+case('bitcast_26_u32_f32_then_add', 26, 'BitCast',
+     [('x', rng.integers(0x3f000000, 0x40800000, (2, 6), dtype=np.uint32))], to=TensorProto.FLOAT,
+     then=[('Add', [('one', np.array(1, np.float32))], {})])
+
 # --- ConstantOfShape / Cast opset 19+ -------------------------------------------
 case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
      value=numpy_helper.from_array(np.array([1.5], np.float32)))
@@ -624,7 +634,7 @@ def first_type(c, i=0):
         return c['then'][-1][2].get('to', TensorProto.FLOAT)
     if not c['inputs']:
         return TensorProto.FLOAT
-    if c['op'] == 'Cast':
+    if c['op'] in ('Cast', 'BitCast'):
         return c['attrs']['to']
     if c['op'] == 'ConstantOfShape':
         return TensorProto.FLOAT
