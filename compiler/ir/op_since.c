@@ -128,6 +128,7 @@ static const unsigned char op_since[OP_COUNT] = {
 	[OP_SCATTER] = 9,
 	[OP_SCATTER_ELEMENTS] = 11,
 	[OP_SCATTER_ND] = 11,
+	[OP_TENSOR_SCATTER] = 24,
 	[OP_COMPRESS] = 9,
 	[OP_NON_ZERO] = 9,
 	[OP_UNIQUE] = 11,

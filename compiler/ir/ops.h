@@ -191,6 +191,7 @@ typedef enum OpFlag {
 	X(SCATTER, Scatter, scatter_elements, 3, 3, 1, 1, 0x0, 0) \
 	X(SCATTER_ELEMENTS, ScatterElements, scatter_elements, 3, 3, 1, 1, 0x0, 0) \
 	X(SCATTER_ND, ScatterND, scatter_nd, 3, 3, 1, 1, 0x0, 0) \
+	X(TENSOR_SCATTER, TensorScatter, tensor_scatter, 2, 3, 1, 1, 0x0, 0) \
 	X(COMPRESS, Compress, compress, 2, 2, 1, 1, 0x0, 0) \
 	X(NON_ZERO, NonZero, nonzero, 1, 1, 1, 1, 0x0, 0) \
 	X(UNIQUE, Unique, unique, 1, 1, 1, 4, 0x0, 0) \
@@ -325,6 +326,6 @@ typedef enum Op {
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
 	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy) \
-	G(bitcast)
+	G(bitcast) G(tensor_scatter)
 
 #endif /* INGOT_OPS_H */

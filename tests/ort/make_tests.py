@@ -279,6 +279,20 @@ case('bitcast_26_u32_f32_then_add', 26, 'BitCast',
      [('x', rng.integers(0x3f000000, 0x40800000, (2, 6), dtype=np.uint32))], to=TensorProto.FLOAT,
      then=[('Add', [('one', np.array(1, np.float32))], {})])
 
+# --- TensorScatter 24 (a KV-cache update along axis, default -2) ---------------------
+case('tensorscatter_24_linear', 24, 'TensorScatter',
+     [('past', f32(2, 3, 6, 4)), ('upd', f32(2, 3, 2, 4)), ('idx', i64(1, 4))])
+case('tensorscatter_24_circular', 24, 'TensorScatter',
+     [('past', f32(2, 2, 5, 3)), ('upd', f32(2, 2, 3, 3)), ('idx', i64(4, 2))], mode='circular')
+case('tensorscatter_24_no_indices', 24, 'TensorScatter', [('past', f32(1, 4, 3)), ('upd', f32(1, 2, 3))],
+     axis=1)
+case('tensorscatter_24_axis2_of_5d_f16', 24, 'TensorScatter',
+     [('past', f32(2, 2, 5, 2, 3).astype(np.float16)), ('upd', f32(2, 2, 1, 2, 3).astype(np.float16)),
+      ('idx', i64(0, 4))], axis=2)
+case('tensorscatter_24_i64_circular_const_idx', 24, 'TensorScatter',
+     [('past', ints(np.int64, 1, 2, 4, 2)), ('upd', ints(np.int64, 1, 2, 4, 2))], [('idx', i64(3))],
+     mode='circular')
+
 # --- ConstantOfShape / Cast opset 19+ -------------------------------------------
 case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
      value=numpy_helper.from_array(np.array([1.5], np.float32)))
