@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "elementwise.h"
-#include "text.h"
 
 /* ---- shared helpers ---- */
 
@@ -376,25 +375,6 @@ static const ParamField binary_pfields[] = { INGOT_BINARY_FIELDS(PARAM_FIELD) };
 #undef PARAM_STRUCT
 static const ParamDesc binary_desc = PARAM_DESC(ingot_binary_params, binary_pfields);
 
-#define PARAM_STRUCT ingot_str_concat_params
-static const ParamField str_equal_pfields[] = { INGOT_STR_CONCAT_FIELDS(PARAM_FIELD) };
-#undef PARAM_STRUCT
-static const ParamDesc str_equal_desc = PARAM_DESC(ingot_str_concat_params, str_equal_pfields);
-
-/* Equal on strings: ingot_str_equal, broadcast through element strides. */
-static int str_equal_lower(LowerCtx *c, const Type *y)
-{
-	ingot_str_concat_params *p = lower_params(c, &str_equal_desc);
-	p->n = type_numel(y);
-	p->rank = y->rank;
-	memcpy(p->dims, y->dims, sizeof p->dims);
-	ops_bcast_strides(y, in_type(c, 0), p->sa);
-	ops_bcast_strides(y, in_type(c, 1), p->sb);
-	LOWER_CALL(c, ingot_str_equal, &str_equal_desc, p);
-	c->kc.split = true;   /* tasks own disjoint outputs */
-	return 0;
-}
-
 static int binary_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
@@ -402,7 +382,7 @@ static int binary_lower(LowerCtx *c)
 	if (!ta || !in_type(c, 1) || !tout)
 		return -1;
 	if (ta->dtype == DT_STRING)
-		return str_equal_lower(c, tout);
+		return ops_str_equal_lower(c);
 	ingot_binary_params *p = lower_params(c, &binary_desc);
 	Bcast b;
 	Type vb = binary_b_type(c->g, n);
@@ -847,22 +827,11 @@ static int bitcast_infer(InferCtx *c)
 	return 0;
 }
 
+/* A copy of the bytes: Identity's lowering (ingot_identity; a BitCast is never a
+ * training Dropout, and its one input and output make the mask and ratio unused). */
 static int bitcast_lower(LowerCtx *c)
 {
-	const Type *x = in_type(c, 0);
-	if (!x)
-		return -1;
-	ingot_identity_params *p = lower_params(c, &identity_desc);
-	p->n = type_numel(x);
-	p->esize = (int64_t)dtype_size(x->dtype);
-	p->n_in = 1;
-	p->n_out = 1;
-	p->mask_dtype = DT_BOOL;
-	p->ratio_dtype = DT_F32;
-	p->ratio = 0.0f;
-	LOWER_CALL(c, ingot_identity, &identity_desc, p);
-	c->kc.split = true;   /* tasks own disjoint outputs */
-	return 0;
+	return identity_lower(c);
 }
 
 const OpImpl op_impl_bitcast = { sizeof(BitCastAttrs), bitcast_fields, COUNTOF(bitcast_fields),
