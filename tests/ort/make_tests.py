@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes small ONNX backend-test-layout cases for ai.onnx opsets 17-23 whose expected
+"""Writes small ONNX backend-test-layout cases for ai.onnx opsets 17-26 whose expected
 outputs come from ONNX Runtime (onnxruntime-node, through run_ort.mjs): Debian's
 python3-onnx 1.12 has no reference tests for these opsets, but it can still write the
 models. Each case is OUT/NAME/{model.onnx, test_data_set_0/{input,output}_N.pb}.

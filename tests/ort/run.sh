@@ -1,5 +1,5 @@
 #!/bin/sh
-# The ONNX Runtime reference test: make_tests.py writes the opset 17-23 cases with ORT's
+# The ONNX Runtime reference test: make_tests.py writes the opset 17-26 cases with ORT's
 # outputs into OUT (only when its stamp is stale), then `ingot check` runs every case
 # but those in known_failures.txt. DFT cases are compared with --atol 1e-5: ORT's FFT
 # leaves rounding noise (~1e-7..1e-6) where the exact result is 0.
