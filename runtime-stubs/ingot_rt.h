@@ -270,7 +270,10 @@ static inline INGOT_UNUSED uint16_t ingot_f32_to_bf16(float f)
  * E4M3FN: bias 7, no infinity, NaN = S.1111.111, largest 448. E4M3FNUZ: bias 8, one NaN
  * (0x80), no -0, largest 240. E5M2: bias 15, IEEE-like inf and NaN, largest 57344.
  * E5M2FNUZ: bias 16, one NaN (0x80), no -0, largest 57344. E2M1: bias 1, values
- * 0, 0.5, 1, 1.5, 2, 3, 4, 6, no inf or NaN. Widening is exact; narrowing rounds to
+ * 0, 0.5, 1, 1.5, 2, 3, 4, 6, no inf or NaN: +-inf saturates to +-6 and NaN becomes
+ * the zero of the opposite sign (NaN -0, -NaN +0), as ml_dtypes' float4_e2m1fn, the
+ * ONNX reference's type, converts (its quiet_NaN is -0, negated for a negative NaN).
+ * Widening is exact; narrowing rounds to
  * nearest even, as the ONNX reference and ONNX Runtime do, including their two
  * deviations from plain rounding when saturate is 0: E4M3FN maps [480, 496) to 448,
  * E5M2 maps [61440, 65536) to NaN. */
@@ -331,7 +334,7 @@ static inline INGOT_UNUSED uint8_t ingot_f32_to_small(int dt, float f, int satur
 	uint8_t s, nan, ovf;
 	ingot_small_float(dt, &eb, &mb, &bias, &maxc);
 	s = (uint8_t)((b >> 31) << (eb + mb));
-	nan = dt == INGOT_DT_F4E2M1 ? 0x7 : uz ? 0x80 : (uint8_t)(s | 0x7f);
+	nan = dt == INGOT_DT_F4E2M1 ? (uint8_t)(s ^ 0x8) : uz ? 0x80 : (uint8_t)(s | 0x7f);
 	ovf = dt == INGOT_DT_F4E2M1 || saturate ? (uint8_t)(s | maxc)
 	      : dt == INGOT_DT_F8E5M2 ? (uint8_t)(s | 0x7c) : nan;
 	if (a > 0x7f800000u)

@@ -19,7 +19,8 @@ NEWER = {
     "AffineGrid": 20, "Gelu": 20, "ImageDecoder": 20, "RegexFullMatch": 20, "StringConcat": 20,
     "StringSplit": 20,
     "Attention": 23, "RMSNormalization": 23, "RotaryEmbedding": 23,
-    "Swish": 24,
+    "Swish": 24, "TensorScatter": 24,
+    "BitCast": 26, "CumProd": 26,
 }
 # not ai.onnx: ai.onnx.preview.training, and ingot's own
 OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise"}

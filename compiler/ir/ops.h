@@ -102,6 +102,7 @@ typedef enum OpFlag {
 	X(CLIP, Clip, clip, 1, 3, 1, 1, 0, OPF_INPLACE | OPF_FUSE_STEP | OPF_ACTIVATION) \
 	X(DROPOUT, Dropout, identity, 1, 3, 1, 2, 0, OPF_RANDOM_TRAINING) \
 	X(IDENTITY, Identity, identity, 1, 1, 1, 1, 0, OPF_VIEW | OPF_NOOP_SAME_TYPE) \
+	X(BIT_CAST, BitCast, bitcast, 1, 1, 1, 1, 0, 0) \
 	X(WHERE, Where, where, 3, 3, 1, 1, 0, 0) \
 	/* linear algebra and convolution */ \
 	X(CONV, Conv, conv, 2, 4, 1, 1, 0, OPF_LINEAR | OPF_DEVICE) \
@@ -177,6 +178,7 @@ typedef enum OpFlag {
 	X(PRELU, PRelu, prelu, 2, 2, 1, 1, 0x0, 0) \
 	X(HARDMAX, Hardmax, hardmax, 1, 1, 1, 1, 0x0, 0) \
 	X(CUM_SUM, CumSum, cumsum, 2, 2, 1, 1, 0x2, 0) \
+	X(CUM_PROD, CumProd, cumsum, 2, 2, 1, 1, 0x2, 0) \
 	X(DET, Det, det, 1, 1, 1, 1, 0x0, 0) \
 	X(EINSUM, Einsum, einsum, 1, -1, 1, 1, 0x0, 0) \
 	X(TRILU, Trilu, trilu, 1, 2, 1, 1, 0x2, 0) \
@@ -189,6 +191,7 @@ typedef enum OpFlag {
 	X(SCATTER, Scatter, scatter_elements, 3, 3, 1, 1, 0x0, 0) \
 	X(SCATTER_ELEMENTS, ScatterElements, scatter_elements, 3, 3, 1, 1, 0x0, 0) \
 	X(SCATTER_ND, ScatterND, scatter_nd, 3, 3, 1, 1, 0x0, 0) \
+	X(TENSOR_SCATTER, TensorScatter, tensor_scatter, 2, 3, 1, 1, 0x0, 0) \
 	X(COMPRESS, Compress, compress, 2, 2, 1, 1, 0x0, 0) \
 	X(NON_ZERO, NonZero, nonzero, 1, 1, 1, 1, 0x0, 0) \
 	X(UNIQUE, Unique, unique, 1, 1, 1, 4, 0x0, 0) \
@@ -322,6 +325,7 @@ typedef enum Op {
 	G(adagrad) G(adam) G(momentum) G(rnn) G(if_else) G(loop) G(scan) \
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
-	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy)
+	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy) \
+	G(bitcast) G(tensor_scatter)
 
 #endif /* INGOT_OPS_H */

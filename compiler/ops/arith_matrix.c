@@ -188,6 +188,7 @@ static int cumsum_lower(LowerCtx *c)
 	p->inner = x->rank ? prod(x->dims, (int)axis + 1, x->rank) : 1;
 	p->exclusive = a->exclusive;
 	p->reverse = a->reverse;
+	p->prod = c->g->nodes[c->node].op == OP_CUM_PROD;
 	LOWER_CALL(c, ingot_cumsum, &cumsum_desc, p);
 	return 0;
 }

@@ -21,8 +21,10 @@
  * as (batch, q_heads, q_seq, total_seq) for the mask and the softmax.
  *
  * Masked positions (a false in a bool mask, is_causal) get the element type's lowest
- * finite value rather than -inf, as ONNX Runtime does: a row with every position
- * masked then averages V instead of giving NaN (ORT gives 0 there; the spec NaN).
+ * finite value rather than -inf, as ONNX Runtime does. A row with every position
+ * masked (its largest bias that lowest value or -inf) gets probabilities 0, so Y is 0
+ * there and qk_matmul_output mode 3 shows 0, as in ORT (the spec's reference gives NaN):
+ * P = Where(ReduceMax(bias, -1) <= lowest, 0, P).
  * is_causal masks key j for query i when j > i + past_sequence_length, as the spec's
  * reference does with a past, and ORT does.
  */
@@ -363,6 +365,18 @@ static int attention_infer(InferCtx *c)
 	ValueId p = rw_step(c, OP_SOFTMAX, &sc, 1, IR_NONE, &ax, 1, "probs");
 	if (sp != ct)
 		p = rw_cast(c, p, ct, "probs_cast");
+	if (bias != IR_NONE) {
+		/* a row whose every key is masked gives probabilities 0, as ONNX Runtime does:
+		 * the row's largest bias is t's lowest (a false in a bool mask) or -inf */
+		static const int64_t last_axis[1] = { -1 };
+		RawAttr red[2] = { rw_raw_ints("axes", last_axis, 1), rw_raw_int("keepdims", 1) };
+		double zero = 0, low = lowest(t);
+		ValueId top = rw_step(c, OP_REDUCE_MAX, &bias, 1, IR_NONE, red, 2, "bias_row_max");
+		ValueId vl = rw_float_const(c, ct, 0, NULL, &low, "row_lowest");
+		ValueId dead = node2(c, OP_LESS_OR_EQUAL, top, vl, IR_NONE, "row_masked");
+		ValueId in[3] = { dead, rw_float_const(c, ct, 0, NULL, &zero, "row_zero"), p };
+		p = rw_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "probs_unmasked");
+	}
 	stage[3] = p;
 	if (qk_out != IR_NONE) {
 		ValueId st = stage[a.qk_matmul_output_mode];

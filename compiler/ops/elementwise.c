@@ -315,7 +315,9 @@ static int binary_infer(InferCtx *c)
 		allowed = dtl_bool;
 	else if (n->op == OP_EQUAL)
 		allowed = dtl_all;
-	if (infer_check_dtype(c, 0, allowed) || infer_check_dtype(c, 1, allowed))
+	/* Equal on strings from opset 19 (ingot_str_equal) */
+	const bool str = n->op == OP_EQUAL && n->opset >= 19 && ta->dtype == DT_STRING;
+	if (!str && (infer_check_dtype(c, 0, allowed) || infer_check_dtype(c, 1, allowed)))
 		return -1;
 	if (n->op != OP_POW && infer_same_dtype(c, 0, 1))
 		return -1;
@@ -377,10 +379,12 @@ static int binary_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
 	const Type *ta = in_type(c, 0), *tout = out_type(c, 0);
-	ingot_binary_params *p = lower_params(c, &binary_desc);
-	Bcast b;
 	if (!ta || !in_type(c, 1) || !tout)
 		return -1;
+	if (ta->dtype == DT_STRING)
+		return ops_str_equal_lower(c);
+	ingot_binary_params *p = lower_params(c, &binary_desc);
+	Bcast b;
 	Type vb = binary_b_type(c->g, n);
 	const Type *ins[2] = { ta, &vb };
 	bcast_layout(tout, ins, 2, &b);
@@ -777,6 +781,61 @@ static int identity_lower(LowerCtx *c)
 const OpImpl op_impl_identity = { sizeof(IdentityAttrs), identity_fields,
                                   COUNTOF(identity_fields), identity_import, identity_infer,
                                   identity_lower };
+
+/* ---- bitcast: BitCast (opset 26), the input's bytes as element type `to` of the same
+ * size (ONNX Runtime's rule: equal bit widths), copied by ingot_identity ---- */
+
+typedef struct BitCastAttrs {
+	int64_t to;   /* a DType of the input's element size */
+} BitCastAttrs;
+
+static const AttrField bitcast_fields[] = {
+	{ "to", AK_INT, offsetof(BitCastAttrs, to), NULL },
+};
+
+static int bitcast_import(ImportCtx *c)
+{
+	BitCastAttrs *a = c->attrs;
+	if (import_int(c, "to", 0, &a->to))
+		return -1;
+	if (!dtype_is_valid((int)a->to) || a->to == DT_STRING)
+		return import_fail(c, "to", "expected a numeric or bool element type, got %lld",
+		                   (long long)a->to);
+	return 0;
+}
+
+static const DType bitcast_types[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32,
+                                       DT_I64, DT_U8, DT_U16, DT_U32, DT_U64, DT_BOOL,
+                                       DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
+                                       DT_UNDEF };
+
+static int bitcast_infer(InferCtx *c)
+{
+	const BitCastAttrs *a = infer_node(c)->attrs;
+	const Type *x = infer_in(c, 0);
+	const DType to = (DType)a->to;
+	bool ok = false;
+	if (infer_check_dtype(c, 0, bitcast_types))
+		return -1;
+	for (int i = 0; bitcast_types[i] != DT_UNDEF; i++)
+		ok |= bitcast_types[i] == to;
+	if (!ok || dtype_size(to) != dtype_size(x->dtype))
+		return infer_fail_attr(c, "to", "expected an element type of %zu bytes other than a "
+		                       "4-bit or string type, got %s", dtype_size(x->dtype),
+		                       dtype_name(to));
+	*infer_out(c, 0) = plain_like(to, x);
+	return 0;
+}
+
+/* A copy of the bytes: Identity's lowering (ingot_identity; a BitCast is never a
+ * training Dropout, and its one input and output make the mask and ratio unused). */
+static int bitcast_lower(LowerCtx *c)
+{
+	return identity_lower(c);
+}
+
+const OpImpl op_impl_bitcast = { sizeof(BitCastAttrs), bitcast_fields, COUNTOF(bitcast_fields),
+                                 bitcast_import, bitcast_infer, bitcast_lower };
 
 /* ---- device_copy (CopyToDevice, CopyToHost): passes/place.c's transfers ---- */
 

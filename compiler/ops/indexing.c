@@ -633,3 +633,95 @@ const OpImpl op_impl_unique = {
 	sizeof(UniqueAttrs), unique_fields, COUNTOF(unique_fields), unique_import, unique_infer,
 	unique_lower
 };
+
+/* ---- tensor_scatter: TensorScatter (opset 24), a KV-cache update ---- */
+
+typedef struct TensorScatterAttrs {
+	int64_t axis;   /* the sequence axis, normalized at inference; never 0 (batch) */
+	int64_t mode;   /* 0 linear, 1 circular */
+} TensorScatterAttrs;
+
+static const char *const ts_modes[] = { "linear", "circular", NULL };
+
+static const AttrField tensor_scatter_fields[] = {
+	{ "axis", AK_INT, offsetof(TensorScatterAttrs, axis), NULL },
+	{ "mode", AK_ENUM, offsetof(TensorScatterAttrs, mode), ts_modes },
+};
+
+static int tensor_scatter_import(ImportCtx *c)
+{
+	TensorScatterAttrs *a = c->attrs;
+	int mode;
+	if (import_int(c, "axis", -2, &a->axis) || import_enum(c, "mode", ts_modes, 0, &mode))
+		return -1;
+	a->mode = mode;
+	return 0;
+}
+
+static int tensor_scatter_infer(InferCtx *c)
+{
+	TensorScatterAttrs *a = infer_node(c)->attrs;
+	const Type *past = infer_in(c, 0), *upd = infer_in(c, 1);
+	int64_t axis;
+	if (infer_check_dtype(c, 0, dtl_all) || infer_same_dtype(c, 0, 1))
+		return -1;
+	if (past->rank < 2 || upd->rank != past->rank)
+		return infer_fail(c, 1, "expected the cache's rank %d (at least 2), got %d", past->rank,
+		                  upd->rank);
+	if (infer_normalize_axis(c, a->axis, past->rank, &axis))
+		return -1;
+	if (axis == 0)
+		return infer_fail_attr(c, "axis", "expected a sequence axis other than the batch axis 0");
+	for (int d = 0; d < past->rank; d++)
+		if (d == axis ? upd->dims[d] > past->dims[d] : upd->dims[d] != past->dims[d])
+			return infer_fail(c, 1, "dim %d is %lld, expected %s%lld (the cache's)", d,
+			                  (long long)upd->dims[d], d == axis ? "at most " : "",
+			                  (long long)past->dims[d]);
+	if (infer_has(c, 2)) {
+		static const DType i64_only[] = { DT_I64, DT_UNDEF };
+		const Type *w = infer_in(c, 2);
+		if (infer_check_dtype(c, 2, i64_only))
+			return -1;
+		if (w->rank != 1 || w->dims[0] != past->dims[0])
+			return infer_fail(c, 2, "expected write indices of shape [%lld] (one per batch)",
+			                  (long long)past->dims[0]);
+	}
+	a->axis = axis;
+	*infer_out(c, 0) = type_make(past->dtype, past->rank, past->dims);
+	return 0;
+}
+
+#define PARAM_STRUCT ingot_tensor_scatter_params
+static const ParamField tensor_scatter_pfields[] = { INGOT_TENSOR_SCATTER_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc tensor_scatter_desc = PARAM_DESC(ingot_tensor_scatter_params,
+                                                        tensor_scatter_pfields);
+
+static int tensor_scatter_lower(LowerCtx *c)
+{
+	const Node *n = &c->g->nodes[c->node];
+	const TensorScatterAttrs *a = n->attrs;
+	const Type *past = lower_in(c, 0), *upd = lower_in(c, 1);
+	if (!past || !upd)
+		return -1;
+	int ax = (int)a->axis;
+	ingot_tensor_scatter_params *p = lower_params(c, &tensor_scatter_desc);
+	p->esize = (int64_t)dtype_size(past->dtype);
+	p->batch = past->dims[0];
+	p->mid = 1;
+	for (int d = 1; d < ax; d++)
+		p->mid *= past->dims[d];
+	p->max_seq = past->dims[ax];
+	p->seq = upd->dims[ax];
+	p->inner = 1;
+	for (int d = ax + 1; d < past->rank; d++)
+		p->inner *= past->dims[d];
+	p->has_idx = n->n_in > 2 && n->in[2] != IR_NONE;
+	p->circular = a->mode == 1;
+	LOWER_CALL(c, ingot_tensor_scatter, &tensor_scatter_desc, p);
+	return 0;
+}
+
+const OpImpl op_impl_tensor_scatter = { sizeof(TensorScatterAttrs), tensor_scatter_fields,
+                                        COUNTOF(tensor_scatter_fields), tensor_scatter_import,
+                                        tensor_scatter_infer, tensor_scatter_lower };

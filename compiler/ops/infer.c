@@ -99,7 +99,16 @@ static int infer_region(Graph *g, RegionId r, DiagSink *d, bool fold)
 		if (ops_infer_node(g, id, d))
 			return -1;
 		if (g->nodes[id].dead) {
-			i += g->regions[r].n_nodes - before;
+			/* the nodes it inserted are inferred; those that produced a branch's
+			 * outputs could not fold inside it (a body output needs a producer) and
+			 * may fold now, so shapes computed in a branch stay compile-time */
+			int added = g->regions[r].n_nodes - before;
+			for (int k = 1; fold && k <= added; k++) {
+				NodeId q = g->regions[r].nodes[i + k];
+				if (ops_node_foldable(g, q) && ops_fold_node(g, q, d))
+					return -1;
+			}
+			i += added;
 			continue;
 		}
 		if (fold && ops_node_foldable(g, id) && ops_fold_node(g, id, d))

@@ -161,6 +161,8 @@ int regex_compile(Arena *a, const char *pattern, int32_t **prog, int64_t *n_word
 /* arith.c: element strides (s[IR_MAX_RANK]) of t seen through the dims of out
  * (right-aligned, numpy broadcasting), 0 where t is broadcast */
 void ops_bcast_strides(const Type *out, const Type *t, int64_t *s);
+/* Equal on two string inputs (text.c): ingot_str_equal, broadcast as StringConcat. */
+int ops_str_equal_lower(LowerCtx *c);
 
 /* indexing.c: data-dependent sizes (Compress, NonZero, Unique, StringSplit...). When
  * every input is constant, runs the node's kernel on its upper-bound types and

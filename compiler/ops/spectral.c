@@ -94,14 +94,17 @@ static int dft_infer(InferCtx *c)
 	a->dft_length = 0;
 	if (infer_has(c, 1) && const_int(c, 1, "dft_length", 1, &a->dft_length))
 		return -1;
-	n = a->dft_length ? a->dft_length : x->dims[a->axis];
+	/* irfft (inverse and onesided): n / 2 + 1 bins in, n real samples out, n by
+	 * default 2 * (bins - 1) */
+	const bool irfft = a->inverse && a->onesided;
+	n = a->dft_length ? a->dft_length : irfft ? 2 * (x->dims[a->axis] - 1) : x->dims[a->axis];
 	if (n < 1 || n > SP_MAX)
 		return infer_fail(c, 0, "signal length %lld along axis %lld is not supported",
 		                  (long long)n, (long long)a->axis);
 	Type *y = infer_out(c, 0);
 	*y = type_make(x->dtype, r, x->dims);
-	y->dims[a->axis] = a->onesided ? n / 2 + 1 : n;
-	y->dims[r - 1] = 2;
+	y->dims[a->axis] = a->onesided && !irfft ? n / 2 + 1 : n;
+	y->dims[r - 1] = irfft ? 1 : 2;
 	return 0;
 }
 
@@ -130,6 +133,9 @@ static int dft_lower(LowerCtx *c)
 	p->n_fft = a->dft_length ? a->dft_length : x->dims[ax];
 	p->n_out = y->dims[ax];
 	p->inverse = a->inverse;
+	p->irfft = a->inverse && a->onesided;
+	if (p->irfft && !a->dft_length)
+		p->n_fft = 2 * (x->dims[ax] - 1);
 	LOWER_CALL(c, ingot_dft, &dft_desc, p);
 	return 0;
 }

@@ -188,19 +188,37 @@ static const ParamField concat_pfields[] = { INGOT_STR_CONCAT_FIELDS(PARAM_FIELD
 #undef PARAM_STRUCT
 static const ParamDesc concat_desc = PARAM_DESC(ingot_str_concat_params, concat_pfields);
 
-static int concat_lower(LowerCtx *c)
+/* The params of a broadcast over two string inputs (StringConcat, Equal), or NULL. */
+static ingot_str_concat_params *str_bcast_params(LowerCtx *c)
 {
 	const Type *y = lower_out(c, 0);
-	ingot_str_concat_params *p = lower_params(c, &concat_desc);
 	if (!y)
-		return -1;
+		return NULL;
+	ingot_str_concat_params *p = lower_params(c, &concat_desc);
 	p->n = type_numel(y);
 	p->rank = y->rank;
 	memcpy(p->dims, y->dims, sizeof p->dims);
 	ops_bcast_strides(y, lower_in(c, 0), p->sa);
 	ops_bcast_strides(y, lower_in(c, 1), p->sb);
-	LOWER_CALL(c, ingot_str_concat, &concat_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
+	return p;
+}
+
+static int concat_lower(LowerCtx *c)
+{
+	ingot_str_concat_params *p = str_bcast_params(c);
+	if (!p)
+		return -1;
+	LOWER_CALL(c, ingot_str_concat, &concat_desc, p);
+	return 0;
+}
+
+int ops_str_equal_lower(LowerCtx *c)
+{
+	ingot_str_concat_params *p = str_bcast_params(c);
+	if (!p)
+		return -1;
+	LOWER_CALL(c, ingot_str_equal, &concat_desc, p);
 	return 0;
 }
 

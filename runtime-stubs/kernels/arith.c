@@ -355,17 +355,18 @@ INGOT_KERNEL int ingot_cumsum(const void *params, const void *const *in, void *c
 		int64_t base = (r / inner) * len * inner + r % inner;
 		int64_t step = p->reverse ? -inner : inner;
 		int64_t at = p->reverse ? base + (len - 1) * inner : base;
-		double fa = 0;
-		float sa = 0;
-		uint64_t ua = 0;
+		const int prod = p->prod != 0;
+		double fa = prod;
+		float sa = (float)prod;
+		uint64_t ua = (uint64_t)prod;
 		for (k = 0; k < len; k++, at += step) {
 			if (dt == INGOT_DT_F64) {
-				double next = fa + ((const double *)in[0])[at];
+				double v = ((const double *)in[0])[at], next = prod ? fa * v : fa + v;
 				((double *)out[0])[at] = p->exclusive ? fa : next;
 				fa = next;
 			} else if (ingot_dtype_is_float(dt)) {
-				/* float accumulates in float; float16/bfloat16 round after each add */
-				float next = sa + (float)ingot_ld_num(dt, in[0], at);
+				/* float accumulates in float; float16/bfloat16 round after each step */
+				float v = (float)ingot_ld_num(dt, in[0], at), next = prod ? sa * v : sa + v;
 				if (dt == INGOT_DT_F16)
 					next = ingot_f16_to_f32(ingot_f32_to_f16(next));
 				else if (dt == INGOT_DT_BF16)
@@ -373,7 +374,7 @@ INGOT_KERNEL int ingot_cumsum(const void *params, const void *const *in, void *c
 				ar_std(dt, out[0], at, (double)(p->exclusive ? sa : next));
 				sa = next;
 			} else {
-				uint64_t next = ua + ar_ldu(dt, in[0], at);
+				uint64_t v = ar_ldu(dt, in[0], at), next = prod ? ua * v : ua + v;
 				ar_stu(dt, out[0], at, p->exclusive ? ua : next);
 				ua = next;
 			}

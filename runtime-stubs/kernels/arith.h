@@ -44,10 +44,11 @@ INGOT_PARAMS(ingot_arith_binary_params, INGOT_ARITH_BINARY_FIELDS)
 #define INGOT_HARDMAX_FIELDS(F) F(I64, dtype) F(I64, outer) F(I64, len) F(I64, inner)
 INGOT_PARAMS(ingot_hardmax_params, INGOT_HARDMAX_FIELDS)
 
-/* CumSum along len of x viewed as [outer, len, inner]; exclusive/reverse are 0 or 1.
- * Integers wrap; float16/bfloat16 round after every addition, as numpy does. */
+/* CumSum (prod 0) or CumProd (prod 1, opset 26) along len of x viewed as [outer, len,
+ * inner]; exclusive/reverse are 0 or 1 (an exclusive product starts at 1). Integers
+ * wrap; float16/bfloat16 round after every step, as numpy does. */
 #define INGOT_CUMSUM_FIELDS(F) F(I64, dtype) F(I64, outer) F(I64, len) F(I64, inner) \
-	F(I64, exclusive) F(I64, reverse)
+	F(I64, exclusive) F(I64, reverse) F(I64, prod)
 INGOT_PARAMS(ingot_cumsum_params, INGOT_CUMSUM_FIELDS)
 
 /* Det of `batch` m x m matrices (LU with partial pivoting, in double). Scratch:

@@ -355,7 +355,7 @@ INGOT_KERNEL int ingot_grid_sample(const void *params, const void *const *in,
 				x = ((g + 1.0) * (double)len - 1.0) / 2.0;
 			x = img_bound((double)(float)x);   /* the reference keeps float32 coordinates */
 			if (p->mode == INGOT_INTERP_NEAREST)
-				x = nsp == 3 ? round(x) : gs_rint(x);
+				x = gs_rint(x);
 			if (x < lo || x > hi) {
 				if (p->padding == INGOT_GS_BORDER)
 					x = x < 0.0 ? 0.0 : x > (double)(len - 1) ? (double)(len - 1) : x;

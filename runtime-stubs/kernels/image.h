@@ -46,7 +46,8 @@ enum { INGOT_GS_ZEROS, INGOT_GS_BORDER, INGOT_GS_REFLECTION };
 
 /* in[0] X [N, C, D1..Dr], in[1] grid [N, O1..Or, r] (g_dtype; component k is the
  * coordinate of spatial dim r-1-k, normalized to [-1, 1]); out[0] Y [N, C, O1..Or].
- * Nearest rounds half to even (half away from zero when r = 3, as PyTorch).
+ * Nearest rounds half to even in every rank, as ONNX Runtime and the amended ONNX
+ * reference do (PyTorch's 3-D grid_sample rounds half away from zero).
  * Tasks split the N * O positions. */
 #define INGOT_GRID_SAMPLE_FIELDS(F) F(I64, dtype) F(I64, g_dtype) F(I64, nsp) F(I64, mode) \
 	F(I64, padding) F(I64, align_corners) F(DIMS, x_dims) F(DIMS, y_dims)

@@ -767,3 +767,38 @@ INGOT_KERNEL int ingot_tfidf(const void *params, const void *const *in, void *co
 	}
 	return INGOT_OK;
 }
+
+/* ---- TensorScatter ---- */
+
+INGOT_KERNEL int ingot_tensor_scatter(const void *params, const void *const *in,
+                                      void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_tensor_scatter_params *p = (const ingot_tensor_scatter_params *)params;
+	const unsigned char *past = (const unsigned char *)in[0], *upd = (const unsigned char *)in[1];
+	const int64_t *widx = p->has_idx ? (const int64_t *)in[2] : NULL;
+	unsigned char *y = (unsigned char *)out[0];
+	const size_t row = (size_t)(p->inner * p->esize);
+	int64_t b, m, j;
+	(void)scratch;
+	(void)n_tasks;
+	if (task != 0)
+		return INGOT_OK;
+	if (!past || !upd || !y || (p->has_idx && !widx) || p->max_seq < 1)
+		return INGOT_EINVAL;
+	if (y != past)
+		memmove(y, past, (size_t)(p->batch * p->mid * p->max_seq) * row);
+	for (b = 0; b < p->batch; b++) {
+		int64_t w = widx ? widx[b] : 0;
+		if (!p->circular && (w < 0 || w > p->max_seq - p->seq))
+			return INGOT_ERANGE;
+		if (p->circular && w < 0)
+			return INGOT_ERANGE;
+		for (m = 0; m < p->mid; m++)
+			for (j = 0; j < p->seq; j++) {
+				int64_t at = p->circular ? (w + j) % p->max_seq : w + j;
+				memcpy(y + (size_t)((b * p->mid + m) * p->max_seq + at) * row,
+				       upd + (size_t)((b * p->mid + m) * p->seq + j) * row, row);
+			}
+	}
+	return INGOT_OK;
+}

@@ -140,4 +140,17 @@ INGOT_PARAMS(ingot_tfidf_params, INGOT_TFIDF_FIELDS)
 INGOT_KERNEL int ingot_tfidf(const void *params, const void *const *in, void *const *out,
                              void *scratch, int task, int n_tasks);
 
+/* TensorScatter (opset 24), a KV-cache update: out[0] = in[0] (past, [batch, mid,
+ * max_seq, inner] viewed so, elements of esize bytes) with, for every batch b, mid m
+ * and j < seq, row (b, m, w_b + j) replaced by in[1]'s (update, [batch, mid, seq,
+ * inner]) row (b, m, j); w_b = in[2][b] (int64 write indices, when has_idx; else 0).
+ * Linear mode needs 0 <= w_b and w_b + seq <= max_seq, circular takes (w_b + j) mod
+ * max_seq; an index outside returns INGOT_ERANGE with out[0] a copy of past. Not
+ * split across tasks (task 0 does it). */
+#define INGOT_TENSOR_SCATTER_FIELDS(F) F(I64, esize) F(I64, batch) F(I64, mid) \
+	F(I64, max_seq) F(I64, seq) F(I64, inner) F(I64, has_idx) F(I64, circular)
+INGOT_PARAMS(ingot_tensor_scatter_params, INGOT_TENSOR_SCATTER_FIELDS)
+INGOT_KERNEL int ingot_tensor_scatter(const void *params, const void *const *in,
+                                      void *const *out, void *scratch, int task, int n_tasks);
+
 #endif

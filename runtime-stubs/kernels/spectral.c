@@ -100,6 +100,37 @@ static void sp_transform(const sp_line *l)
 	}
 }
 
+/* irfft of one line: bins X[f] = x[x0 + f * xs] (re, im when in_c is 2) for
+ * f < min(n_sig, n_fft / 2 + 1); y[y0 + t * ys] = (1 / n_fft) * sum_f w_f *
+ * Re(X[f] e^(2 pi i f t / n_fft)), w_f 2 for the bins that stand for a conjugate
+ * pair, 1 for bin 0 and (n_fft even) bin n_fft / 2. The phasor of each t is
+ * re-anchored to exact cos/sin every SP_KB bins. */
+static void sp_irfft(const sp_line *l)
+{
+	const double w0 = SP_TWO_PI / (double)l->n_fft, scale = 1.0 / (double)l->n_fft;
+	int64_t half = l->n_fft / 2, nb = l->n_sig < half + 1 ? l->n_sig : half + 1, t, f;
+	for (t = 0; t < l->n_fft; t++) {
+		double acc = 0.0, cr = 1.0, ci = 0.0;
+		const double sr = cos(w0 * (double)t), si = sin(w0 * (double)t);
+		for (f = 0; f < nb; f++) {
+			int64_t at = l->x0 + f * l->xs;
+			double xr = ingot_ldf(l->dt, l->x, at);
+			double xi = l->in_c == 2 ? ingot_ldf(l->dt, l->x, at + 1) : 0.0;
+			double w = f == 0 || 2 * f == l->n_fft ? 1.0 : 2.0, nr;
+			if (f % SP_KB == 0) {     /* exact twiddle; f * t < n_fft^2 < 2^62 */
+				double a = w0 * (double)((f * t) % l->n_fft);
+				cr = cos(a);
+				ci = sin(a);
+			}
+			acc += w * (xr * cr - xi * ci);
+			nr = cr * sr - ci * si;
+			ci = cr * si + ci * sr;
+			cr = nr;
+		}
+		sp_st(l->dt, l->y, l->y0 + t * l->ys, acc * scale);
+	}
+}
+
 static int sp_span(int64_t n, int task, int n_tasks, int64_t *u0, int64_t *u1)
 {
 	if (n_tasks < 1) {
@@ -133,12 +164,17 @@ INGOT_KERNEL int ingot_dft(const void *params, const void *const *in, void *cons
 	l.n_sig = p->n_in;
 	l.n_fft = p->n_fft;
 	l.n_out = p->n_out;
-	l.ys = p->inner * 2;
+	l.ys = p->inner * (p->irfft ? 1 : 2);
+	if (p->irfft && p->n_out != p->n_fft)
+		return INGOT_EINVAL;
 	for (u = u0; u < u1; u++) {
 		int64_t o = u / p->inner, i = u % p->inner;
 		l.x0 = (o * p->n_in * p->inner + i) * p->in_c;
-		l.y0 = (o * p->n_out * p->inner + i) * 2;
-		sp_transform(&l);
+		l.y0 = (o * p->n_out * p->inner + i) * (p->irfft ? 1 : 2);
+		if (p->irfft)
+			sp_irfft(&l);
+		else
+			sp_transform(&l);
 	}
 	return INGOT_OK;
 }

@@ -12,10 +12,14 @@
 /* DFT along one axis: x is (outer, n_in, inner, in_c) with in_c 1 (real) or 2
  * (complex), y is (outer, n_out, inner, 2). The signal is cut or zero-padded to
  * n_fft; y[f] = sum_k x[k] e^(-+2 pi i f k / n_fft) for f < n_out (n_fft, or
- * n_fft / 2 + 1 one-sided), divided by n_fft when inverse. Only in[0] is read.
- * Tasks split the outer * inner lines. */
+ * n_fft / 2 + 1 one-sided), divided by n_fft when inverse. irfft (inverse and
+ * onesided): x holds the bins 0 .. n_in - 1 of a Hermitian spectrum (those past
+ * n_fft / 2 are dropped), y is (outer, n_fft, inner, 1), the real signal
+ * y[t] = Re sum_f X[f] e^(2 pi i f t / n_fft) / n_fft over the full spectrum
+ * (X[n_fft - f] = conj X[f]; the imaginary parts of bin 0 and of bin n_fft / 2 drop
+ * out), as numpy.fft.irfft. Only in[0] is read. Tasks split the outer * inner lines. */
 #define INGOT_DFT_FIELDS(F) F(I64, dtype) F(I64, outer) F(I64, n_in) F(I64, inner) \
-	F(I64, in_c) F(I64, n_fft) F(I64, n_out) F(I64, inverse)
+	F(I64, in_c) F(I64, n_fft) F(I64, n_out) F(I64, inverse) F(I64, irfft)
 INGOT_PARAMS(ingot_dft_params, INGOT_DFT_FIELDS)
 
 /* STFT: signal (batch, sig_len, in_c) in[0], window (flen) in[2] when has_window

@@ -270,6 +270,32 @@ INGOT_KERNEL int ingot_strnorm(const void *params, const void *const *in, void *
 
 /* ---- StringConcat ---- */
 
+/* The elements of a and b that output element i reads: i's coordinates through the
+ * strides (0 where broadcast). */
+static void str_bcast_at(const ingot_str_concat_params *p, int64_t i, int64_t *oa, int64_t *ob)
+{
+	int64_t rem = i, d;
+	*oa = *ob = 0;
+	for (d = p->rank - 1; d >= 0; d--) {
+		int64_t k = p->dims[d] > 0 ? rem % p->dims[d] : 0;
+		rem = p->dims[d] > 0 ? rem / p->dims[d] : 0;
+		*oa += k * p->sa[d];
+		*ob += k * p->sb[d];
+	}
+}
+
+/* Checks the buffers and params of a two-input string broadcast and gives this task's
+ * output range [*lo, *hi). */
+static int str_bcast_span(const ingot_str_concat_params *p, const void *a, const void *b,
+                          const void *y, int task, int n_tasks, int64_t *lo, int64_t *hi)
+{
+	if (!a || !b || !y || n_tasks < 1 || p->rank < 0 || p->rank > INGOT_MAX_RANK)
+		return INGOT_EINVAL;
+	*lo = p->n * task / n_tasks;
+	*hi = p->n * (task + 1) / n_tasks;
+	return INGOT_OK;
+}
+
 INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks)
 {
@@ -277,23 +303,16 @@ INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, voi
 	const char *a = (const char *)in[0], *b = (const char *)in[1];
 	char *y = (char *)out[0];
 	int64_t i, lo, hi;
-	int rc = INGOT_OK;
+	int rc = str_bcast_span(p, a, b, y, task, n_tasks, &lo, &hi);
 	(void)scratch;
-	if (!a || !b || !y || n_tasks < 1 || p->rank < 0 || p->rank > INGOT_MAX_RANK)
-		return INGOT_EINVAL;
-	lo = p->n * task / n_tasks;
-	hi = p->n * (task + 1) / n_tasks;
+	if (rc)
+		return rc;
 	for (i = lo; i < hi; i++) {
-		int64_t rem = i, oa = 0, ob = 0, d;
+		int64_t oa, ob;
 		const char *sa, *sb;
 		char *dst = y + i * INGOT_STRING_CAP, t[INGOT_STRING_CAP];
 		size_t na, nb;
-		for (d = p->rank - 1; d >= 0; d--) {     /* i's coordinates, through the strides */
-			int64_t k = p->dims[d] > 0 ? rem % p->dims[d] : 0;
-			rem = p->dims[d] > 0 ? rem / p->dims[d] : 0;
-			oa += k * p->sa[d];
-			ob += k * p->sb[d];
-		}
+		str_bcast_at(p, i, &oa, &ob);
 		sa = a + oa * INGOT_STRING_CAP;
 		sb = b + ob * INGOT_STRING_CAP;
 		na = ingot_str_len(sa);
@@ -309,6 +328,30 @@ INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, voi
 		memcpy(dst, t, INGOT_STRING_CAP);
 	}
 	return rc;
+}
+
+INGOT_KERNEL int ingot_str_equal(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks)
+{
+	const ingot_str_concat_params *p = (const ingot_str_concat_params *)params;
+	const char *a = (const char *)in[0], *b = (const char *)in[1];
+	uint8_t *y = (uint8_t *)out[0];
+	int64_t i, lo, hi;
+	int rc = str_bcast_span(p, a, b, y, task, n_tasks, &lo, &hi);
+	(void)scratch;
+	if (rc)
+		return rc;
+	for (i = lo; i < hi; i++) {
+		int64_t oa, ob;
+		const char *sa, *sb;
+		size_t na;
+		str_bcast_at(p, i, &oa, &ob);
+		sa = a + oa * INGOT_STRING_CAP;
+		sb = b + ob * INGOT_STRING_CAP;
+		na = ingot_str_len(sa);
+		y[i] = (uint8_t)(na == ingot_str_len(sb) && memcmp(sa, sb, na) == 0);
+	}
+	return INGOT_OK;
 }
 
 /* ---- StringSplit ---- */

@@ -53,6 +53,12 @@ INGOT_PARAMS(ingot_str_concat_params, INGOT_STR_CONCAT_FIELDS)
 INGOT_KERNEL int ingot_str_concat(const void *params, const void *const *in, void *const *out,
                                   void *scratch, int task, int n_tasks);
 
+/* Equal on strings (opset 19): y[i] (bool, one byte) = 1 when a[.] and b[.] hold the
+ * same bytes, over the n elements of the output, broadcast as StringConcat (the same
+ * params). Tasks take disjoint ranges of y. */
+INGOT_KERNEL int ingot_str_equal(const void *params, const void *const *in, void *const *out,
+                                 void *scratch, int task, int n_tasks);
+
 /* StringSplit, as ONNX Runtime does it: each of the n strings of in[0] (shape
  * in_dims, rank < 8) splits on the delimiter in[1] (has_delim; else on runs of
  * spaces, U+0020 only, with leading and trailing spaces dropped), at most maxsplit

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes small ONNX backend-test-layout cases for ai.onnx opsets 17-23 whose expected
+"""Writes small ONNX backend-test-layout cases for ai.onnx opsets 17-26 whose expected
 outputs come from ONNX Runtime (onnxruntime-node, through run_ort.mjs): Debian's
 python3-onnx 1.12 has no reference tests for these opsets, but it can still write the
 models. Each case is OUT/NAME/{model.onnx, test_data_set_0/{input,output}_N.pb}.
@@ -203,6 +203,23 @@ case('dft_20_axis_len', 20, 'DFT', [('x', f32(2, 6, 1))],
      [('dft_length', np.array(8, np.int64)), ('axis', np.array(1, np.int64))])
 case('dft_20_onesided', 20, 'DFT', [('x', f32(2, 6, 1))],
      [('', None), ('axis', np.array(-2, np.int64))], onesided=1)
+# irfft (inverse and onesided): n / 2 + 1 complex bins in, n real samples out ([..., 1]);
+# n is dft_length or 2 * (bins - 1). ORT agrees with numpy.fft.irfft when there are
+# n / 2 + 1 bins (these cases); with more or fewer it does not, and ingot follows numpy
+# there (tests/unit/quant_spectral)
+case('dft_20_irfft', 20, 'DFT', [('x', f32(2, 5, 2))],
+     [('', None), ('axis', np.array(1, np.int64))], inverse=1, onesided=1)
+case('dft_20_irfft_odd_len', 20, 'DFT', [('x', f32(2, 5, 2))],
+     [('dft_length', np.array(9, np.int64)), ('axis', np.array(-2, np.int64))], inverse=1,
+     onesided=1)
+case('dft_20_irfft_inner', 20, 'DFT', [('x', f32(2, 3, 4, 2))],
+     [('dft_length', np.array(5, np.int64)), ('axis', np.array(1, np.int64))], inverse=1,
+     onesided=1)
+case('dft_20_irfft_f64', 20, 'DFT', [('x', f32(3, 4, 2).astype(np.float64))],
+     [('', None), ('axis', np.array(1, np.int64))], inverse=1, onesided=1)
+case('dft_17_irfft', 17, 'DFT', [('x', f32(2, 3, 6, 2))], axis=2, inverse=1, onesided=1)
+case('dft_17_irfft_len', 17, 'DFT', [('x', f32(2, 6, 2))], [('dft_length', np.array(11, np.int64))],
+     axis=1, inverse=1, onesided=1)
 
 # --- AffineGrid 20 --------------------------------------------------------------
 case('affinegrid_20', 20, 'AffineGrid', [('theta', f32(2, 2, 3))],
@@ -218,6 +235,63 @@ for ac in [0, 1]:
     case('affinegrid_20_3d_f64_ac%d' % ac, 20, 'AffineGrid',
          [('theta', f32(1, 3, 4).astype(np.float64))], [('size', i64(1, 1, 2, 3, 2))],
          align_corners=ac)
+
+# --- GridSample 20/22, volumetric nearest: coordinates on exact ties (x.5), where half
+# to even (ORT, the amended reference) and PyTorch's half away from zero differ --------
+def tie_grid(dims, align, n_pts):
+    """Grid points [1, n_pts, 1, 1, 3] whose unnormalized coordinates are random
+    multiples of 0.5 in [-1, len] (ties, in-range and outside points)."""
+    cols = []
+    for length in reversed(dims):              # component 0 is the last spatial dim
+        pix = rng.integers(-2, 2 * length + 1, n_pts) / 2.0
+        cols.append(2 * pix / (length - 1) - 1 if align else (2 * pix + 1) / length - 1)
+    return np.stack(cols, -1).astype(np.float32).reshape(1, n_pts, 1, 1, 3)
+
+
+for ac in (0, 1):
+    for pad in ('zeros', 'border'):
+        case('gridsample_20_3d_nearest_ties_%s_ac%d' % (pad, ac), 20, 'GridSample',
+             [('x', f32(1, 2, 3, 4, 5)), ('grid', tie_grid((3, 4, 5), ac, 40))], mode='nearest',
+             padding_mode=pad, align_corners=ac)
+case('gridsample_22_3d_nearest_reflection', 22, 'GridSample',
+     [('x', f32(2, 1, 4, 3, 5)), ('grid', np.concatenate([tie_grid((4, 3, 5), 1, 30)] * 2))],
+     mode='nearest', padding_mode='reflection', align_corners=1)
+
+# --- CumProd 26 (CumSum's attributes; an exclusive product starts at 1) --------------
+xc = (rng.uniform(0.5, 1.5, (3, 4, 5)) * rng.choice([-1, 1], (3, 4, 5))).astype(np.float32)
+case('cumprod_26', 26, 'CumProd', [('x', xc)], [('axis', np.array(1, np.int64))])
+case('cumprod_26_exclusive_reverse', 26, 'CumProd', [('x', xc)],
+     [('axis', np.array(-1, np.int32))], exclusive=1, reverse=1)
+case('cumprod_26_f64_exclusive', 26, 'CumProd', [('x', xc.astype(np.float64))],
+     [('axis', np.array(0, np.int64))], exclusive=1)
+case('cumprod_26_i32_wraps', 26, 'CumProd', [('x', rng.integers(-9, 10, (2, 12)).astype(np.int32))],
+     [('axis', np.array(1, np.int64))], reverse=1)
+case('cumprod_26_i64', 26, 'CumProd', [('x', rng.integers(-5, 6, (4, 3)).astype(np.int64))],
+     [('axis', np.array(0, np.int64))])
+
+# --- BitCast 26 (same bit width: the bytes reinterpreted; NaN and inf bits included) --
+xb = np.concatenate([f32(10), np.array([np.nan, np.inf, -np.inf, -0.0, 1e-40], np.float32)])
+case('bitcast_26_f32_i32', 26, 'BitCast', [('x', xb.reshape(3, 5))], to=TensorProto.INT32)
+case('bitcast_26_i64_f64', 26, 'BitCast', [('x', ints(np.int64, 2, 3))], to=TensorProto.DOUBLE)
+case('bitcast_26_u16_f16', 26, 'BitCast', [('x', ints(np.uint16, 4, 4))], to=TensorProto.FLOAT16)
+case('bitcast_26_i8_u8', 26, 'BitCast', [('x', ints(np.int8, 7))], to=TensorProto.UINT8)
+case('bitcast_26_u32_f32_then_add', 26, 'BitCast',
+     [('x', rng.integers(0x3f000000, 0x40800000, (2, 6), dtype=np.uint32))], to=TensorProto.FLOAT,
+     then=[('Add', [('one', np.array(1, np.float32))], {})])
+
+# --- TensorScatter 24 (a KV-cache update along axis, default -2) ---------------------
+case('tensorscatter_24_linear', 24, 'TensorScatter',
+     [('past', f32(2, 3, 6, 4)), ('upd', f32(2, 3, 2, 4)), ('idx', i64(1, 4))])
+case('tensorscatter_24_circular', 24, 'TensorScatter',
+     [('past', f32(2, 2, 5, 3)), ('upd', f32(2, 2, 3, 3)), ('idx', i64(4, 2))], mode='circular')
+case('tensorscatter_24_no_indices', 24, 'TensorScatter', [('past', f32(1, 4, 3)), ('upd', f32(1, 2, 3))],
+     axis=1)
+case('tensorscatter_24_axis2_of_5d_f16', 24, 'TensorScatter',
+     [('past', f32(2, 2, 5, 2, 3).astype(np.float16)), ('upd', f32(2, 2, 1, 2, 3).astype(np.float16)),
+      ('idx', i64(0, 4))], axis=2)
+case('tensorscatter_24_i64_circular_const_idx', 24, 'TensorScatter',
+     [('past', ints(np.int64, 1, 2, 4, 2)), ('upd', ints(np.int64, 1, 2, 4, 2))], [('idx', i64(3))],
+     mode='circular')
 
 # --- ConstantOfShape / Cast opset 19+ -------------------------------------------
 case('constantofshape_21', 21, 'ConstantOfShape', [], [('shape', i64(2, 3))],
@@ -341,6 +415,12 @@ case('stringsplit_20_scalar', 20, 'StringSplit', [('x', strs('k=v;x=y;z', shape=
 # a constant input: the node is evaluated at compile time and Y's shape is static
 case('stringsplit_20_const_input', 20, 'StringSplit', [],
      [('x', strs('1 2 3', '4', ' 5  6 ', shape=(3,)))], n_out=2)
+# Equal on strings (19): same bytes, broadcast, a constant side, UTF-8, empty strings
+case('equal_19_string', 19, 'Equal',
+     [('a', words), ('b', strs('', 'b', 'héllo', 'naïve cafe', '日本語', 'x' * 31, shape=(2, 3)))])
+case('equal_19_string_bcast', 19, 'Equal',
+     [('a', strs('a', '', 'é', 'ab', shape=(4, 1))), ('b', strs('a', 'ab', '', 'é', 'a ', shape=(5,)))])
+case('equal_19_string_const', 19, 'Equal', [('a', words)], [('b', strs('héllo', shape=()))])
 # RegexFullMatch: every pattern against the same strings (UTF-8, empty, newline, 63 bytes)
 subjects = strs('', 'abc', 'ABC', 'a c', '123-4567', '12-345', 'hello', 'HeLLo', 'héllo', 'café',
                 'cafe', 'abcd', 'ababcd', 'xxy', 'xxxyyyy', 'foobarbaz', 'ba', 'a\nb', 'a.b**',
@@ -372,11 +452,13 @@ case('regexfullmatch_20_const_input', 20, 'RegexFullMatch', [],
      [('x', strs('a1', 'b', '22', shape=(3,)))], pattern=r'[a-z]\d?')
 
 # --- Attention 23 (ORT 1.30's order: QK * scale, softcap, + mask, softmax, * V) ----
-def bool_mask(*shape):
-    """Random keep/mask, but key 0 always kept: a row with every key masked is where
-    the references disagree (ORT 0, the spec NaN, ingot the mean of V)."""
+def bool_mask(*shape, dead_rows=()):
+    """Random keep/mask, key 0 always kept but in the rows dead_rows (of the last two
+    axes), where every key is masked: ORT gives 0 there (the spec's reference NaN)."""
     m = rng.random(shape) < 0.6
     m[..., 0] = True
+    for r in dead_rows:
+        m[..., r, :] = False
     return m
 
 
@@ -426,6 +508,23 @@ for mode in range(4):
 case('attention_23_qk_mode2_bool_causal', 23, 'Attention',
      qkv(1, 2, 2, 3, 3, 8) + [('mask', bool_mask(3, 3))], n_out=QK_OUT, is_causal=1,
      qk_matmul_output_mode=2)
+# fully masked rows (bool, -inf in a float mask, with a causal mask, GQA): Y and the
+# probabilities (mode 3) are 0 there, as ORT gives
+case('attention_23_masked_row_bool', 23, 'Attention', qkv(2, 3, 3, 4, 6, 8) +
+     [('mask', bool_mask(2, 1, 4, 6, dead_rows=(1, 3)))])
+case('attention_23_masked_row_bool_mode3', 23, 'Attention',
+     qkv(1, 4, 2, 3, 5, 8) + [('mask', bool_mask(3, 5, dead_rows=(0,)))], n_out=QK_OUT,
+     qk_matmul_output_mode=3)
+case('attention_23_masked_row_bool_causal_mode3_3d', 23, 'Attention',
+     qkv(1, 2, 2, 4, 4, 8, rank=3) + [('mask', bool_mask(1, 1, 4, 4, dead_rows=(2,)))],
+     n_out=QK_OUT, is_causal=1, qk_matmul_output_mode=3, q_num_heads=2, kv_num_heads=2)
+neg_inf_rows = f32(4, 6)
+neg_inf_rows[[0, 2]] = -np.inf
+case('attention_23_masked_row_float_inf_mode3', 23, 'Attention',
+     qkv(1, 2, 2, 4, 6, 8) + [('mask', neg_inf_rows)], n_out=QK_OUT, qk_matmul_output_mode=3)
+case('attention_23_masked_row_f16_bool', 23, 'Attention',
+     qkv(1, 2, 2, 3, 5, 8, dt=np.float16) + [('mask', bool_mask(3, 5, dead_rows=(1,)))],
+     atol=3e-4)
 # f16: ORT rounds the scores and the probabilities to f16 on the way, ingot computes in
 # float and rounds once, so outputs near 0 differ by a few f16 steps of O(1) values
 case('attention_23_f16_causal', 23, 'Attention', qkv(1, 2, 2, 4, 4, 8, dt=np.float16),
@@ -536,7 +635,7 @@ def build(c, d):
     return nodes, ins, inits, [o for o in outs if o]
 
 
-OUT_TYPES = {'RegexFullMatch': [TensorProto.BOOL], 'StringSplit': [TensorProto.STRING, TensorProto.INT64]}
+OUT_TYPES = {'RegexFullMatch': [TensorProto.BOOL], 'Equal': [TensorProto.BOOL], 'StringSplit': [TensorProto.STRING, TensorProto.INT64]}
 
 
 def first_type(c, i=0):
@@ -549,7 +648,7 @@ def first_type(c, i=0):
         return c['then'][-1][2].get('to', TensorProto.FLOAT)
     if not c['inputs']:
         return TensorProto.FLOAT
-    if c['op'] == 'Cast':
+    if c['op'] in ('Cast', 'BitCast'):
         return c['attrs']['to']
     if c['op'] == 'ConstantOfShape':
         return TensorProto.FLOAT
@@ -570,7 +669,7 @@ def write_model(c, d, out_meta):
     g = helper.make_graph(nodes, c['name'], ins, ovi, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', c['opset'])],
                           producer_name='ingot-tests-ort')
-    m.ir_version = 9 if c['opset'] >= 21 else 8
+    m.ir_version = 11 if c['opset'] >= 24 else 9 if c['opset'] >= 21 else 8
     onnx.save(m, os.path.join(d, 'model.onnx'))
 
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The ONNX Runtime reference test: make_tests.py writes the opset 17-23 cases with ORT's
+# The ONNX Runtime reference test: make_tests.py writes the opset 17-26 cases with ORT's
 # outputs into OUT (only when its stamp is stale), then `ingot check` runs every case
 # but those in known_failures.txt. DFT cases are compared with --atol 1e-5: ORT's FFT
 # leaves rounding noise (~1e-7..1e-6) where the exact result is 0.
@@ -9,7 +9,7 @@
 # make_tests.py writes exactly CASES cases (update it with make_tests.py's CASES); every
 # one but the known failures must PASS, and the run prints how many did.
 set -eu
-CASES=240
+CASES=274
 ingot=$1 py=$2 make_tests=$3 out=$4 ort_dir=$5 known=$6
 die() { echo "tests/ort: $*" >&2; exit 1; }
 [ -x "$py" ] || die "$py not found; it needs python3-onnx and python3-numpy (tools/install-deps.sh)"

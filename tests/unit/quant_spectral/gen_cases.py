@@ -355,6 +355,37 @@ dft_case("dft_neg_axis_default", 20, F32, (2, 3, 6, 1))
 dft_case("dft_axis_input", 20, F64, (2, 5, 4, 2), axis_input=1, inverse=1)
 dft_case("dft_long_f16", 17, F16, (1, 100, 1), axis=1, rtol=2e-3, atol=0.1)
 
+
+def irfft_case(name, opset, dt, shape, axis, n=None):
+    """DFT with inverse and onesided (IRFFT): numpy.fft.irfft of the bins, output
+    [..., n, 1] with n = dft_length or 2 * (bins - 1). Its own generator, so the
+    cases after it keep their data."""
+    x = np.round(irng.uniform(-4, 4, shape) * 16) / 16
+    r = len(shape)
+    axn = axis + r if axis < 0 else axis
+    y = np.fft.irfft(as_complex(x), n=n, axis=axn)[..., None]
+    if dt == F32:
+        y = y.astype(np.float32).astype(np.float64)
+    ins = [(dt, x)]
+    if opset < 20:
+        attrs = {"axis": axis, "inverse": 1, "onesided": 1}
+        if n is not None:
+            ins.append((I64, np.array(n, np.int64), "const"))
+    else:
+        attrs = {"inverse": 1, "onesided": 1}
+        ins.append((I64, np.array(n, np.int64), "const") if n is not None else None)
+        ins.append((I64, np.array(axis, np.int64), "const"))
+    case(name, "DFT", opset, ins, attrs, [(dt, y)], 1e-5, 1e-4)
+
+
+irng = np.random.default_rng(20261203)
+irfft_case("dft_irfft_20", 20, F32, (2, 5, 2), axis=1)                 # n 8
+irfft_case("dft_irfft_20_odd", 20, F64, (2, 5, 2), axis=-2, n=9)       # 5 bins, n 9
+irfft_case("dft_irfft_20_crop_bins", 20, F32, (1, 7, 2), axis=1, n=6)   # bins 4.. dropped
+irfft_case("dft_irfft_20_pad_bins", 20, F64, (2, 3, 4, 2), axis=1, n=10)  # bins 3..5 zero
+irfft_case("dft_irfft_17_inner", 17, F32, (2, 3, 6, 2), axis=2)       # n 10
+irfft_case("dft_irfft_17_len_real_in", 17, F64, (2, 6, 1), axis=1, n=7)  # real bins
+
 # ---- STFT ----
 
 

@@ -8,7 +8,7 @@ written from the ONNX definitions: Cast to INT4/UINT4 keeps the low 4 bits,
 QuantizeLinear to UINT4 rounds half to even and saturates to [0, 15], DequantizeLinear
 of an INT4 input, zero points of shape [1] (INT4, FLOAT4E2M1, FLOAT8E4M3FN) with a
 scalar scale, FLOAT4E2M1 rounding by the spec's table (ties to even, saturating at
-6, NaN to 6), and 8-bit float and 4-bit bytes moved untouched (Reshape, Transpose,
+6, NaN to -0 and -NaN to +0, from f32, f16 and f64 through Cast and CastLike), and 8-bit float and 4-bit bytes moved untouched (Reshape, Transpose,
 Pad with a 4-bit value). The test data files pack
 4-bit elements two per byte (low nibble first), as ONNX does. `ingot check` must pass
 them with --target c; unsupported types must fail with one clear line.
@@ -62,10 +62,12 @@ def write(name, nodes, inputs, outputs, inits=(), opset=21):
 
 
 def f4_code(x):
-    """FLOAT4E2M1 by the spec's table: ties to even, |x| > 5 (and inf, NaN) to 6."""
-    if np.isnan(x):
-        return 0x7
+    """FLOAT4E2M1 by the spec's table: ties to even, |x| > 5 (and inf) to 6; NaN to the
+    zero of the other sign (ml_dtypes' float4_e2m1fn, the reference's type: its NaN is
+    -0, negated for a negative NaN)."""
     s = 0x8 if np.signbit(x) else 0
+    if np.isnan(x):
+        return s ^ 0x8
     a = abs(float(x))
     for code, lo, hi, lo_in, hi_in in [(0, 0, 0.25, True, True), (1, 0.25, 0.75, False, False),
                                        (2, 0.75, 1.25, True, True), (3, 1.25, 1.75, False, False),
@@ -113,6 +115,24 @@ x = np.array([0, 0.25, 0.26, 0.75, 1.25, 1.3, 1.75, 2.5, 2.6, 3.5, 5, 5.1, 6, 10
 dirs.append(write("cast_f32_to_f4e2m1", [helper.make_node("Cast", ["x"], ["y"], to=F4)],
                   [("x", TensorProto.FLOAT, [20], x)],
                   [("y", F4, [20], small("y", F4, [f4_code(v) for v in x], [20]))], opset=23))
+
+# NaN of either sign, the ONNX node test's values (-8, 9, 1e6, +-inf, -0) and negative
+# values near each code's edges, from f32, f16 and f64, through Cast and through
+# CastLike (to a FLOAT4E2M1 initializer's type)
+neg_nan = np.array([0xffc00000], np.uint32).view(np.float32)[0]
+x = np.array([np.nan, neg_nan, 0.48, 0.25, 1.05, -3.5, -8, 9, 1e6, 1e-7, np.inf, -np.inf, -4,
+              0.01, -0.0, -0.2, -0.26, -1.25, -2.5, -2.6, -5, -5.01], np.float32)
+for nm, dt, npdt in (("f32", TensorProto.FLOAT, np.float32),
+                     ("f16", TensorProto.FLOAT16, np.float16),
+                     ("f64", TensorProto.DOUBLE, np.float64)):
+    xv = x.astype(npdt)
+    want = small("y", F4, [f4_code(v) for v in xv], [len(x)])
+    dirs.append(write("cast_%s_to_f4e2m1_nan" % nm, [helper.make_node("Cast", ["x"], ["y"], to=F4)],
+                      [("x", dt, [len(x)], xv)], [("y", F4, [len(x)], want)], opset=23))
+    dirs.append(write("castlike_%s_to_f4e2m1_nan" % nm,
+                      [helper.make_node("CastLike", ["x", "like"], ["y"])],
+                      [("x", dt, [len(x)], xv)], [("y", F4, [len(x)], want)],
+                      [small("like", F4, [0], [1])], opset=23))
 
 # zero points of shape [1] with a scalar scale (opset 21): QuantizeLinear to INT4 and to
 # FLOAT4E2M1 (zero point 0: x / scale rounded by the table), DequantizeLinear of FLOAT8E4M3FN
