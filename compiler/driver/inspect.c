@@ -60,12 +60,14 @@ int cmd_inspect(const Options *o)
 				first = 0;
 			}
 		printf("}");
+		inspect_target_print(o, true);
 		if (rep.done) {
 			printf(", \"quantization\": ");
 			quant_report_json(&rep, stdout);
 		}
 		printf("}\n");
 	} else {
+		inspect_target_print(o, false);
 		inspect_report_print(o, &g, &w, hist, n_nodes, params, macs);
 		if (rep.done)
 			quant_report_print(&rep, stdout);
