@@ -85,6 +85,79 @@ class Lstm(nn.Module):
         return self.rnn(x)[0]
 
 
+def cbr(ci, co, stride=1, groups=1):
+    return [nn.Conv2d(ci, co, 3, stride, 1, groups=groups, bias=False), nn.BatchNorm2d(co), nn.ReLU()]
+
+
+class UNetSeg(nn.Module):
+    """A small U-Net/FPN segmenter: a stride-2 encoder, a decoder that upsamples
+    (bilinear Upsample and ConvTranspose + BatchNorm + ReLU), skip concatenations and
+    a per-pixel class head: the Resize, ConvTranspose and Concat of real segmenters."""
+
+    def __init__(self, n_classes=4):
+        super().__init__()
+        self.e1 = nn.Sequential(*cbr(3, 16), *cbr(16, 16))
+        self.e2 = nn.Sequential(*cbr(16, 32, 2), *cbr(32, 32))
+        self.e3 = nn.Sequential(*cbr(32, 64, 2), *cbr(64, 64))
+        self.e4 = nn.Sequential(*cbr(64, 96, 2), *cbr(96, 96))
+        self.up3 = nn.Sequential(nn.ConvTranspose2d(96, 64, 2, 2, bias=False), nn.BatchNorm2d(64), nn.ReLU())
+        self.d3 = nn.Sequential(*cbr(128, 64))
+        self.d2 = nn.Sequential(*cbr(96, 32))
+        self.d1 = nn.Sequential(*cbr(48, 16))
+        self.head = nn.Conv2d(16, n_classes, 1)
+
+    def forward(self, x):
+        up = nn.functional.interpolate
+        e1 = self.e1(x)
+        e2 = self.e2(e1)
+        e3 = self.e3(e2)
+        e4 = self.e4(e3)
+        d3 = self.d3(torch.cat([self.up3(e4), e3], 1))
+        d2 = self.d2(torch.cat([up(d3, scale_factor=2.0, mode="bilinear", align_corners=False), e2], 1))
+        d1 = self.d1(torch.cat([up(d2, scale_factor=2.0, mode="nearest"), e1], 1))
+        return self.head(d1)
+
+
+class SsdHead(nn.Module):
+    """An SSD-style detector: a MobileNet-like backbone that pads explicitly before its
+    stride-2 depthwise convs (as TensorFlow exports), an FPN top-down path (nearest
+    upsampling), and per-level box and class heads, reshaped and concatenated into
+    one [1, anchors, 4 + classes] output with sigmoid scores."""
+
+    def __init__(self, n_classes=8, n_anchors=3):
+        super().__init__()
+
+        def down(ci, co):
+            return nn.Sequential(nn.ZeroPad2d((0, 1, 0, 1)), nn.Conv2d(ci, ci, 3, 2, 0, groups=ci, bias=False),
+                                 nn.BatchNorm2d(ci), nn.ReLU6(), nn.Conv2d(ci, co, 1, bias=False),
+                                 nn.BatchNorm2d(co), nn.ReLU6())
+        self.stem = nn.Sequential(nn.ZeroPad2d((0, 1, 0, 1)), nn.Conv2d(3, 16, 3, 2, 0, bias=False),
+                                  nn.BatchNorm2d(16), nn.ReLU6())
+        self.s1 = down(16, 32)
+        self.s2 = down(32, 64)
+        self.s3 = down(64, 128)
+        self.s4 = down(128, 128)
+        self.lat = nn.ModuleList([nn.Conv2d(c, 64, 1) for c in (64, 128, 128)])
+        self.k = n_anchors
+        self.nc = n_classes
+        self.box = nn.ModuleList([nn.Conv2d(64, n_anchors * 4, 3, 1, 1) for _ in range(3)])
+        self.cls = nn.ModuleList([nn.Conv2d(64, n_anchors * n_classes, 3, 1, 1) for _ in range(3)])
+
+    def forward(self, x):
+        c2 = self.s2(self.s1(self.stem(x)))
+        c3 = self.s3(c2)
+        c4 = self.s4(c3)
+        p4 = self.lat[2](c4)
+        p3 = self.lat[1](c3) + nn.functional.interpolate(p4, scale_factor=2.0, mode="nearest")
+        p2 = self.lat[0](c2) + nn.functional.interpolate(p3, scale_factor=2.0, mode="nearest")
+        outs = []
+        for i, p in enumerate((p2, p3, p4)):
+            b = self.box[i](p).permute(0, 2, 3, 1).reshape(1, -1, 4)
+            c = torch.sigmoid(self.cls[i](p)).permute(0, 2, 3, 1).reshape(1, -1, self.nc)
+            outs.append(torch.cat([b, c], 2))
+        return torch.cat(outs, 1)
+
+
 tv = torchvision.models
 # name -> (constructor, input shape); all inputs are float32 named "input"
 TORCH_MODELS = {
@@ -97,6 +170,8 @@ TORCH_MODELS = {
     "kws_cnn": (Kws, (1, 40, 98)),
     "transformer_layer": (Encoder, (1, 128, 256)),
     "lstm": (Lstm, (1, 50, 40)),
+    "unet_seg": (UNetSeg, (1, 3, 256, 256)),
+    "ssd_head": (SsdHead, (1, 3, 320, 320)),
 }
 
 

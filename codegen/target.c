@@ -20,10 +20,15 @@
 #define BACKEND_LOWER_neon cg_neon_lower
 #define BACKEND_PREPARE_neon cg_neon_prepare
 
+/* A target's generic core (no --cpu): two FMA pipes of the vector width, 4 cycles,
+ * no L3 assumed (scalar C: one pipe) */
+#define GENERIC_CORE(vbits) (vbits) ? 2 : 1, (vbits) ? (vbits) : 32, 4, 0
+
 static const Target targets[] = {
 #define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, backend) \
 	{ name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, \
-	  BACKEND_LOWER_##backend, BACKEND_PREPARE_##backend, cg_c_emit, NULL, { 0, 0, 0, 0, 0, 0, 0 }, 0, NULL },
+	  BACKEND_LOWER_##backend, BACKEND_PREPARE_##backend, cg_c_emit, NULL, { 0, 0, 0, 0, 0, 0, 0 }, 0, NULL, \
+	  NULL, GENERIC_CORE(vbits) },
 	INGOT_TARGETS(X)
 #undef X
 };
@@ -41,19 +46,25 @@ static const Target opencl_targets[] = {
 #define X(id, name, isa, vbits, vregs, l1, l2, cc, cflags, emu, simd, backend) \
 	{ "opencl", isa " + OpenCL", vbits, vregs, l1, l2, cc, cflags, emu, simd, \
 	  cg_ocl_lower, cg_ocl_prepare, cg_ocl_emit, &targets[OCL_##id], \
-	  INGOT_OPENCL_DEVICE(OCL_COST), INGOT_OPENCL_DEVICE(OCL_TILE), cg_ocl_supported },
+	  INGOT_OPENCL_DEVICE(OCL_COST), INGOT_OPENCL_DEVICE(OCL_TILE), cg_ocl_supported, \
+	  NULL, GENERIC_CORE(vbits) },
 	INGOT_TARGETS(X)
 #undef X
 };
 
-static const struct { const char *target, *cpu, *flags; } cpus[] = {
-#define X(target, cpu, flags) { target, cpu, flags },
+static const struct {
+	const char *target, *cpu, *flags;
+	int vbits, fma_ports, fma_bits, fma_latency, l1d_kib, l2_kib, l3_kib;
+} cpus[] = {
+#define X(target, cpu, flags, vbits, ports, fbits, lat, l1, l2, l3) \
+	{ target, cpu, flags, vbits, ports, fbits, lat, l1, l2, l3 },
 	INGOT_CPUS(X)
 #undef X
 };
 
 const Target cg_target_c = { "c", "portable C99", 0, 0, 32, 1024, "cc", INGOT_TARGET_CFLAGS, "", "",
-	                     cg_ref_lower, NULL, cg_c_emit, NULL, { 0, 0, 0, 0, 0, 0, 0 }, 0, NULL };
+	                     cg_ref_lower, NULL, cg_c_emit, NULL, { 0, 0, 0, 0, 0, 0, 0 }, 0, NULL,
+	                     NULL, GENERIC_CORE(0) };
 
 const Target *cg_target_opencl(const Target *host)
 {
@@ -98,6 +109,34 @@ const char *cg_target_cpu_flags(const Target *t, const char *cpu)
 		if (strcmp(cpus[i].target, t->name) == 0 && strcmp(cpus[i].cpu, cpu) == 0)
 			return cpus[i].flags;
 	return NULL;
+}
+
+int cg_target_tune(const Target *t, const char *cpu, const CpuInfo *host, Target *out)
+{
+	*out = *t;
+	if (cpu) {
+		int i = 0;
+		while (i < COUNTOF(cpus) && (strcmp(cpus[i].target, t->name) || strcmp(cpus[i].cpu, cpu)))
+			i++;
+		if (i == COUNTOF(cpus))
+			return -1;
+		out->cpu = cpus[i].cpu;
+		out->fma_ports = cpus[i].fma_ports;
+		out->fma_bits = cpus[i].fma_bits;
+		out->fma_latency = cpus[i].fma_latency;
+		out->l1d_kib = cpus[i].l1d_kib;
+		out->l2_kib = cpus[i].l2_kib;
+		out->l3_kib = cpus[i].l3_kib;
+	}
+	if (host) {   /* what the machine reports wins over the table */
+		if (host->l1d_kib > 0)
+			out->l1d_kib = host->l1d_kib;
+		if (host->l2_kib > 0)
+			out->l2_kib = host->l2_kib;
+		if (host->l3_kib > 0)
+			out->l3_kib = host->l3_kib;
+	}
+	return 0;
 }
 
 const char *cg_target_names(void)

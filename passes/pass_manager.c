@@ -23,6 +23,8 @@ static const Pass passes[] = {
 	  "17 exports) into one LayerNormalization", pass_fuse_layernorm, "types, constant gamma/beta" },
 	{ "matmul_add_to_gemm", "turn a 2-D MatMul with constant B plus a constant bias Add into "
 	  "Gemm", pass_matmul_add_to_gemm, "types" },
+	{ "fold_pad", "fold a constant zero (-inf) Pad of the spatial axes into the padding of the "
+	  "Conv (MaxPool) after it", pass_fold_pad, "types" },
 	{ "fold_batchnorm", "fold inference BatchNormalization into the Conv/ConvTranspose/Gemm/"
 	  "MatMul before it", pass_fold_batchnorm, "types, constant weights; after matmul_add_to_gemm" },
 	{ "fuse_epilogue", "fuse residual Add and activation after Conv/Gemm/MatMul into its "
@@ -72,6 +74,7 @@ int pass_pipeline(int opt_level, const char **names, int cap)
 		ADD("fold_chains");
 		ADD("fuse_layernorm");
 		ADD("matmul_add_to_gemm");
+		ADD("fold_pad");
 		ADD("fold_batchnorm");
 		ADD("fuse_epilogue");
 		ADD("fuse_elementwise");

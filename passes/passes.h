@@ -2,7 +2,7 @@
  * pipeline per -O level as one readable function (pass_manager.c).
  *
  * Sections: pass_manager.c, dce.c, fold_constants.c, plan_memory.c, and the
- * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c,
+ * rewriting passes remove_identity.c, cse.c, fold_chains.c, fold_batchnorm.c, fold_pad.c,
  * matmul_add_to_gemm.c, fuse_epilogue.c, fuse_elementwise.c (their shared helpers:
  * rewrite.h), place.c (device placement), and quantize.c (post-training quantization, driven by the driver).
  */
@@ -96,6 +96,7 @@ int pass_remove_identity(Graph *g, PassCtx *ctx);
 int pass_cse(Graph *g, PassCtx *ctx);
 int pass_fold_chains(Graph *g, PassCtx *ctx);
 int pass_fold_batchnorm(Graph *g, PassCtx *ctx);
+int pass_fold_pad(Graph *g, PassCtx *ctx);
 int pass_matmul_add_to_gemm(Graph *g, PassCtx *ctx);
 int pass_fuse_epilogue(Graph *g, PassCtx *ctx);
 int pass_fuse_elementwise(Graph *g, PassCtx *ctx);

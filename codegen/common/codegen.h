@@ -140,7 +140,43 @@ typedef struct Target {
 	int cl_tile;
 	/* whether the device runs node n (PlaceConfig.supported), or NULL */
 	bool (*device_supported)(const void *target, Graph *g, NodeId n, const char **why);
+	/* the core the blocking is sized for (targets.h INGOT_CPUS): its --cpu name (NULL:
+	 * the target's generic core), vector FMA pipes, the bits each runs per cycle, the
+	 * FMA latency in cycles, and the core's share of L3 in KiB (0 = none) */
+	const char *cpu;
+	int fma_ports, fma_bits, fma_latency, l3_kib;
 } Target;
+
+/* ---- cpu.c: what the machine ingot runs on is (--target host) ---- */
+
+enum {   /* CpuInfo.ext: ISA extensions, the names /proc/cpuinfo and hwcaps give them */
+	CPU_AVX2 = 1 << 0, CPU_FMA = 1 << 1, CPU_AVX512F = 1 << 2, CPU_AVX512BW = 1 << 3,
+	CPU_AVX512DQ = 1 << 4, CPU_AVX512VL = 1 << 5, CPU_AVX512VNNI = 1 << 6, CPU_AVXVNNI = 1 << 7,
+	CPU_AVX512BF16 = 1 << 8, CPU_AVX512FP16 = 1 << 9, CPU_AMXTILE = 1 << 10, CPU_AMXINT8 = 1 << 11,
+	CPU_AMXBF16 = 1 << 12, CPU_ASIMD = 1 << 13, CPU_ASIMDDP = 1 << 14, CPU_FPHP = 1 << 15,
+	CPU_I8MM = 1 << 16,
+};
+
+typedef struct CpuInfo {
+	char vendor[16];             /* "GenuineIntel", "AuthenticAMD", "ARM" */
+	char brand[64];              /* the model name the OS reports */
+	int family, model;           /* x86 family and model; ARM: MIDR implementer and part */
+	unsigned ext;                /* CPU_* */
+	int l1d_kib, l2_kib, l3_kib; /* per core (l3: the core's share); 0 = unknown */
+	int cores;                   /* online logical CPUs */
+	const char *cpu;             /* the --cpu tuning it matches (targets.h), or NULL */
+} CpuInfo;
+
+/* Reads /proc/cpuinfo-format text (x86 or ARM) into c: vendor, family/model (ARM:
+ * implementer/part), extensions, processor count; c->cpu from the model tables. */
+void cg_cpu_parse_cpuinfo(const char *text, CpuInfo *c);
+/* Reads the caches of one CPU from a sysfs folder in the layout of
+ * /sys/devices/system/cpu/cpu0/cache (indexN/{level,type,size,shared_cpu_list}). */
+void cg_cpu_parse_sysfs_cache(const char *dir, CpuInfo *c);
+/* The machine ingot runs on: /proc/cpuinfo and sysfs where present, cpuid otherwise. */
+void cg_cpu_detect(CpuInfo *c);
+/* The extensions of c by name, space-separated, into buf. */
+const char *cg_cpu_ext_names(unsigned ext, char *buf, size_t cap);
 
 /* lower.c: a node to its reference-kernel call (the C target's lower; every other
  * target's fallback) */
@@ -152,6 +188,9 @@ const Target *cg_target_lookup(const char *name);   /* NULL if unknown */
 const Target *cg_target_opencl(const Target *host);
 /* The best target for the machine ingot runs on ("host"). */
 const Target *cg_target_host(void);
+/* t described for core cpu (an INGOT_CPUS name of t's; NULL: the generic core) with the
+ * caches of host where it gives them (NULL: the table's); 0, or -1 when t has no such cpu */
+int cg_target_tune(const Target *t, const char *cpu, const CpuInfo *host, Target *out);
 /* Extra compiler flags of --cpu CPU for target t, or NULL if t has no such CPU. */
 const char *cg_target_cpu_flags(const Target *t, const char *cpu);
 /* Comma-separated target names, for messages. */

@@ -44,11 +44,15 @@ typedef struct SimdIsa {
 /* The ISA of a target, or NULL when it has no generated microkernels. */
 const SimdIsa *ukgen_isa(const Target *t);
 
-/* Register blocking from the register count: MR rows x NR = nv vectors. */
-void ukgen_blocking(const SimdIsa *isa, int *mr, int *nv);
+/* Register blocking from the register count and t's FMA pipes and latency: MR rows x
+ * NR = nv vectors. */
+void ukgen_blocking(const Target *t, const SimdIsa *isa, int *mr, int *nv);
 
 /* The k-block: a B panel of kc x NR floats fills half of the target's L1. */
 int ukgen_kc(const Target *t, const SimdIsa *isa);
+
+/* The rows of A a GEMM packs per k-block, from the target's L2. */
+int ukgen_mc(const Target *t, const SimdIsa *isa);
 
 /* Writes the generated header (ukernel.h) for target t into e. */
 void ukgen_emit(const Target *t, const SimdIsa *isa, Emitter *e);

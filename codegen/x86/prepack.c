@@ -234,7 +234,7 @@ int cg_x86_prepare(const Target *t, Graph *g)
 	int mr, nv;
 	if (!isa)
 		return 0;
-	ukgen_blocking(isa, &mr, &nv);
+	ukgen_blocking(t, isa, &mr, &nv);
 	for (RegionId r = 0; r < g->n_regions; r++)
 		for (int i = 0; i < g->regions[r].n_nodes; i++) {
 			const NodeId n = g->regions[r].nodes[i];

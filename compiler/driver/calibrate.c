@@ -376,6 +376,8 @@ static Options nested(const Options *o, int stage, const QuantRanges *r)
 	n.qreport = NULL;
 	n.target = cg_target_lookup("host")->name;
 	n.cpu = NULL;
+	n.tuned_set = false;   /* the host's target, not the one --cpu / --target host tuned */
+	n.host = false;
 	n.cc = NULL;
 	n.cflags = NULL;
 	n.opt_level = 2;

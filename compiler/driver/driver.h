@@ -95,6 +95,10 @@ typedef struct Options {
 	PlaceOverride places[MAX_LIST];  /* --place NODE=cpu|device */
 	int n_places;
 	const char *cpu;                 /* --cpu */
+	bool host;                       /* --target host: tuned from the machine */
+	CpuInfo host_cpu;                /* with host: what cg_cpu_detect found */
+	Target tuned;                    /* the target as --cpu / host describe it */
+	bool tuned_set;                  /* driver_target returns tuned */
 	unsigned emit;                   /* EMIT_* */
 	int opt_level;                   /* -O0..-O3 */
 	const char *passes[MAX_LIST];    /* --passes a,b */
@@ -267,6 +271,9 @@ void driver_sink_init(DiagSink *d, const Options *o, Progress *prog);
 void inspect_place_print(const Options *o, Graph *g, const PlaceConfig *pc, bool json);
 void inspect_report_print(const Options *o, const Graph *g, const WeightsLayout *w, const int *hist,
                           int n_nodes, int64_t params, int64_t macs);
+/* With --cpu or --target host: the machine detected, the core and the blocking chosen
+ * (json: as a ", \"cpu\": {...}" member) */
+void inspect_target_print(const Options *o, bool json);
 
 /* the subcommands */
 /* check_value.c: a test data file read as the value the model declares there: the

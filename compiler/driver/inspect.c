@@ -64,6 +64,7 @@ int cmd_inspect(const Options *o)
 				first = 0;
 			}
 		printf("}");
+		inspect_target_print(o, true);
 		if (rep.done) {
 			printf(", \"quantization\": ");
 			quant_report_json(&rep, stdout);
@@ -72,6 +73,7 @@ int cmd_inspect(const Options *o)
 			inspect_place_print(o, &g, &place, true);
 		printf("}\n");
 	} else {
+		inspect_target_print(o, false);
 		inspect_report_print(o, &g, &w, hist, n_nodes, params, macs);
 		if (oq.place_report)
 			inspect_place_print(o, &g, &place, false);

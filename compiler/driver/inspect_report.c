@@ -3,6 +3,7 @@
  * row per node of the final graph (op, output type, params, MACs, arena offset and
  * bytes, then the ONNX names, last as they are long) and an op histogram. `--json` (inspect.c) is the tools' form. */
 #include "driver.h"
+#include "ukgen.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -129,4 +130,42 @@ void inspect_report_print(const Options *o, const Graph *g, const WeightsLayout 
 			putchar('#');
 		putchar('\n');
 	}
+}
+
+void inspect_target_print(const Options *o, bool json)
+{
+	const Target *t = driver_target(o);
+	const SimdIsa *isa = ukgen_isa(t);
+	const CpuInfo *c = &o->host_cpu;
+	char ext[512];
+	int mr = 0, nv = 0, kc = 0, mc = 0;
+	if (!o->tuned_set)
+		return;
+	if (isa) {
+		ukgen_blocking(t, isa, &mr, &nv);
+		kc = ukgen_kc(t, isa);
+		mc = ukgen_mc(t, isa);
+	}
+	cg_cpu_ext_names(c->ext, ext, sizeof ext);
+	if (json) {
+		printf(", \"cpu\": {\"detected\": %s, \"vendor\": \"%s\", \"family\": %d, \"model\": %d, "
+		       "\"extensions\": \"%s\", \"cores\": %d, \"tuning\": \"%s\", \"l1d_kib\": %d, "
+		       "\"l2_kib\": %d, \"l3_kib\": %d, \"fma_ports\": %d, \"fma_bits\": %d, "
+		       "\"fma_latency\": %d, \"mr\": %d, \"nr\": %d, \"kc\": %d, \"mc\": %d}",
+		       o->host ? "true" : "false", c->vendor, c->family, c->model, ext, c->cores,
+		       t->cpu ? t->cpu : "generic", t->l1d_kib, t->l2_kib, t->l3_kib, t->fma_ports, t->fma_bits,
+		       t->fma_latency, mr, isa ? nv * isa->lanes : 0, kc, mc);
+		return;
+	}
+	if (o->host) {
+		printf("cpu:        %s family %d model %d (%s), %d CPUs\n", c->vendor[0] ? c->vendor : "unknown",
+		       c->family, c->model, c->brand[0] ? c->brand : "-", c->cores);
+		printf("isa:        %s\n", ext[0] ? ext : "-");
+	}
+	printf("tuning:     %s: %d FMA pipe(s) x %d bits, latency %d; L1d %d KiB, L2 %d KiB, L3 %d KiB per core\n",
+	       t->cpu ? t->cpu : "generic", t->fma_ports, t->fma_bits, t->fma_latency, t->l1d_kib, t->l2_kib,
+	       t->l3_kib);
+	if (isa)
+		printf("blocking:   GEMM tile %d x %d (%d vectors of %d), KC %d, MC %d\n", mr, nv * isa->lanes, nv,
+		       isa->lanes, kc, mc);
 }

@@ -180,6 +180,8 @@ static void append_flag(Options *o, const char *a)
 
 const Target *driver_target(const Options *o)
 {
+	if (o->tuned_set)
+		return &o->tuned;
 	if (strcmp(o->target, "opencl") == 0)
 		return cg_target_opencl(cg_target_lookup(o->host_target ? o->host_target : "host"));
 	return cg_target_lookup(o->target);
@@ -253,6 +255,7 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 				return -1;
 			}
 			o->target = cg_target_lookup(v)->name;   /* host resolves to this machine's best */
+			o->host = strcmp(v, "host") == 0;
 		} else if (strcmp(a, "--host-target") == 0) {
 			NEED_ARG();
 			if (!cg_target_lookup(v) || cg_target_lookup(v)->host)
@@ -444,6 +447,15 @@ int driver_parse_options(Command cmd, int argc, char **argv, int first, Options 
 	if (o->cpu && !cg_target_cpu_flags(t->host ? t->host : t, o->cpu)) {
 		fprintf(stderr, "ingot: target '%s' has no --cpu '%s' (see targets/targets.h)\n", o->target, o->cpu);
 		return -1;
+	}
+	if (o->host)
+		cg_cpu_detect(&o->host_cpu);
+	if (!t->host && (o->cpu || o->host)) {   /* the blocking follows the core (opencl: not yet) */
+		const char *cpu = o->cpu ? o->cpu : o->host_cpu.cpu;
+		if (cg_target_tune(t, cpu, o->host ? &o->host_cpu : NULL, &o->tuned) != 0)
+			cg_target_tune(t, NULL, &o->host_cpu, &o->tuned);   /* a core of another target */
+		o->tuned_set = true;
+		t = &o->tuned;
 	}
 	if ((o->host_target || o->placement != PLACE_AUTO || o->n_places) && !t->host)
 		return usage_error("--host-target, --placement and --place are for --target opencl%s", "");

@@ -41,7 +41,7 @@ ConvAttrs *ops_conv_attrs(Graph *g, NodeId id)
 	X(ReduceAttrs, reduce, reduce) X(ReshapeAttrs, reshape, reshape) \
 	X(TransposeAttrs, transpose, transpose) X(UnaryAttrs, unary, unary) X(ClipAttrs, clip, clip) \
 	X(MathAttrs, math, unary_math) X(FusedAttrs, fused, fused_elementwise) \
-	X(QmmAttrs, qbinary, qlinear_binary)
+	X(QmmAttrs, qbinary, qlinear_binary) X(PadAttrs, pad, pad) X(PoolAttrs, pool, pool)
 #define X(T, name, group) \
 	T *ops_##name##_attrs(Graph *g, NodeId id) { return of_group(g, id, &op_impl_##group); }
 ONE_GROUP(X)

@@ -141,6 +141,20 @@ typedef struct QmmAttrs {
 	int64_t y_min, y_max;
 } QmmAttrs;
 
+/* slice_concat.c: group pad (Pad) */
+typedef struct PadAttrs {
+	int mode;              /* INGOT_PAD_* (indices into pad_modes) */
+	IntList pads;          /* [begin..., end...] over every axis; from input 1 (opset 11) */
+	Scalar value;          /* in the data's dtype once inferred; from input 2 (opset 11) */
+} PadAttrs;
+
+/* pool.c: group pool (AveragePool, MaxPool, LpPool) */
+typedef struct PoolAttrs {
+	int auto_pad;                        /* 0 NOTSET, SAME_UPPER, SAME_LOWER, VALID */
+	int64_t ceil_mode, count_include_pad, storage_order;    /* 0 or 1 */
+	IntList dilations, kernel_shape, pads, strides;
+} PoolAttrs;
+
 /* op_attrs.c: node id's attributes, or NULL when its op is not of the group(s) named */
 EpilogueAttrs *ops_epilogue_attrs(Graph *g, NodeId id);    /* Conv, ConvTranspose, Gemm, MatMul */
 ConvAttrs *ops_conv_attrs(Graph *g, NodeId id);            /* Conv, ConvTranspose */
@@ -158,6 +172,8 @@ FusedAttrs *ops_fused_attrs(Graph *g, NodeId id);
 QuantAttrs *ops_quant_attrs(Graph *g, NodeId id);          /* QuantizeLinear, DequantizeLinear */
 QConvAttrs *ops_qconv_attrs(Graph *g, NodeId id);          /* QLinearConv, ConvInteger */
 QmmAttrs *ops_qmm_attrs(Graph *g, NodeId id);              /* QLinearMatMul, MatMulInteger */
+PadAttrs *ops_pad_attrs(Graph *g, NodeId id);
+PoolAttrs *ops_pool_attrs(Graph *g, NodeId id);            /* AveragePool, MaxPool, LpPool */
 QmmAttrs *ops_qbinary_attrs(Graph *g, NodeId id);          /* QLinearAdd, QLinearMul */
 
 #endif /* INGOT_OP_ATTRS_H */

@@ -7,6 +7,7 @@
  * (MaxPool) from 10/11, int8/uint8 MaxPool from 12; count_include_pad from 7.
  * Attributes a model carries are honoured at any opset (their defaults are the
  * earlier behaviour). */
+#include "op_attrs.h"
 #include "opimpl.h"
 
 #include <string.h>
@@ -18,12 +19,6 @@
 enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
 static const char *const auto_pad_names[] = { "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID",
                                               NULL };
-
-typedef struct PoolAttrs {
-	int auto_pad;                        /* PAD_* */
-	int64_t ceil_mode, count_include_pad, storage_order;    /* 0 or 1 */
-	IntList dilations, kernel_shape, pads, strides;
-} PoolAttrs;
 
 static const AttrField pool_fields[] = {
 	{ "auto_pad", AK_ENUM, offsetof(PoolAttrs, auto_pad), auto_pad_names },

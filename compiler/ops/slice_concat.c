@@ -3,6 +3,7 @@
  * inference, lowering to runtime-stubs/kernels/shape.c. As in shape_ops.c, infer()
  * resolves whatever moved from an attribute to an input across opsets into the
  * attribute struct, and lower() turns it into final dims, strides and offsets. */
+#include "op_attrs.h"
 #include "opimpl.h"
 #include "shape.h"
 
@@ -441,12 +442,6 @@ const OpImpl op_impl_gather = {
 /* ---- pad ---- */
 
 static const char *const pad_modes[] = { "constant", "reflect", "edge", "wrap", NULL };
-
-typedef struct PadAttrs {
-	int mode;              /* INGOT_PAD_* (indices into pad_modes) */
-	IntList pads;          /* [begin..., end...] over every axis; from input 1 (opset 11) */
-	Scalar value;          /* in the data's dtype once inferred; from input 2 (opset 11) */
-} PadAttrs;
 
 static const AttrField pad_fields_attr[] = {
 	{ "mode", AK_ENUM, offsetof(PadAttrs, mode), pad_modes },

@@ -165,6 +165,72 @@ CONV_DEF(conv_f32, float, float, CONV_ID, CONV_ID, conv_epi_f32)
 CONV_DEF(conv_f64, double, double, CONV_ID, CONV_ID, conv_epi_f64)
 CONV_DEF(conv_f16, uint16_t, float, conv_ld_f16, conv_st_f16, conv_epi_f16)
 
+/* f32 2-D ConvTranspose whose kernel equals its stride, without padding or dilation
+ * (a U-Net's 2x2/2 "up-convolution"): each output pixel takes exactly one kernel tap,
+ * kernel row oh % s and column ow % s, so an output row is s interleaved rows of
+ * products, each a contiguous axpy over input channels (vectorizable). The sum of
+ * each output runs from the bias over the input channels in order, as in conv_f32,
+ * so the results are the same bits. Planes u0..u1. */
+#define CONV_TR_KMAX 4
+static int conv_tr_direct(const ingot_conv_params *p, const conv_geo *g)
+{
+	if (!p->transposed || p->nsp != 2 || p->dtype != INGOT_DT_F32)
+		return 0;
+	for (int d = 0; d < 2; d++)
+		if (g->ks[d] != p->strides[d] || g->ks[d] > CONV_TR_KMAX || p->dilations[d] != 1 || p->pads[d] != 0 ||
+		    g->ys[d] != g->xs[d] * g->ks[d])
+			return 0;
+	return 1;
+}
+
+static void conv_tr_f32(const ingot_conv_params *p, const conv_geo *g, const float *x, const float *w,
+                        const float *bias, const float *res, float *y, int64_t u0, int64_t u1)
+{
+	const int64_t KH = g->ks[0], KW = g->ks[1], H = g->xs[0], W = g->xs[1], OW = g->ys[1];
+	const int epi = res != NULL || p->act != INGOT_CONV_ACT_NONE;
+	float acc[CONV_TR_KMAX][CONV_CHUNK], row[CONV_TR_KMAX * CONV_CHUNK];
+	for (int64_t u = u0; u < u1; u++) {
+		const int64_t n = u / g->M, oc = u % g->M, grp = oc / g->Mg;
+		const float b0 = bias ? bias[oc] : 0.0f;
+		const float *x0 = x + (n * g->C + grp * g->Cg) * g->x_plane;
+		/* W (C, M/group, KH, KW): input channel icg of the group, output channel oc */
+		const float *w0 = w + (grp * g->Cg * g->Mg + (oc - grp * g->Mg)) * g->k_plane;
+		const int64_t w_icstr = g->Mg * g->k_plane;
+		for (int64_t ih = 0; ih < H; ih++)
+			for (int64_t kh = 0; kh < KH; kh++) {
+				const int64_t oh = ih * KH + kh;
+				float *yr = y + u * g->y_plane + oh * OW;
+				for (int64_t j0 = 0; j0 < W; j0 += CONV_CHUNK) {
+					const int64_t len = W - j0 < CONV_CHUNK ? W - j0 : CONV_CHUNK;
+					for (int64_t kw = 0; kw < KW; kw++)
+						for (int64_t j = 0; j < len; j++)
+							acc[kw][j] = b0;
+					for (int64_t icg = 0; icg < g->Cg; icg++) {
+						const float *xr = x0 + icg * g->x_plane + ih * W + j0;
+						const float *wk = w0 + icg * w_icstr + kh * KW;
+						for (int64_t kw = 0; kw < KW; kw++) {
+							const float wv = wk[kw];
+							float *a = acc[kw];
+							if (len == CONV_CHUNK)   /* a constant trip count vectorizes */
+								for (int j = 0; j < CONV_CHUNK; j++)
+									a[j] += wv * xr[j];
+							else
+								for (int64_t j = 0; j < len; j++)
+									a[j] += wv * xr[j];
+						}
+					}
+					for (int64_t j = 0; j < len; j++)
+						for (int64_t kw = 0; kw < KW; kw++)
+							row[j * KW + kw] = acc[kw][j];
+					if (epi)
+						conv_epi_f32(p, row, res ? res + (yr - y) + j0 * KW : NULL, yr + j0 * KW, len * KW);
+					else
+						memcpy(yr + j0 * KW, row, (size_t)(len * KW) * sizeof *row);
+				}
+			}
+	}
+}
+
 INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *const *out,
                             void *scratch, int task, int n_tasks)
 {
@@ -206,6 +272,11 @@ INGOT_KERNEL int ingot_conv(const void *params, const void *const *in, void *con
 	}
 	u0 = units * task / n_tasks;
 	u1 = units * (task + 1) / n_tasks;
+	if (conv_tr_direct(p, &g)) {
+		conv_tr_f32(p, &g, (const float *)in[0], (const float *)in[1], p->has_bias ? (const float *)in[2] : NULL,
+		            (const float *)res, (float *)out[0], u0, u1);
+		return INGOT_OK;
+	}
 	switch (p->dtype) {
 	case INGOT_DT_F32:
 		conv_f32(p, &g, (const float *)in[0], (const float *)in[1], p->has_bias ? (const float *)in[2] : NULL,

@@ -190,12 +190,81 @@ static void rs_table(const ingot_resize_params *p, int d, int64_t *idx, double *
 	}
 }
 
+/* The common case, an image resize: only the last two axes (H, W) resized, no
+ * tf_crop_and_resize extrapolation. Row by row from the tap tables, with the generic
+ * loop's arithmetic in its order (weights multiplied from 1.0 in axis order, the sum
+ * in double from 0.0, H taps outer), so the results are the same bits; tasks split
+ * the output rows. th/tw: H's and W's tables, NULL for an axis kept as it is. */
+static void rs_rows(const ingot_resize_params *p, const int64_t *hi, const double *hw, const int64_t *wi,
+                    const double *ww, int task, int n_tasks, const void *x, void *y)
+{
+	const int r = (int)p->rank;
+	const int64_t H = r >= 2 ? p->x_dims[r - 2] : 1, W = p->x_dims[r - 1];
+	const int64_t OH = r >= 2 ? p->y_dims[r - 2] : 1, OW = p->y_dims[r - 1];
+	const int64_t kh = hi ? p->taps[r - 2] : 1, kw = wi ? p->taps[r - 1] : 1;
+	const size_t es = ingot_dtype_size((int)p->dtype);
+	int64_t planes = 1, rows, r0, r1;
+	for (int d = 0; d < r - 2; d++)
+		planes *= p->y_dims[d];
+	rows = planes * OH;
+	img_range(rows, task, n_tasks, &r0, &r1);
+	for (int64_t row = r0; row < r1; row++) {
+		const int64_t plane = row / OH, oh = row % OH, xoff = plane * H * W, yoff = row * OW;
+		if (p->mode == INGOT_INTERP_NEAREST) {
+			const int64_t src = xoff + (hi ? hi[oh] : oh) * W;
+			if (es == 4) {
+				const uint32_t *xs = (const uint32_t *)x + src;
+				uint32_t *ys = (uint32_t *)y + yoff;
+				if (wi)
+					for (int64_t ow = 0; ow < OW; ow++)
+						ys[ow] = xs[wi[ow]];
+				else
+					for (int64_t ow = 0; ow < OW; ow++)
+						ys[ow] = xs[ow];
+			} else {
+				for (int64_t ow = 0; ow < OW; ow++)
+					img_copy(es, y, yoff + ow, x, src + (wi ? wi[ow] : ow));
+			}
+			continue;
+		}
+		const float *xf = (const float *)x + xoff;
+		float *yf = (float *)y + yoff;
+		if (kh == 2 && kw == 2 && hi && wi) {   /* bilinear: the four taps spelled out */
+			const float *a = xf + hi[2 * oh] * W, *b = xf + hi[2 * oh + 1] * W;
+			const double h0 = hw[2 * oh], h1 = hw[2 * oh + 1];
+			for (int64_t ow = 0; ow < OW; ow++) {
+				const int64_t i0 = wi[2 * ow], i1 = wi[2 * ow + 1];
+				const double w0 = ww[2 * ow], w1 = ww[2 * ow + 1];
+				double acc = 0.0;
+				acc += h0 * w0 * (double)a[i0];
+				acc += h0 * w1 * (double)a[i1];
+				acc += h1 * w0 * (double)b[i0];
+				acc += h1 * w1 * (double)b[i1];
+				yf[ow] = (float)acc;
+			}
+			continue;
+		}
+		for (int64_t ow = 0; ow < OW; ow++) {
+			double acc = 0.0;
+			for (int64_t th = 0; th < kh; th++) {
+				const float *xr = xf + (hi ? hi[oh * kh + th] : oh) * W;
+				const double wh = hi ? hw[oh * kh + th] : 1.0;
+				for (int64_t tw = 0; tw < kw; tw++) {
+					const double wt = wi ? wh * ww[ow * kw + tw] : wh;
+					acc += wt * (double)xr[wi ? wi[ow * kw + tw] : ow];
+				}
+			}
+			yf[ow] = (float)acc;
+		}
+	}
+}
+
 INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *const *out,
                               void *scratch, int task, int n_tasks)
 {
 	const ingot_resize_params *p = (const ingot_resize_params *)params;
-	int64_t *tidx[INGOT_MAX_RANK], xs[INGOT_MAX_RANK], oi[INGOT_MAX_RANK];
-	double *tw[INGOT_MAX_RANK];
+	int64_t *tidx[INGOT_MAX_RANK] = { 0 }, xs[INGOT_MAX_RANK], oi[INGOT_MAX_RANK];
+	double *tw[INGOT_MAX_RANK] = { 0 };
 	int64_t total = 1, i0, i1, i, rem;
 	unsigned char *sp = (unsigned char *)scratch;
 	const float *f32 = p->dtype == INGOT_DT_F32 ? (const float *)in[0] : NULL;
@@ -225,6 +294,17 @@ INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *c
 		tw[d] = (double *)(void *)(sp + 8 * n);
 		sp += 16 * n;
 		rs_table(p, d, tidx[d], tw[d]);
+	}
+	{   /* only H and W resized (or fewer), no extrapolation, f32 or nearest: by rows */
+		int fast = p->ctm != INGOT_CTM_TF_CROP_AND_RESIZE &&
+		           (p->mode == INGOT_INTERP_NEAREST || p->dtype == INGOT_DT_F32);
+		for (d = 0; d < rank - 2; d++)
+			fast &= !p->taps[d];
+		if (fast) {
+			rs_rows(p, rank >= 2 ? tidx[rank - 2] : NULL, rank >= 2 ? tw[rank - 2] : NULL, tidx[rank - 1],
+			        tw[rank - 1], task, n_tasks, in[0], out[0]);
+			return INGOT_OK;
+		}
 	}
 	img_range(total, task, n_tasks, &i0, &i1);
 	for (d = rank - 1, rem = i0; d >= 0; d--) {

@@ -19,7 +19,11 @@
 #include <string.h>
 
 #define SG_NC (8 * UK_NR)      /* columns of B packed per k-block */
-#define SG_MC 128              /* rows of A packed per k-block when not pre-packed */
+#ifdef UK_MC
+#define SG_MC UK_MC            /* rows of A packed per k-block when not pre-packed (from L2) */
+#else
+#define SG_MC 128
+#endif
 #ifndef SG_DIRECT_M
 #define SG_DIRECT_M 512        /* up to this many rows, a strided B is not packed */
 #endif
