@@ -302,6 +302,31 @@ static void qg_requant(const int32_t *t, int64_t n, const int32_t *bv, double bs
 			/* in range already: the saturating narrowings only narrow */
 			_mm_storeu_si128((__m128i *)(void *)(y + j), is_i8 ? _mm512_cvtsepi32_epi8(w) : _mm512_cvtusepi32_epi8(w));
 		}
+		if (j < n) {   /* the last n - j < 16 under masks: 8 lanes per half */
+			const int64_t rest = n - j;
+			const __mmask8 k0 = (__mmask8)(rest >= 8 ? 0xff : (1u << rest) - 1u);
+			const __mmask8 k1 = (__mmask8)(rest >= 16 ? 0xff : rest > 8 ? (1u << (rest - 8)) - 1u : 0u);
+			__m256i r[2];
+			__m512i w;
+			for (int h = 0; h < 2; h++) {
+				const __mmask8 k = h ? k1 : k0;
+				__m512d a = _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k, t + j + 8 * h));
+				__m512d m = mv ? _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, mv + j + 8 * h)) : ms8;
+				a = _mm512_add_pd(a, bv ? _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k, bv + j + 8 * h)) : bs8);
+				a = _mm512_roundscale_pd(_mm512_mul_pd(a, m), _MM_FROUND_CUR_DIRECTION);
+				a = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(a, zp8), lo8), hi8);
+				r[h] = _mm512_cvtpd_epi32(a);
+			}
+			w = _mm512_inserti64x4(_mm512_castsi256_si512(r[0]), r[1], 1);
+			{
+				const __mmask16 km = (__mmask16)(((uint32_t)1 << rest) - 1u);
+				if (is_i8)
+					_mm512_mask_cvtsepi32_storeu_epi8(y + j, km, w);
+				else
+					_mm512_mask_cvtusepi32_storeu_epi8(y + j, km, w);
+			}
+			j = n;
+		}
 	}
 #endif
 	for (; j + 8 <= n; j += 8) {
@@ -601,6 +626,12 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 		uint8_t *plane = scratch, *t = plane + ingot_x86_q_al64(hn * rs);
 		int32_t *acc = (int32_t *)(void *)(t + ingot_x86_q_al64(rs + 64));
 		int32_t *wk = acc + wq + QL;
+		int64_t toff[64];   /* tap t's byte offset from its output row's first (K <= 64) */
+		const int few = g->K <= 64;
+		for (int64_t t = 0; few && t < g->K; t++) {
+			const int64_t col = t % g->KW * g->dw;
+			toff[t] = t / g->KW * g->dh * rs + col % g->sw * wq + col / g->sw;
+		}
 		for (int64_t u = u0; u < u1; u++) {
 			const int64_t c = u % C;
 			const uint8_t *xc = x + u * g->H * g->W;
@@ -624,6 +655,13 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 				const int64_t yb = u * P + oh * g->OW;
 				for (int64_t ob = 0; ob < owr; ob += QL) {
 					qv a = QV_SET1(corr);
+					if (few) {
+						const uint8_t *rp = plane + oh * g->sh * rs + ob;
+						for (int64_t t = 0; t < g->K; t++)
+							a = QV_ADD(a, QV_MADD(QV_U8(rp + toff[t]), QV_SET1(wk[t])));
+						QV_STORE(acc + ob, a);
+						continue;
+					}
 					for (int64_t ky = 0; ky < g->KH; ky++) {
 						const uint8_t *rp = plane + (oh * g->sh + ky * g->dh) * rs + ob;
 						const int32_t *wr = wk + ky * g->KW;
