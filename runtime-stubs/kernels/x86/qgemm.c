@@ -130,14 +130,14 @@ static inline int32_t qg_wrap(int64_t v)
 /* One k-quad step of a tile: acc[r][v] += dot4(u, s) where one side is the
  * broadcast b[r] (4 bytes of row r) and the other the vector vec[v]. vec_u: the
  * vectors are the unsigned side (conv), else the signed side (matmul). */
-Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t *b, const qv *vec)
+Q_AI void qg_step(int vnni, int mr, int nv, int vec_u, qv acc[Q_MR][Q_NV], const int32_t *b, const qv *vec)
 {
 	if (vnni) {
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++) {
 			const qv s = QV_SET1(b[r]);
 #pragma GCC unroll 4
-			for (int v = 0; v < Q_NV; v++) {
+			for (int v = 0; v < nv; v++) {
 				if (vec_u) {
 					if (vnni == 1)
 						QDP_VEX(acc[r][v], vec[v], s);
@@ -155,7 +155,7 @@ Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t
 	}
 	qv lo[Q_NV], hi[Q_NV];
 #pragma GCC unroll 4
-	for (int v = 0; v < Q_NV; v++) {
+	for (int v = 0; v < nv; v++) {
 		lo[v] = vec_u ? QV_LO16(vec[v]) : QV_SLO16(vec[v]);
 		hi[v] = vec_u ? QV_HI16(vec[v]) : QV_SHI16(vec[v]);
 	}
@@ -164,44 +164,44 @@ Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t
 		const qv s = QV_SET1(b[r]);
 		const qv sl = vec_u ? QV_SLO16(s) : QV_LO16(s), sh = vec_u ? QV_SHI16(s) : QV_HI16(s);
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			acc[r][v] = QV_ADD(acc[r][v], QV_ADD(QV_MADD(lo[v], sl), QV_MADD(hi[v], sh)));
 	}
 }
 
-Q_AI void qg_store_acc(int mr, qv acc[Q_MR][Q_NV], int32_t *out)
+Q_AI void qg_store_acc(int mr, int nv, qv acc[Q_MR][Q_NV], int32_t *out)
 {
 #pragma GCC unroll 8
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			QV_STORE(out + r * Q_TW + v * QL, acc[r][v]);
 }
 
 /* Conv tile: mr channels (weight rows w + r * k4) x Q_TW pixels of the gathered
  * block (xp: the tile's first pixel in quad 0, qstride bytes per quad), the sums of
  * row r starting at init[r]. */
-Q_AI void qc_tile(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4, const uint8_t *xp,
+Q_AI void qc_tile(int vnni, int mr, int nv, int64_t nq, const uint8_t *w, int64_t k4, const uint8_t *xp,
                   int64_t qstride, const int32_t *init, int32_t *out)
 {
 	qv acc[Q_MR][Q_NV];
 #pragma GCC unroll 8
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			acc[r][v] = QV_SET1(init[r]);
 	for (int64_t q = 0; q < nq; q++) {
 		int32_t b[Q_MR];
 		qv vec[Q_NV];
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			vec[v] = QV_LOAD(xp + q * qstride + v * QL * 4);
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++)
 			b[r] = qg_ld32(w + r * k4 + q * 4);
-		qg_step(vnni, mr, 1, acc, b, vec);
+		qg_step(vnni, mr, nv, 1, acc, b, vec);
 	}
-	qg_store_acc(mr, acc, out);
+	qg_store_acc(mr, nv, acc, out);
 }
 
 /* MatMul tile: mr rows of A (ar[r], nq quads, then the padded tail quad tail + 4 r
@@ -224,7 +224,7 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++)
 			b[r] = qg_ld32(ar[r] + q * 4) ^ flip;
-		qg_step(vnni, mr, 0, acc, b, vec);
+		qg_step(vnni, mr, Q_NV, 0, acc, b, vec);
 	}
 	if (tail) {
 #pragma GCC unroll 4
@@ -233,9 +233,9 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++)
 			b[r] = qg_ld32(tail + 4 * r) ^ flip;
-		qg_step(vnni, mr, 0, acc, b, vec);
+		qg_step(vnni, mr, Q_NV, 0, acc, b, vec);
 	}
-	qg_store_acc(mr, acc, out);
+	qg_store_acc(mr, Q_NV, acc, out);
 }
 
 /* The tiles for each path and row count (constants, so the loops unroll). */
@@ -253,15 +253,30 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 	Q_CASE(0, 4): CALL(0, 4); break; Q_CASE(1, 4): CALL(1, 4); break; \
 	Q_CASE(0, 5): CALL(0, 5); break; Q_CASE(1, 5): CALL(1, 5); break; \
 	Q_CASE(0, 6): CALL(0, 6); break; Q_CASE(1, 6): CALL(1, 6); break;
+#define QC_PARTS_WIDE \
+	QC_PART(3, 1) QC_PART(3, 2) QC_PART(3, 3) QC_PART(4, 1) QC_PART(4, 2) QC_PART(4, 3) \
+	QC_PART(5, 1) QC_PART(5, 2) QC_PART(5, 3) QC_PART(6, 1) QC_PART(6, 2) QC_PART(6, 3)
 #else
 #define Q_CASES_WIDE(CALL)
+#define QC_PARTS_WIDE
 #endif
 
-static void qc_tile_any(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4,
+/* nv: the tile's vectors that hold pixels (a last tile of fewer than Q_TW pixels
+ * computes only those on the vpdpbusd path, where the cases are cheap) */
+static void qc_tile_any(int vnni, int mr, int nv, int64_t nq, const uint8_t *w, int64_t k4,
                         const uint8_t *xp, int64_t qstride, const int32_t *init, int32_t *out)
 {
-#define QC_CALL(V, R) qc_tile(V, R, nq, w, k4, xp, qstride, init, out)
+#define QC_CALL(V, R) qc_tile(V, R, Q_NV, nq, w, k4, xp, qstride, init, out)
+#define QC_PART(R, N) case (R) * 8 + (N): qc_tile(1, R, N, nq, w, k4, xp, qstride, init, out); return;
+	if (vnni == 1 && nv < Q_NV) {
+		switch (mr * 8 + nv) {
+		QC_PART(1, 1) QC_PART(1, 2) QC_PART(1, 3) QC_PART(2, 1) QC_PART(2, 2) QC_PART(2, 3)
+		QC_PARTS_WIDE
+		default: break;
+		}
+	}
 	Q_CASES(QC_CALL)
+#undef QC_PART
 #undef QC_CALL
 }
 
@@ -785,8 +800,8 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 			}
 			for (int64_t t0 = 0; t0 < np; t0 += Q_TW) {
 				const int64_t nv = np - t0 < Q_TW ? np - t0 : Q_TW;
-				qc_tile_any(vnni, mr, g.k4 / 4, w + (grp * Mg + m0) * g.k4, g.k4, xp + t0 * 4,
-				            pbw * 4, corr, acc);
+				qc_tile_any(vnni, mr, (int)((nv + QL - 1) / QL), g.k4 / 4, w + (grp * Mg + m0) * g.k4, g.k4,
+				            xp + t0 * 4, pbw * 4, corr, acc);
 				for (int r = 0; r < mr; r++) {
 					const int64_t oc = grp * Mg + m0 + r, ybase = (n * M + oc) * P + p0 + t0;
 					const int32_t *a = acc + r * Q_TW;
