@@ -640,7 +640,7 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 		const int64_t rs = g->sw * wq;
 		uint8_t *plane = scratch, *t = plane + ingot_x86_q_al64(hn * rs);
 		int32_t *acc = (int32_t *)(void *)(t + ingot_x86_q_al64(rs + 64));
-		int32_t *wk = acc + wq + QL;
+		int32_t *wk = acc + P + wq + QL;   /* acc: the channel's P sums (+ a row's overrun) */
 		int64_t toff[64];   /* tap t's byte offset from its output row's first (K <= 64) */
 		const int few = g->K <= 64;
 		for (int64_t t = 0; few && t < g->K; t++) {
@@ -667,14 +667,13 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 				qc_dw_row(g, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, wq, plane + r * rs);
 			}
 			for (int64_t oh = 0; oh < g->OH; oh++) {
-				const int64_t yb = u * P + oh * g->OW;
 				for (int64_t ob = 0; ob < owr; ob += QL) {
 					qv a = QV_SET1(corr);
 					if (few) {
 						const uint8_t *rp = plane + oh * g->sh * rs + ob;
 						for (int64_t t = 0; t < g->K; t++)
 							a = QV_ADD(a, QV_MADD(QV_U8(rp + toff[t]), QV_SET1(wk[t])));
-						QV_STORE(acc + ob, a);
+						QV_STORE(acc + oh * g->OW + ob, a);
 						continue;
 					}
 					for (int64_t ky = 0; ky < g->KH; ky++) {
@@ -685,14 +684,16 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 							a = QV_ADD(a, QV_MADD(QV_U8(rp + col % g->sw * wq + col / g->sw), QV_SET1(wr[kx])));
 						}
 					}
-					QV_STORE(acc + ob, a);
+					QV_STORE(acc + oh * g->OW + ob, a);
 				}
-				if (!ql)
-					memcpy((int32_t *)y + yb, acc, (size_t)g->OW * sizeof *acc);
-				else
-					qg_requant(acc, g->OW, NULL, bias ? (double)bias[c] : 0.0, NULL, mult, yz, lo, hi,
-					           p->y_dtype == INGOT_DT_I8, (uint8_t *)y + yb);
 			}
+			/* a row's last vector ran into the next row's start, which that row rewrote:
+			 * the plane's sums, requantized in one call */
+			if (!ql)
+				memcpy((int32_t *)y + u * P, acc, (size_t)P * sizeof *acc);
+			else
+				qg_requant(acc, P, NULL, bias ? (double)bias[c] : 0.0, NULL, mult, yz, lo, hi,
+				           p->y_dtype == INGOT_DT_I8, (uint8_t *)y + u * P);
 		}
 	}
 }
