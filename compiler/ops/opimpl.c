@@ -304,15 +304,19 @@ int64_t ops_node_macs(const Graph *g, NodeId id)
 {
 	const Node *n = &g->nodes[id];
 	const Type *x = n->n_in > 0 && n->in[0] != IR_NONE ? &g->values[n->in[0]].type : NULL;
-	const Type *w = n->n_in > 1 && n->in[1] != IR_NONE ? &g->values[n->in[1]].type : NULL;
+	/* the weights (B): input 3 of QLinearConv and QLinearMatMul, else input 1 */
+	const int wi = n->op == OP_QLINEAR_CONV || n->op == OP_QLINEAR_MATMUL ? 3 : 1;
+	const Type *w = n->n_in > wi && n->in[wi] != IR_NONE ? &g->values[n->in[wi]].type : NULL;
 	const Type *y = n->n_out > 0 && n->out[0] != IR_NONE ? &g->values[n->out[0]].type : NULL;
 	int64_t m = 1;
-	if (w && g->values[n->in[1]].packed)   /* weights a SIMD target re-laid: their ONNX shape */
-		w = &g->values[g->values[n->in[1]].packed_from].type;
+	if (w && g->values[n->in[wi]].packed)   /* weights a SIMD target re-laid: their ONNX shape */
+		w = &g->values[g->values[n->in[wi]].packed_from].type;
 	if (!x || !w || (!y && n->op != OP_LSTM && n->op != OP_GRU && n->op != OP_RNN))
 		return 0;   /* (a recurrent node may omit its first output) */
 	switch (n->op) {
 	case OP_CONV:          /* every output element: Cin/group * kernel taps */
+	case OP_QLINEAR_CONV:  /* (the integer ones count their 8-bit MACs alike) */
+	case OP_CONV_INTEGER:
 		m = type_numel(y);
 		for (int i = 1; i < w->rank; i++)
 			m *= w->dims[i];
@@ -325,6 +329,8 @@ int64_t ops_node_macs(const Graph *g, NodeId id)
 	case OP_GEMM:           /* y (M,N) = A (M,K or K,M) x B: K = numel(A) / M */
 		return y->rank == 2 && y->dims[0] ? type_numel(y) * (type_numel(x) / y->dims[0]) : 0;
 	case OP_MATMUL:         /* every output element: a K-long dot product */
+	case OP_QLINEAR_MATMUL:
+	case OP_MATMUL_INTEGER:
 		return type_numel(y) * (x->rank ? x->dims[x->rank - 1] : 1);
 	case OP_LSTM:           /* every step of every sequence: X·Wᵀ and H·Rᵀ for all gates */
 	case OP_GRU:            /* and directions, i.e. numel(W) + numel(R) MACs per step */

@@ -579,6 +579,24 @@ INGOT_KERNEL int ingot_qbinary(const void *params, const void *const *in, void *
 			ta[d] = (float)(((double)q_ld8(adt, &(uint8_t){ (uint8_t)d }, 0) - za) * (double)sa);
 			tb[d] = (float)(((double)q_ld8(bdt, &(uint8_t){ (uint8_t)d }, 0) - zb) * (double)sb);
 		}
+		if (ydt == INGOT_DT_U8 || ydt == INGOT_DT_I8) {
+			/* 8-bit outputs in float, the same values: v / sy rounded to an integer is
+			 * exact in float, adding the zero point too below 2^24, and a larger
+			 * quotient saturates either way (NaN to lo as well) */
+			const float zf = (float)zy, lof = (float)lo, hif = (float)hi;
+			uint8_t *yq = (uint8_t *)out[0];
+			for (e = e0; e < e1; e++) {
+				float a = ta[xa[e]], b = tb[xb[e]];
+				float v = p->op == INGOT_QB_MUL ? (float)((double)a * (double)b) : a + b;
+				float r = rintf(v / sy) + zf;
+				if (!(r >= lof))
+					r = lof;
+				if (r > hif)
+					r = hif;
+				yq[e] = ydt == INGOT_DT_U8 ? (uint8_t)(int)r : (uint8_t)(int8_t)(int)r;
+			}
+			return INGOT_OK;
+		}
 		for (e = e0; e < e1; e++) {
 			float a = ta[xa[e]], b = tb[xb[e]];
 			float v = p->op == INGOT_QB_MUL ? (float)((double)a * (double)b) : a + b;

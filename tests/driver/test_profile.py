@@ -90,9 +90,28 @@ def run_all(ingot, work):
         check(macs == want and macs > 0, "%s: profile MACs %d, inspect --json says %d" % (dd, macs, want))
     macs = sum(int(x) for x in re.findall(r", (\d+) \}", open(os.path.join(d, "m.c")).read()
                                           .split("m_prof_nodes[")[1].split("};")[0]))
+    # quantized (--quantize int8): the integer convs and matmuls have MACs and GFLOP/s
+    # (8-bit operations) too, and the table's MACs still add up to inspect's of the model
+    import numpy as np
+    cal = os.path.join(work, "calib", "test_data_set_0")
+    os.makedirs(cal, exist_ok=True)
+    np.save(os.path.join(cal, "input_0.npy"),
+            np.random.default_rng(1).standard_normal((2, 3, 20, 20)).astype(np.float32))
+    dq = os.path.join(work, "prof_int8")
+    ingot_compile(ingot, p, dq, "m", "--emit", "exe", "--profile", "--quantize", "int8",
+                  "--calibrate", os.path.dirname(cal))
+    out, _ = run_ok([os.path.join(dq, "m"), "--bench", "3"], cwd=dq)
+    _, rows = table(out, "int8")
+    int_ops = ("QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger")
+    check(sum(r[3] in int_ops for r in rows) >= 2, "int8: no integer conv/matmul rows: %s" % rows)
+    for r in rows:
+        check((r[2] != "-") == (r[3] in int_ops + ("Conv", "Gemm", "MatMul") and r[0] > 0),
+              "int8: GFLOP/s '%s' for a %s node" % (r[2], r[3]))
+    qsrc = open(os.path.join(dq, "m.c")).read()
+    qmacs = sum(int(x) for x in re.findall(r", (\d+) \}", qsrc.split("m_prof_nodes[")[1].split("};")[0]))
+    check(qmacs == macs, "int8: profile MACs %d, the float model's %d" % (qmacs, macs))
     # a single run: the table on stderr, the output still written
     run_ok([exe, "--bench", "1", "--output-dir", d], cwd=d)
-    import numpy as np
     from onnx import numpy_helper
     x = numpy_helper.from_array(np.random.default_rng(0).standard_normal((2, 3, 20, 20)).astype(np.float32), "x")
     with open(os.path.join(d, "x.pb"), "wb") as f:

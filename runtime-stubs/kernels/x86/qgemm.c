@@ -62,25 +62,34 @@ static void qg_cpuid(unsigned int leaf, unsigned int sub, unsigned int r[4])
 
 /* What the CPU and OS offer (cpuid and XCR0, not __builtin_cpu_supports, whose
  * feature names differ between compilers): bit 0 AVX-VNNI, bit 1 AVX512-VNNI with VL,
- * bit 2 AMX-TILE and AMX-INT8 (the OS grant is asked apart, qg_amx). */
+ * bit 2 AMX-TILE and AMX-INT8 (the OS grant is asked apart, qg_amx). This code is built
+ * for AVX2 or AVX-512, so CPUID leaf 7 exists and the OS saves the ymm state (the
+ * zmm state too in an AVX-512 build): leaves 0 and 1 and, for AVX-512, XCR0 need no
+ * asking. Few CPUID instructions, as each one can trap to a hypervisor (tens of
+ * microseconds in some VMs, and this runs on every kernel call). */
 static INGOT_UNUSED int qg_cpu(void)   /* unused when -DINGOT_NO_VNNI */
 {
-	unsigned int r0[4], r1[4], l0[4], xlo = 0, xhi = 0;
+	unsigned int r1[4], l0[4];
 	int f = 0;
-	qg_cpuid(0, 0, r0);
-	if (r0[0] < 7)
-		return 0;
-	qg_cpuid(1, 0, r0);
-	if (!(r0[2] >> 27 & 1))                  /* OSXSAVE: XCR0 readable */
-		return 0;
-	__asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-	(void)xhi;
 	qg_cpuid(7, 0, l0);
-	qg_cpuid(7, 1, r1);
-	if ((xlo & 6) == 6 && (r1[0] >> 4 & 1))
-		f |= 1;
-	if ((xlo & 0xe6) == 0xe6 && (l0[2] >> 11 & 1) && (l0[1] >> 31 & 1))
+#if defined(__AVX512F__)
+	(void)r1;
+	if ((l0[2] >> 11 & 1) && (l0[1] >> 31 & 1))
 		f |= 2;
+#else
+	{
+		unsigned int xlo = 0, xhi = 0;
+		__asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+		(void)xhi;
+		r1[0] = 0;
+		if (l0[0] >= 1)                      /* leaf 7's last subleaf */
+			qg_cpuid(7, 1, r1);
+		if (r1[0] >> 4 & 1)
+			f |= 1;
+		if ((xlo & 0xe6) == 0xe6 && (l0[2] >> 11 & 1) && (l0[1] >> 31 & 1))
+			f |= 2;
+	}
+#endif
 	if ((l0[3] >> 24 & 3) == 3)
 		f |= 4;
 	return f;
@@ -121,14 +130,14 @@ static inline int32_t qg_wrap(int64_t v)
 /* One k-quad step of a tile: acc[r][v] += dot4(u, s) where one side is the
  * broadcast b[r] (4 bytes of row r) and the other the vector vec[v]. vec_u: the
  * vectors are the unsigned side (conv), else the signed side (matmul). */
-Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t *b, const qv *vec)
+Q_AI void qg_step(int vnni, int mr, int nv, int vec_u, qv acc[Q_MR][Q_NV], const int32_t *b, const qv *vec)
 {
 	if (vnni) {
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++) {
 			const qv s = QV_SET1(b[r]);
 #pragma GCC unroll 4
-			for (int v = 0; v < Q_NV; v++) {
+			for (int v = 0; v < nv; v++) {
 				if (vec_u) {
 					if (vnni == 1)
 						QDP_VEX(acc[r][v], vec[v], s);
@@ -146,7 +155,7 @@ Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t
 	}
 	qv lo[Q_NV], hi[Q_NV];
 #pragma GCC unroll 4
-	for (int v = 0; v < Q_NV; v++) {
+	for (int v = 0; v < nv; v++) {
 		lo[v] = vec_u ? QV_LO16(vec[v]) : QV_SLO16(vec[v]);
 		hi[v] = vec_u ? QV_HI16(vec[v]) : QV_SHI16(vec[v]);
 	}
@@ -155,44 +164,44 @@ Q_AI void qg_step(int vnni, int mr, int vec_u, qv acc[Q_MR][Q_NV], const int32_t
 		const qv s = QV_SET1(b[r]);
 		const qv sl = vec_u ? QV_SLO16(s) : QV_LO16(s), sh = vec_u ? QV_SHI16(s) : QV_HI16(s);
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			acc[r][v] = QV_ADD(acc[r][v], QV_ADD(QV_MADD(lo[v], sl), QV_MADD(hi[v], sh)));
 	}
 }
 
-Q_AI void qg_store_acc(int mr, qv acc[Q_MR][Q_NV], int32_t *out)
+Q_AI void qg_store_acc(int mr, int nv, qv acc[Q_MR][Q_NV], int32_t *out)
 {
 #pragma GCC unroll 8
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			QV_STORE(out + r * Q_TW + v * QL, acc[r][v]);
 }
 
 /* Conv tile: mr channels (weight rows w + r * k4) x Q_TW pixels of the gathered
  * block (xp: the tile's first pixel in quad 0, qstride bytes per quad), the sums of
  * row r starting at init[r]. */
-Q_AI void qc_tile(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4, const uint8_t *xp,
+Q_AI void qc_tile(int vnni, int mr, int nv, int64_t nq, const uint8_t *w, int64_t k4, const uint8_t *xp,
                   int64_t qstride, const int32_t *init, int32_t *out)
 {
 	qv acc[Q_MR][Q_NV];
 #pragma GCC unroll 8
 	for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			acc[r][v] = QV_SET1(init[r]);
 	for (int64_t q = 0; q < nq; q++) {
 		int32_t b[Q_MR];
 		qv vec[Q_NV];
 #pragma GCC unroll 4
-		for (int v = 0; v < Q_NV; v++)
+		for (int v = 0; v < nv; v++)
 			vec[v] = QV_LOAD(xp + q * qstride + v * QL * 4);
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++)
 			b[r] = qg_ld32(w + r * k4 + q * 4);
-		qg_step(vnni, mr, 1, acc, b, vec);
+		qg_step(vnni, mr, nv, 1, acc, b, vec);
 	}
-	qg_store_acc(mr, acc, out);
+	qg_store_acc(mr, nv, acc, out);
 }
 
 /* MatMul tile: mr rows of A (ar[r], nq quads, then the padded tail quad tail + 4 r
@@ -215,7 +224,7 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++)
 			b[r] = qg_ld32(ar[r] + q * 4) ^ flip;
-		qg_step(vnni, mr, 0, acc, b, vec);
+		qg_step(vnni, mr, Q_NV, 0, acc, b, vec);
 	}
 	if (tail) {
 #pragma GCC unroll 4
@@ -224,9 +233,9 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 #pragma GCC unroll 8
 		for (int r = 0; r < mr; r++)
 			b[r] = qg_ld32(tail + 4 * r) ^ flip;
-		qg_step(vnni, mr, 0, acc, b, vec);
+		qg_step(vnni, mr, Q_NV, 0, acc, b, vec);
 	}
-	qg_store_acc(mr, acc, out);
+	qg_store_acc(mr, Q_NV, acc, out);
 }
 
 /* The tiles for each path and row count (constants, so the loops unroll). */
@@ -244,15 +253,30 @@ Q_AI void qm_tile(int vnni, int mr, int64_t nq, const uint8_t *const *ar, const 
 	Q_CASE(0, 4): CALL(0, 4); break; Q_CASE(1, 4): CALL(1, 4); break; \
 	Q_CASE(0, 5): CALL(0, 5); break; Q_CASE(1, 5): CALL(1, 5); break; \
 	Q_CASE(0, 6): CALL(0, 6); break; Q_CASE(1, 6): CALL(1, 6); break;
+#define QC_PARTS_WIDE \
+	QC_PART(3, 1) QC_PART(3, 2) QC_PART(3, 3) QC_PART(4, 1) QC_PART(4, 2) QC_PART(4, 3) \
+	QC_PART(5, 1) QC_PART(5, 2) QC_PART(5, 3) QC_PART(6, 1) QC_PART(6, 2) QC_PART(6, 3)
 #else
 #define Q_CASES_WIDE(CALL)
+#define QC_PARTS_WIDE
 #endif
 
-static void qc_tile_any(int vnni, int mr, int64_t nq, const uint8_t *w, int64_t k4,
+/* nv: the tile's vectors that hold pixels (a last tile of fewer than Q_TW pixels
+ * computes only those on the vpdpbusd path, where the cases are cheap) */
+static void qc_tile_any(int vnni, int mr, int nv, int64_t nq, const uint8_t *w, int64_t k4,
                         const uint8_t *xp, int64_t qstride, const int32_t *init, int32_t *out)
 {
-#define QC_CALL(V, R) qc_tile(V, R, nq, w, k4, xp, qstride, init, out)
+#define QC_CALL(V, R) qc_tile(V, R, Q_NV, nq, w, k4, xp, qstride, init, out)
+#define QC_PART(R, N) case (R) * 8 + (N): qc_tile(1, R, N, nq, w, k4, xp, qstride, init, out); return;
+	if (vnni == 1 && nv < Q_NV) {
+		switch (mr * 8 + nv) {
+		QC_PART(1, 1) QC_PART(1, 2) QC_PART(1, 3) QC_PART(2, 1) QC_PART(2, 2) QC_PART(2, 3)
+		QC_PARTS_WIDE
+		default: break;
+		}
+	}
 	Q_CASES(QC_CALL)
+#undef QC_PART
 #undef QC_CALL
 }
 
@@ -272,6 +296,54 @@ static void qg_requant(const int32_t *t, int64_t n, const int32_t *bv, double bs
 	const __m256d zpv = _mm256_set1_pd(zp), lov = _mm256_set1_pd(lo), hiv = _mm256_set1_pd(hi);
 	const __m256d bsv = _mm256_set1_pd(bs), msv = _mm256_set1_pd((double)ms);
 	int64_t j = 0;
+#if defined(__AVX512F__)
+	{   /* 16 at a time on zmm: the same double operations as the ymm loop */
+		const __m512d zp8 = _mm512_set1_pd(zp), lo8 = _mm512_set1_pd(lo), hi8 = _mm512_set1_pd(hi);
+		const __m512d bs8 = _mm512_set1_pd(bs), ms8 = _mm512_set1_pd((double)ms);
+		for (; j + 16 <= n; j += 16) {
+			__m256i r[2];
+			__m512i w;
+			for (int h = 0; h < 2; h++) {
+				__m512d a = _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(const void *)(t + j + 8 * h)));
+				__m512d m = mv ? _mm512_cvtps_pd(_mm256_loadu_ps(mv + j + 8 * h)) : ms8;
+				a = _mm512_add_pd(a, bv ? _mm512_cvtepi32_pd(_mm256_loadu_si256(
+				                              (const __m256i *)(const void *)(bv + j + 8 * h)))
+				                        : bs8);
+				a = _mm512_roundscale_pd(_mm512_mul_pd(a, m), _MM_FROUND_CUR_DIRECTION);
+				a = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(a, zp8), lo8), hi8);
+				r[h] = _mm512_cvtpd_epi32(a);
+			}
+			w = _mm512_inserti64x4(_mm512_castsi256_si512(r[0]), r[1], 1);
+			/* in range already: the saturating narrowings only narrow */
+			_mm_storeu_si128((__m128i *)(void *)(y + j), is_i8 ? _mm512_cvtsepi32_epi8(w) : _mm512_cvtusepi32_epi8(w));
+		}
+		if (j < n) {   /* the last n - j < 16 under masks: 8 lanes per half */
+			const int64_t rest = n - j;
+			const __mmask8 k0 = (__mmask8)(rest >= 8 ? 0xff : (1u << rest) - 1u);
+			const __mmask8 k1 = (__mmask8)(rest >= 16 ? 0xff : rest > 8 ? (1u << (rest - 8)) - 1u : 0u);
+			__m256i r[2];
+			__m512i w;
+			for (int h = 0; h < 2; h++) {
+				const __mmask8 k = h ? k1 : k0;
+				__m512d a = _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k, t + j + 8 * h));
+				__m512d m = mv ? _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, mv + j + 8 * h)) : ms8;
+				a = _mm512_add_pd(a, bv ? _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k, bv + j + 8 * h)) : bs8);
+				a = _mm512_roundscale_pd(_mm512_mul_pd(a, m), _MM_FROUND_CUR_DIRECTION);
+				a = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(a, zp8), lo8), hi8);
+				r[h] = _mm512_cvtpd_epi32(a);
+			}
+			w = _mm512_inserti64x4(_mm512_castsi256_si512(r[0]), r[1], 1);
+			{
+				const __mmask16 km = (__mmask16)(((uint32_t)1 << rest) - 1u);
+				if (is_i8)
+					_mm512_mask_cvtsepi32_storeu_epi8(y + j, km, w);
+				else
+					_mm512_mask_cvtusepi32_storeu_epi8(y + j, km, w);
+			}
+			j = n;
+		}
+	}
+#endif
 	for (; j + 8 <= n; j += 8) {
 		__m128i r[2], w;
 		for (int h = 0; h < 2; h++) {
@@ -336,29 +408,115 @@ typedef struct qc_geo {
 	uint8_t flip, xzu;           /* x's byte flip to u8, x's zero point as u8 */
 } qc_geo;
 
+/* ceil(a / s) for a > 0, s >= 1, without a division at strides 1 and 2 */
+static inline int64_t qc_cdiv(int64_t a, int64_t s)
+{
+	return s == 1 ? a : s == 2 ? (a + 1) >> 1 : (a + s - 1) / s;
+}
+
+/* One pixel's 4 taps (rows row[j], NULL: the constant cv[j]; column (ow + i) sw + off[j],
+ * the zero point outside the row) into d[4 i ..]. */
+static inline void qc_gather_px(const qc_geo *g, const uint8_t *const row[4], const int64_t off[4],
+                                const uint8_t cv[4], int64_t ow, int64_t i, uint8_t *d)
+{
+	for (int j = 0; j < 4; j++) {
+		uint8_t v = cv[j];
+		if (row[j]) {
+			const int64_t iw = (ow + i) * g->sw + off[j];
+			if (iw >= 0 && iw < g->W)
+				v = (uint8_t)(row[j][iw] ^ g->flip);
+		}
+		d[4 * i + j] = v;
+	}
+}
+
+/* N (16, 8 or 4) pixels' taps at stride SW (1 or 2) from src[j] (every byte read,
+ * N SW of them, inside the row; NULL: the constant cv[j]) interleaved into d as [N][4]. */
+Q_AI void qc_gather_vec(int n, int sw, const uint8_t *const src[4], const uint8_t cv[4], uint8_t flip,
+                        uint8_t *d)
+{
+	const __m128i fl = _mm_set1_epi8((char)flip), lo8 = _mm_set1_epi16(0x00ff);
+	__m128i r[4], a01, a23;
+	for (int j = 0; j < 4; j++) {
+		const uint8_t *s = src[j];
+		__m128i v, a, b;
+		int32_t w;
+		if (!s) {
+			r[j] = _mm_set1_epi8((char)cv[j]);
+			continue;
+		}
+		if (n * sw == 32) {
+			a = _mm_loadu_si128((const __m128i *)(const void *)s);
+			b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+		} else if (n * sw == 16) {
+			a = b = _mm_loadu_si128((const __m128i *)(const void *)s);
+		} else if (n * sw == 8) {
+			a = b = _mm_loadl_epi64((const __m128i *)(const void *)s);
+		} else {
+			memcpy(&w, s, 4);
+			a = b = _mm_cvtsi32_si128(w);
+		}
+		v = sw == 1 ? a : _mm_packus_epi16(_mm_and_si128(a, lo8), _mm_and_si128(b, lo8));
+		r[j] = _mm_xor_si128(v, fl);
+	}
+	a01 = _mm_unpacklo_epi8(r[0], r[1]);
+	a23 = _mm_unpacklo_epi8(r[2], r[3]);
+	_mm_storeu_si128((__m128i *)(void *)d, _mm_unpacklo_epi16(a01, a23));
+	if (n >= 8)
+		_mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_unpackhi_epi16(a01, a23));
+	if (n == 16) {
+		a01 = _mm_unpackhi_epi8(r[0], r[1]);
+		a23 = _mm_unpackhi_epi8(r[2], r[3]);
+		_mm_storeu_si128((__m128i *)(void *)(d + 32), _mm_unpacklo_epi16(a01, a23));
+		_mm_storeu_si128((__m128i *)(void *)(d + 48), _mm_unpackhi_epi16(a01, a23));
+	}
+}
+
+static void qc_gather_vec_any(int n, int sw, const uint8_t *const src[4], const uint8_t cv[4],
+                              uint8_t flip, uint8_t *d)
+{
+	switch (n * 4 + sw) {
+	case 16 * 4 + 1: qc_gather_vec(16, 1, src, cv, flip, d); break;
+	case 16 * 4 + 2: qc_gather_vec(16, 2, src, cv, flip, d); break;
+	case 8 * 4 + 1: qc_gather_vec(8, 1, src, cv, flip, d); break;
+	case 8 * 4 + 2: qc_gather_vec(8, 2, src, cv, flip, d); break;
+	case 4 * 4 + 1: qc_gather_vec(4, 1, src, cv, flip, d); break;
+	default: qc_gather_vec(4, 2, src, cv, flip, d); break;
+	}
+}
+
 /* Gathers the windows of output pixels [p0, p0 + np) of one image and group (x0: its
  * first input channel) into xp as [k4 / 4][pbw][4] u8; taps outside the input read
- * the zero point, k >= K and pixels >= np read 0. */
+ * the zero point, k >= K and pixels >= np read 0. Per output row segment, the pixels
+ * whose every tap lies inside the input go by vectors of 16, 8 or 4 (stride 1 or 2;
+ * the last vector overlaps the one before rather than running past), the rest one
+ * by one. */
 static void qc_gather(const qc_geo *g, const uint8_t *x0, int64_t p0, int64_t np, int64_t pbw,
                       uint8_t *xp)
 {
-	const int64_t nq = g->k4 / 4, plane = g->H * g->W;
+	const int64_t nq = g->k4 / 4, plane = g->H * g->W, sw = g->sw;
+	int64_t kc = 0, kyy = 0, kxx = 0;   /* (channel, row, column) of k = 4 q + j, counted */
 	for (int64_t q = 0; q < nq; q++) {
 		uint8_t *dq = xp + q * pbw * 4;
-		int64_t c[4], ky[4], kx[4], pp = 0, p = p0;
+		int64_t c[4], ky[4], kx[4], pp = 0, oh = p0 / g->OW, ow = p0 % g->OW;
 		int valid[4];
 		for (int j = 0; j < 4; j++) {
-			const int64_t k = 4 * q + j;
-			valid[j] = k < g->K;
-			c[j] = k / (g->KH * g->KW);
-			ky[j] = k / g->KW % g->KH;
-			kx[j] = k % g->KW;
+			valid[j] = 4 * q + j < g->K;
+			c[j] = kc;
+			ky[j] = kyy;
+			kx[j] = kxx;
+			if (++kxx == g->KW) {
+				kxx = 0;
+				if (++kyy == g->KH) {
+					kyy = 0;
+					kc++;
+				}
+			}
 		}
 		while (pp < np) {
-			const int64_t oh = p / g->OW, ow = p % g->OW;
 			const int64_t seg = g->OW - ow < np - pp ? g->OW - ow : np - pp;
-			const uint8_t *row[4];
-			int64_t off[4], lo = 0, hi = seg;    /* [lo, hi): every row tap inside */
+			const uint8_t *row[4], *src[4];
+			int64_t off[4], lo = 0, hi = seg;    /* [lo, hi): every byte of every row tap inside */
 			uint8_t cv[4];
 			uint8_t *d = dq + pp * 4;
 			for (int j = 0; j < 4; j++) {
@@ -369,50 +527,41 @@ static void qc_gather(const qc_geo *g, const uint8_t *x0, int64_t p0, int64_t np
 				if (!valid[j] || ih < 0 || ih >= g->H)
 					continue;
 				row[j] = x0 + c[j] * plane + ih * g->W;
-				/* i >= lo_j: (ow + i) * sw + off >= 0; i < hi_j: ... < W */
-				int64_t a = -(ow * g->sw + off[j]), lj, hj;
-				lj = a <= 0 ? 0 : (a + g->sw - 1) / g->sw;
-				a = g->W - off[j] - ow * g->sw;   /* (ow + i) * sw + off < W: i * sw < a */
-				hj = a <= 0 ? 0 : (a + g->sw - 1) / g->sw;
+				/* i >= lo_j: (ow + i) sw + off >= 0; i < hi_j: (ow + i) sw + off + sw - 1 < W
+				 * (a vector reads all sw bytes of a pixel) */
+				int64_t a = -(ow * sw + off[j]), lj, hj;
+				lj = a <= 0 ? 0 : qc_cdiv(a, sw);
+				a = g->W - off[j] - ow * sw - (sw - 1);
+				hj = a <= 0 ? 0 : qc_cdiv(a, sw);
 				lo = lj > lo ? lj : lo;
 				hi = hj < hi ? hj : hi;
 			}
-			int64_t i = 0, vend = lo;
-			if (g->sw == 1 && hi - lo >= 16)
-				vend = lo + (hi - lo) / 16 * 16;
-			for (; i < seg; i++) {
-				if (i == lo && vend > lo) {
-					const __m128i fl = _mm_set1_epi8((char)g->flip);
-					for (; i < vend; i += 16) {
-						__m128i r[4], a01l, a01h, a23l, a23h;
-						for (int j = 0; j < 4; j++)
-							r[j] = row[j] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(
-							                                  row[j] + ow + i + off[j])), fl)
-							              : _mm_set1_epi8((char)cv[j]);
-						a01l = _mm_unpacklo_epi8(r[0], r[1]);
-						a01h = _mm_unpackhi_epi8(r[0], r[1]);
-						a23l = _mm_unpacklo_epi8(r[2], r[3]);
-						a23h = _mm_unpackhi_epi8(r[2], r[3]);
-						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i), _mm_unpacklo_epi16(a01l, a23l));
-						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 16), _mm_unpackhi_epi16(a01l, a23l));
-						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 32), _mm_unpacklo_epi16(a01h, a23h));
-						_mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 48), _mm_unpackhi_epi16(a01h, a23h));
-					}
-					if (i >= seg)
+			if (lo > seg)
+				lo = seg;
+			if (sw > 2 || hi - lo < 4)
+				hi = lo;
+			for (int64_t i = 0; i < lo; i++)
+				qc_gather_px(g, row, off, cv, ow, i, d);
+			if (hi > lo) {
+				const int n = hi - lo >= 16 ? 16 : hi - lo >= 8 ? 8 : 4;
+				for (int64_t i = lo;; i += n) {
+					if (i + n > hi)
+						i = hi - n;
+					for (int j = 0; j < 4; j++)
+						src[j] = row[j] ? row[j] + (ow + i) * sw + off[j] : NULL;
+					qc_gather_vec_any(n, (int)sw, src, cv, g->flip, d + 4 * i);
+					if (i + n >= hi)
 						break;
 				}
-				for (int j = 0; j < 4; j++) {
-					uint8_t v = cv[j];
-					if (row[j]) {
-						const int64_t iw = (ow + i) * g->sw + off[j];
-						if (iw >= 0 && iw < g->W)
-							v = (uint8_t)(row[j][iw] ^ g->flip);
-					}
-					d[4 * i + j] = v;
-				}
 			}
+			for (int64_t i = hi > lo ? hi : lo; i < seg; i++)
+				qc_gather_px(g, row, off, cv, ow, i, d);
 			pp += seg;
-			p += seg;
+			ow += seg;
+			if (ow == g->OW) {
+				ow = 0;
+				oh++;
+			}
 		}
 		memset(dq + np * 4, 0, (size_t)((pbw - np) * 4));
 	}
@@ -491,7 +640,13 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 		const int64_t rs = g->sw * wq;
 		uint8_t *plane = scratch, *t = plane + ingot_x86_q_al64(hn * rs);
 		int32_t *acc = (int32_t *)(void *)(t + ingot_x86_q_al64(rs + 64));
-		int32_t *wk = acc + wq + QL;
+		int32_t *wk = acc + P + wq + QL;   /* acc: the channel's P sums (+ a row's overrun) */
+		int64_t toff[64];   /* tap t's byte offset from its output row's first (K <= 64) */
+		const int few = g->K <= 64;
+		for (int64_t t = 0; few && t < g->K; t++) {
+			const int64_t col = t % g->KW * g->dw;
+			toff[t] = t / g->KW * g->dh * rs + col % g->sw * wq + col / g->sw;
+		}
 		for (int64_t u = u0; u < u1; u++) {
 			const int64_t c = u % C;
 			const uint8_t *xc = x + u * g->H * g->W;
@@ -512,9 +667,15 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 				qc_dw_row(g, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, wq, plane + r * rs);
 			}
 			for (int64_t oh = 0; oh < g->OH; oh++) {
-				const int64_t yb = u * P + oh * g->OW;
 				for (int64_t ob = 0; ob < owr; ob += QL) {
 					qv a = QV_SET1(corr);
+					if (few) {
+						const uint8_t *rp = plane + oh * g->sh * rs + ob;
+						for (int64_t t = 0; t < g->K; t++)
+							a = QV_ADD(a, QV_MADD(QV_U8(rp + toff[t]), QV_SET1(wk[t])));
+						QV_STORE(acc + oh * g->OW + ob, a);
+						continue;
+					}
 					for (int64_t ky = 0; ky < g->KH; ky++) {
 						const uint8_t *rp = plane + (oh * g->sh + ky * g->dh) * rs + ob;
 						const int32_t *wr = wk + ky * g->KW;
@@ -523,14 +684,16 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 							a = QV_ADD(a, QV_MADD(QV_U8(rp + col % g->sw * wq + col / g->sw), QV_SET1(wr[kx])));
 						}
 					}
-					QV_STORE(acc + ob, a);
+					QV_STORE(acc + oh * g->OW + ob, a);
 				}
-				if (!ql)
-					memcpy((int32_t *)y + yb, acc, (size_t)g->OW * sizeof *acc);
-				else
-					qg_requant(acc, g->OW, NULL, bias ? (double)bias[c] : 0.0, NULL, mult, yz, lo, hi,
-					           p->y_dtype == INGOT_DT_I8, (uint8_t *)y + yb);
 			}
+			/* a row's last vector ran into the next row's start, which that row rewrote:
+			 * the plane's sums, requantized in one call */
+			if (!ql)
+				memcpy((int32_t *)y + u * P, acc, (size_t)P * sizeof *acc);
+			else
+				qg_requant(acc, P, NULL, bias ? (double)bias[c] : 0.0, NULL, mult, yz, lo, hi,
+				           p->y_dtype == INGOT_DT_I8, (uint8_t *)y + u * P);
 		}
 	}
 }
@@ -638,8 +801,8 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 			}
 			for (int64_t t0 = 0; t0 < np; t0 += Q_TW) {
 				const int64_t nv = np - t0 < Q_TW ? np - t0 : Q_TW;
-				qc_tile_any(vnni, mr, g.k4 / 4, w + (grp * Mg + m0) * g.k4, g.k4, xp + t0 * 4,
-				            pbw * 4, corr, acc);
+				qc_tile_any(vnni, mr, (int)((nv + QL - 1) / QL), g.k4 / 4, w + (grp * Mg + m0) * g.k4, g.k4,
+				            xp + t0 * 4, pbw * 4, corr, acc);
 				for (int r = 0; r < mr; r++) {
 					const int64_t oc = grp * Mg + m0 + r, ybase = (n * M + oc) * P + p0 + t0;
 					const int32_t *a = acc + r * Q_TW;

@@ -136,7 +136,7 @@ static inline void ingot_x86_qconv_dw_plane(const ingot_x86_qconv_params *p, int
 }
 
 /* Scratch per task: the gathered block and its pixels' sums; depthwise: the plane, a
- * padded input row, an output row of int32 sums and the window's weights. */
+ * padded input row, the plane's int32 sums (and a row's overrun) and the window's weights. */
 static inline int64_t ingot_x86_qconv_scratch(const ingot_x86_qconv_params *p, int lanes)
 {
 	const int64_t b = ingot_x86_qconv_block(p, lanes);
@@ -144,8 +144,9 @@ static inline int64_t ingot_x86_qconv_scratch(const ingot_x86_qconv_params *p, i
 		int64_t hn, wq;
 		const int64_t sw = p->strides[p->nsp - 1] > 0 ? p->strides[p->nsp - 1] : 1;
 		ingot_x86_qconv_dw_plane(p, lanes, &hn, &wq);
+		const int64_t P = (p->nsp == 2 ? p->y_dims[2] : 1) * p->y_dims[1 + p->nsp];
 		return ingot_x86_q_al64(hn * sw * wq) + ingot_x86_q_al64(sw * wq + 64) +
-		       4 * (wq + lanes) + 4 * ingot_x86_qconv_k(p) + 64;
+		       4 * (P + wq + lanes) + 4 * ingot_x86_qconv_k(p) + 64;
 	}
 	return ingot_x86_q_al64(b * ingot_x86_q_k4(ingot_x86_qconv_k(p))) + 4 * b + 64;
 }

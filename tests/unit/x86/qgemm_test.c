@@ -135,6 +135,8 @@ static void conv_case(int id, int kmax)
 	p.y_dims[1] = G * Mg;
 	for (int d = 0; d < p.nsp; d++) {
 		int64_t k = kmax ? 4 : rint_in(1, 5), s = rint_in(1, 3), dl = rint_in(1, 2);
+		if (two && Cg == 1 && Mg == 1 && G > 1 && rnd() % 4 == 0)
+			k = rint_in(9, 10);   /* depthwise windows over 64 taps: the path without tap offsets */
 		int64_t pb = rint_in(0, 2), pe = rint_in(0, 2), in, o;
 		if (rnd() % 3 == 0) {
 			s = 1;
