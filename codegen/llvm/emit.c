@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -661,6 +662,13 @@ int cg_llvm_emit(const Target *t, Graph *g, const CodegenOptions *o, const char 
 	if (cg_mkdir_p(o->out_dir, d) || (t->prepare && t->prepare(t, g)))
 		return -1;
 	cg_weights_layout(g, &l.w);
+	if (l.w.size > (int64_t)UINT_MAX) {   /* LLVMArrayType and the constant take unsigned */
+		char n[32];
+		snprintf(n, sizeof n, "%lld", (long long)l.w.size);
+		file_error(&l, "%s bytes of weights: the LLVM backend takes at most 4 GiB (use --backend c)", n);
+		cg_weights_free(&l.w);
+		return -1;
+	}
 	l.ctx = LLVMContextCreate();
 	l.m = LLVMModuleCreateWithNameInContext(o->name, l.ctx);
 	l.b = LLVMCreateBuilderInContext(l.ctx);
