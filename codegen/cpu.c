@@ -193,12 +193,22 @@ void cg_cpu_parse_sysfs_cache(const char *dir, CpuInfo *c)
 	}
 }
 
+/* AMD's legacy cache leaves: 0x80000005's ecx has the L1d size in KiB in bits 31:24,
+ * 0x80000006's ecx the L2's in bits 31:16. Its L3 (edx) is the socket's, with no word of
+ * how many cores share it, so it is left to the --cpu row. */
+void cg_cpu_amd_legacy_caches(unsigned ecx_80000005, unsigned ecx_80000006, CpuInfo *c)
+{
+	c->l1d_kib = (int)(ecx_80000005 >> 24);
+	c->l2_kib = (int)(ecx_80000006 >> 16);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* cpuid, where there is no /proc/cpuinfo: leaves 0, 1, 7 and the caches of leaf 4
- * (Intel) or 0x8000001d (AMD) */
+ * (Intel) or 0x8000001d (AMD; its legacy leaves where that one is empty) */
 static void cpuid_detect(CpuInfo *c)
 {
-	unsigned a, b, d, cx, leaf;
+	unsigned a, b, d, cx, leaf, ecx5;
+	int amd;
 	if (!__get_cpuid_count(0, 0, &a, &b, &cx, &d))
 		return;
 	memcpy(c->vendor, &b, 4);
@@ -232,7 +242,8 @@ static void cpuid_detect(CpuInfo *c)
 				c->ext |= CPU_AVX512BF16;
 		}
 	}
-	leaf = strcmp(c->vendor, "AuthenticAMD") == 0 ? 0x8000001du : 4u;
+	amd = strcmp(c->vendor, "AuthenticAMD") == 0;
+	leaf = amd ? 0x8000001du : 4u;
 	for (unsigned i = 0; i < 16 && __get_cpuid_count(leaf, i, &a, &b, &cx, &d); i++) {
 		unsigned type = a & 31, level = (a >> 5) & 7, sharing = ((a >> 14) & 0xfff) + 1;
 		long bytes = (long)(((b >> 22) & 0x3ff) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) *
@@ -249,6 +260,11 @@ static void cpuid_detect(CpuInfo *c)
 		else if (level == 3)
 			c->l3_kib = kib;
 	}
+	/* a VM without AMD's topology extensions answers 0x8000001d with zeros: the legacy
+	 * leaves still give L1d and L2 */
+	if (amd && !c->l1d_kib && __get_cpuid(0x80000005, &a, &b, &ecx5, &d) &&
+	    __get_cpuid(0x80000006, &a, &b, &cx, &d))
+		cg_cpu_amd_legacy_caches(ecx5, cx, c);
 }
 #endif
 

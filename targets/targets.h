@@ -48,7 +48,9 @@
  * (Zen 4 runs a 512-bit FMA as two 256-bit halves); fma_latency in cycles; caches
  * per core in KiB (l3_kib: the core's share of a shared L3). From the vendors'
  * optimization manuals and public microbenchmarks, rounded; `--target host` reads
- * the caches of the machine itself (codegen/cpu.c). */
+ * the caches of the machine itself (codegen/cpu.c). Zen 5 (znver5) runs 512-bit FMAs
+ * whole and has a 48 KiB L1d; gcc 12 has no -march=znver5, so it takes znver4's ISA
+ * plus AVX-VNNI (the VEX form Zen 5 adds). */
 #define INGOT_CPUS(X) \
 	X("neon", "cortex-a53", "-mcpu=cortex-a53", 128, 1, 64, 4, 32, 512, 0) \
 	X("neon", "cortex-a55", "-march=armv8.2-a+dotprod -mtune=cortex-a55", 128, 1, 128, 4, 32, 256, 512) \
@@ -63,7 +65,8 @@
 	X("x86-avx512", "skylake-avx512", "-march=skylake-avx512", 512, 2, 512, 4, 32, 1024, 1408) \
 	X("x86-avx512", "icelake-server", "-march=icelake-server", 512, 2, 512, 4, 48, 1280, 1536) \
 	X("x86-avx512", "sapphirerapids", "-march=sapphirerapids", 512, 2, 512, 4, 48, 2048, 1920) \
-	X("x86-avx512", "znver4", "-march=znver4", 512, 2, 256, 4, 32, 1024, 4096)
+	X("x86-avx512", "znver4", "-march=znver4", 512, 2, 256, 4, 32, 1024, 4096) \
+	X("x86-avx512", "znver5", "-march=znver4 -mavxvnni", 512, 2, 512, 4, 48, 1024, 4096)
 
 /* `--target host`: which --cpu row a detected x86 core is, X(vendor, family, first
  * model, last model, cpu). Models outside every range keep the target's defaults
@@ -77,7 +80,8 @@
 	X("GenuineIntel", 6, 0xcf, 0xcf, "sapphirerapids")   /* Emerald Rapids: the same core */ \
 	X("AuthenticAMD", 0x19, 0x00, 0x0f, "znver3") X("AuthenticAMD", 0x19, 0x20, 0x5f, "znver3") \
 	X("AuthenticAMD", 0x19, 0x10, 0x1f, "znver4") X("AuthenticAMD", 0x19, 0x60, 0x7f, "znver4") \
-	X("AuthenticAMD", 0x19, 0xa0, 0xaf, "znver4")
+	X("AuthenticAMD", 0x19, 0xa0, 0xaf, "znver4") \
+	X("AuthenticAMD", 0x1a, 0x00, 0x7f, "znver5")   /* Turin, Strix, Granite Ridge, Krackan */
 
 /* ARM cores by MIDR implementer and part (/proc/cpuinfo "CPU implementer", "CPU part"):
  * X(implementer, part, cpu) */

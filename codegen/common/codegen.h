@@ -173,6 +173,7 @@ void cg_cpu_parse_cpuinfo(const char *text, CpuInfo *c);
 /* Reads the caches of one CPU from a sysfs folder in the layout of
  * /sys/devices/system/cpu/cpu0/cache (indexN/{level,type,size,shared_cpu_list}). */
 void cg_cpu_parse_sysfs_cache(const char *dir, CpuInfo *c);
+void cg_cpu_amd_legacy_caches(unsigned ecx_80000005, unsigned ecx_80000006, CpuInfo *c);
 /* The machine ingot runs on: /proc/cpuinfo and sysfs where present, cpuid otherwise. */
 void cg_cpu_detect(CpuInfo *c);
 /* The extensions of c by name, space-separated, into buf. */

@@ -13,6 +13,15 @@
 
 static int fails;
 
+/* a Zen 5 guest (AMD EPYC, family 26 model 2) whose VM hides the cache topology */
+static const char zen5_fixture[] =
+	"processor\t: 0\n"
+	"vendor_id\t: AuthenticAMD\n"
+	"cpu family\t: 26\n"
+	"model\t\t: 2\n"
+	"model name\t: AMD EPYC\n"
+	"flags\t\t: fpu sse2 avx2 fma avx512f avx512dq avx512bw avx512vl avx_vnni avx512_vnni avx512_bf16\n";
+
 #define CHECK(cond, ...) \
 	do { \
 		if (!(cond)) { \
@@ -99,6 +108,16 @@ int main(int argc, char **argv)
 	      (CPU_AVX512F | CPU_AVX512VNNI | CPU_AVXVNNI | CPU_AVX512FP16 | CPU_AVX512BF16 | CPU_AMXTILE |
 	       CPU_AMXINT8 | CPU_AMXBF16), "extensions %s", cg_cpu_ext_names(c.ext, ext, sizeof ext));
 	CHECK(!(c.ext & CPU_ASIMD), "an x86 fixture has no asimd");
+
+	cg_cpu_parse_cpuinfo(zen5_fixture, &c);
+	CHECK(c.cpu && strcmp(c.cpu, "znver5") == 0, "Zen 5 matched '%s'", c.cpu ? c.cpu : "(none)");
+	CHECK((c.ext & (CPU_AVX512VNNI | CPU_AVXVNNI)) == (CPU_AVX512VNNI | CPU_AVXVNNI) && !(c.ext & CPU_AMXTILE),
+	      "Zen 5 extensions %s", cg_cpu_ext_names(c.ext, ext, sizeof ext));
+	/* the legacy leaves' ecx as that guest answers them: 48 KiB L1d, 1 MiB L2 */
+	memset(&c, 0, sizeof c);
+	cg_cpu_amd_legacy_caches(0x300c0140u, 0x04006140u, &c);
+	CHECK(c.l1d_kib == 48 && c.l2_kib == 1024 && c.l3_kib == 0, "AMD legacy caches %d %d %d", c.l1d_kib,
+	      c.l2_kib, c.l3_kib);
 
 	cg_cpu_parse_cpuinfo(arm_fixture, &c);
 	CHECK(strcmp(c.vendor, "ARM") == 0 && c.family == 0x41 && c.model == 0xd0b, "ARM %s %x %x", c.vendor,
