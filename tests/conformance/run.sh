@@ -18,4 +18,18 @@ trap 'rm -f "$out"' EXIT
 /usr/bin/python3 "$here/report.py" "$out" "$data/node" "$here/ops456.txt" "$prov, $(date -u '+%Y-%m-%d')" \
 	> "$root/docs/conformance.md"
 tail -n 1 "$out"
+# the newest opsets: tests/ort's cases against ONNX Runtime's outputs (needs node and
+# onnxruntime-node under bench/.ort, as test ort_reference)
+ort=$root/bench/.ort
+if [ -f "$ort/node_modules/onnxruntime-node/package.json" ] && command -v node >/dev/null; then
+	cases=$(dirname "$data")/ort-cases
+	/usr/bin/python3 "$root/tests/ort/make_tests.py" "$cases" "$ort"
+	# DFT cases at --atol 1e-5, as tests/ort/run.sh (ORT's FFT leaves ~1e-7 noise at 0)
+	"$ingot" check $(ls -d "$cases"/*/ | grep -v '/dft_') -j "$jobs" --timeout 120 > "$out" || true
+	"$ingot" check "$cases"/dft_*/ --atol 1e-5 -j "$jobs" --timeout 120 >> "$out" || true
+	{ echo; /usr/bin/python3 "$root/tests/ort/report.py" "$out" "$cases" "$root"; } >> "$root/docs/conformance.md"
+	echo "ort cases: $(tail -n 1 "$out")"
+else
+	echo "conformance/run.sh: onnxruntime-node not under bench/.ort: no newest-opsets section" >&2
+fi
 echo "wrote docs/conformance.md"
