@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # Turns bench/run.sh's raw results (one TSV row per runtime, thread count and round)
 # into the markdown tables of docs/performance.md: medians of the rounds' medians,
-# ingot/ORT ratios with their geometric mean, GFLOP/s and peak RSS.
-# Usage: report.py RESULTS.tsv
+# ingot/ORT ratios with their geometric mean, GFLOP/s (with the % of the measured FMA
+# peak, bench/fma_peak.c, when given) and peak RSS.
+# Usage: report.py RESULTS.tsv [PEAK_GFLOPS]
 import csv
 import math
 import statistics
@@ -39,8 +40,13 @@ def gflops(macs, us):
     return "%.2f" % (2 * macs / (us * 1e3)) if macs and us else "-"
 
 
+def of_peak(macs, us, peak):
+    return "%.0f%%" % (100 * 2 * macs / (us * 1e3) / peak) if macs and us and peak else "-"
+
+
 def main():
     rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+    peak = num(sys.argv[2]) if len(sys.argv) > 2 else None
     models, data = [], {}
     for r in rows:
         if r["model"] not in data:
@@ -72,7 +78,8 @@ def main():
     head = ["model", "MACs", "ORT 1T"] + (["ORT 1T sync"] if sync else []) + ["ORT 2T"] + \
         ["ingot 1T"] + (["ingot 2T", "ingot 2T speedup"] if ingot2 else []) + \
         ["ingot/ORT"] + (["ingot/ORT sync"] if sync else []) + \
-        ["ingot GFLOP/s", "ORT GFLOP/s", "peak RSS ORT", "peak RSS ingot", "ingot RSS budget"]
+        ["ingot GFLOP/s", "ORT GFLOP/s"] + (["ingot % of peak", "ORT % of peak"] if peak else []) + \
+        ["peak RSS ORT", "peak RSS ingot", "ingot RSS budget"]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     ratios, sratios = [], []
 
@@ -97,8 +104,10 @@ def main():
         cells.append(ratio_cell(i1 / o1 if i1 and o1 else None, ratios))
         if sync:
             cells.append(ratio_cell(i1 / s1 if i1 and s1 else None, sratios))
-        cells += [gflops(macs, i1), gflops(macs, o1),
-                  "%.0f MB" % rss_o if rss_o else "n/a", "%.1f MB" % rss_i if rss_i else "n/a",
+        cells += [gflops(macs, i1), gflops(macs, o1)]
+        if peak:
+            cells += [of_peak(macs, i1, peak), of_peak(macs, o1, peak)]
+        cells += ["%.0f MB" % rss_o if rss_o else "n/a", "%.1f MB" % rss_i if rss_i else "n/a",
                   "%.1f MB" % budget if budget else "n/a"]
         out.append("| " + " | ".join(cells) + " |")
     cells = ["**geometric mean**"] + [""] * (len(head) - 1)

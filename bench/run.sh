@@ -172,8 +172,10 @@ if [ $smoke = 1 ]; then
 		sys.exit(0 if ok else 1)
 		EOF
 	done
-	# the timing paths and what run.sh parses from them, on the smallest model
+	# the timing paths and what run.sh parses from them, on the smallest model (or the
+	# first of --models when lenet5 is not among them)
 	m=lenet5
+	case " $models " in *" lenet5 "*) ;; *) m=${models%% *} ;; esac
 	# shellcheck disable=SC2046
 	line=$("$work/exe/$m/$m" --bench 1 $(inputs $m) | tail -1)
 	[ -n "$(echo "$line" | field median_us)" ] || { echo "FAIL ingot --bench output: $line"; fail=1; }
@@ -288,11 +290,22 @@ case " $cflags " in   # what --target host chose on this CPU (codegen/target.c),
 *" -mavx2 "*) host_target=x86-avx2 ;;
 *) host_target="c or neon (no x86 SIMD flags)" ;;
 esac
+# the single-thread FMA peak at the host target's flags (bench/fma_peak.c): the GFLOP/s
+# columns' "% of peak"
+peak=''
+# shellcheck disable=SC2086  # cflags is a list of flags
+if cc -O2 -std=c99 $cflags -ffp-contract=fast "$root/bench/fma_peak.c" -o "$work/fma_peak" 2>/dev/null; then
+	read -r peak lanes chains secs < <("$work/fma_peak")
+	peak_words="$peak GFLOP/s single-thread fp32 FMA peak (bench/fma_peak.c: $secs s runs of $chains chains of $lanes-lane FMAs, fastest of 200)"
+else
+	peak_words="not measured (bench/fma_peak.c did not build with \\`$cflags\\`)"
+fi
+echo "bench: $simd; FMA peak: $peak_words" >&2
 node_rss=$(node -e "console.log(process.resourceUsage().maxRSS)")
 ort_rss=$(node -e "const r=require('module').createRequire('$ort_dir/package.json');r('onnxruntime-node');r('onnxruntime-node/dist/binding.js').initOrt();console.log(process.resourceUsage().maxRSS)")
 sync_ok=$(awk -F'\t' '$3 == "ort" && $10 != "na" && $10 != "" { ok = 1 } END { print ok ? 1 : 0 }' "$results")
 
-table=$("$py" "$root/bench/report.py" "$results")
+table=$("$py" "$root/bench/report.py" "$results" $peak)
 echo "$table"
 
 if [ $doc = 1 ]; then
@@ -303,6 +316,7 @@ Measured by \`bench/run.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'); regenerate wit
 \`bench/run.sh\` (about 10-15 minutes), check the harness with \`bench/run.sh --smoke\`.
 
 - Measured at $prov, $(uname -sr); L2 $cache; $simd.
+  FMA peak: $peak_words.
   Load average $load_start at the start and $load_end at the end on $cpus CPUs
   ($(load_words "$load_start" "$load_end" "$cpus")); medians of $rounds alternating rounds.
 - ingot: \`ingot compile M.onnx --emit exe --target host\` (-O2 pipeline), built with
@@ -329,7 +343,8 @@ How to read it:
   \`NAME_run_v\` call alone. ORT $( [ "$sync_ok" = 1 ] && echo "sync: the binding's synchronous \`run\` (the native call the async API wraps in \`setImmediate\`, reached through the package's internal \`dist/binding.js\`); ORT async: \`await session.run()\`, which adds the promise and event-loop overhead" || echo "figures are \`await session.run()\` only: this binding offers no synchronous path" ).
 - ingot/ORT = ingot 1-thread median / ORT 1-thread async median (\`await session.run()\`;
   above 1: ingot is slower)$( [ "$sync_ok" = 1 ] && echo "; ingot/ORT sync divides by ORT's synchronous median instead, the stricter ratio" ); the
-  last row is their geometric mean. GFLOP/s = 2 x MACs / median.
+  last row is their geometric mean. GFLOP/s = 2 x MACs / median; % of peak divides it by
+  the FMA peak above.
 - MACs come from \`ingot inspect --json\` (by formula for Conv/Gemm/MatMul/RNNs); a dash
   means inspect reported 0.
 - ORT 2T uses a second intra-op thread; on a small machine shared with other jobs that
