@@ -261,7 +261,7 @@ for m in $models; do
 		for t in 1 2; do
 			# shellcheck disable=SC2046
 			out=$(node "$root/bench/ort_bench.mjs" "$work/models/$m/model.onnx" $(inputs "$m") \
-				--threads "$t" --time-ms "$((time_s * 1000 * 3 / 4))" --ort-dir "$ort_dir" 2>&1) ||
+				--threads "$t" --time-ms "$(awk -v s="$time_s" 'BEGIN { printf "%d", s * 750 }')" --ort-dir "$ort_dir" 2>&1) ||
 				die "ort $m failed: $(echo "$out" | tail -3)"
 			printf '%s\t%s\tort\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\tna\n' "$m" "$macs" "$t" "$r" \
 				"$(echo "$out" | field runs)" "$(echo "$out" | field median_us)" \
