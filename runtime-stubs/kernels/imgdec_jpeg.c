@@ -1,6 +1,6 @@
 /* imgdec_jpeg.c — JPEG for ImageDecoder: markers, Huffman tables decoded code
- * length by code length (ITU T.81 Annex F), an exact integer IDCT (a separable
- * product with a 14-bit cosine table, 64-bit sums), each component kept whole as
+ * length by code length (ITU T.81 Annex F), libjpeg's integer "islow" IDCT (what
+ * Pillow, ONNX's reference, decodes with), each component kept whole as
  * a sample plane in scratch, then upsampled and converted to RGB (JFIF YCbCr with
  * 16-bit fixed-point factors, as libjpeg). A sequential image goes block by block
  * into the planes; a progressive one first gathers its quantized coefficients
@@ -45,17 +45,6 @@ static const uint8_t jpg_zigzag[64] = { 0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25
 	5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50,
 	43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
 	47, 55, 62, 63 };
-
-/* idct[x][u] = round(2^14 * c(u) / 2 * cos((2x + 1) u pi / 16)), c(0) = 1/sqrt(2), else 1 */
-static const int32_t jpg_idct_tab[8][8] = {
-	{ 5793, 8035, 7568, 6811, 5793, 4551, 3135, 1598 },
-	{ 5793, 6811, 3135, -1598, -5793, -8035, -7568, -4551 },
-	{ 5793, 4551, -3135, -8035, -5793, 1598, 7568, 6811 },
-	{ 5793, 1598, -7568, -4551, 5793, 6811, -3135, -8035 },
-	{ 5793, -1598, -7568, 4551, 5793, -6811, -3135, 8035 },
-	{ 5793, -4551, -3135, 8035, -5793, -1598, 7568, -6811 },
-	{ 5793, -6811, 3135, 1598, -5793, 8035, -7568, 4551 },
-	{ 5793, -8035, 7568, -6811, 5793, -4551, 3135, -1598 } };
 
 static int64_t jpg_be16(const uint8_t *p) { return (int64_t)p[0] << 8 | p[1]; }
 
@@ -118,33 +107,100 @@ static int32_t jpg_extend(uint32_t v, int s)
 	return s == 0 ? 0 : v < (1u << (s - 1)) ? (int32_t)v - (int32_t)(1u << s) + 1 : (int32_t)v;
 }
 
+/* ---- the inverse DCT: the integer algorithm libjpeg calls "islow" ----
+ * ONNX's reference decodes with Pillow, that is libjpeg(-turbo) at its default DCT
+ * method, so ingot computes what that computes, to the bit: the Loeffler-Ligtenberg-
+ * Moschytz factorization (an even part of two rotations, an odd part of four) with
+ * constants in 13 fractional bits, columns first keeping 2 extra bits, each pass
+ * rounding by adding half before the shift; the last shift also divides by 8. The
+ * results are level-shifted by 128 and taken through a 10-bit wrap-around limit table
+ * (jpg_limit), as libjpeg's range-limit table does. */
+#define JPG_CB 13                 /* fractional bits of the constants */
+#define JPG_P1 2                  /* extra bits kept between the passes */
+#define JPG_F(x) ((int64_t)((x) * (1 << JPG_CB) + 0.5))
+
+/* x / 2^n rounded half up, without shifting a negative number (|x| < 2^51) */
+static int64_t jpg_descale(int64_t x, int n)
+{
+	const int64_t big = (int64_t)1 << 52;
+	return ((x + big + ((int64_t)1 << (n - 1))) >> n) - (big >> n);
+}
+
+/* One 8-point inverse transform: in[k * step] -> out[k * step], the n-bit descale last. */
+static void jpg_idct8(const int64_t *in, int64_t *out, int step, int n)
+{
+	int64_t z1, z2, z3, z4, z5, t0, t1, t2, t3, t10, t11, t12, t13;
+	/* even part: in[2] and in[6] through the rotation sqrt(2) c6, in[0] +- in[4] */
+	z2 = in[2 * step];
+	z3 = in[6 * step];
+	z1 = (z2 + z3) * JPG_F(0.541196100);
+	t2 = z1 - z3 * JPG_F(1.847759065);
+	t3 = z1 + z2 * JPG_F(0.765366865);
+	t0 = (in[0] + in[4 * step]) * ((int64_t)1 << JPG_CB);
+	t1 = (in[0] - in[4 * step]) * ((int64_t)1 << JPG_CB);
+	t10 = t0 + t3;
+	t13 = t0 - t3;
+	t11 = t1 + t2;
+	t12 = t1 - t2;
+	/* odd part: in[7], in[5], in[3], in[1] */
+	t0 = in[7 * step];
+	t1 = in[5 * step];
+	t2 = in[3 * step];
+	t3 = in[1 * step];
+	z1 = t0 + t3;
+	z2 = t1 + t2;
+	z3 = t0 + t2;
+	z4 = t1 + t3;
+	z5 = (z3 + z4) * JPG_F(1.175875602);
+	t0 *= JPG_F(0.298631336);
+	t1 *= JPG_F(2.053119869);
+	t2 *= JPG_F(3.072711026);
+	t3 *= JPG_F(1.501321110);
+	z1 *= -JPG_F(0.899976223);
+	z2 *= -JPG_F(2.562915447);
+	z3 = z3 * -JPG_F(1.961570560) + z5;
+	z4 = z4 * -JPG_F(0.390180644) + z5;
+	t0 += z1 + z3;
+	t1 += z2 + z4;
+	t2 += z2 + z3;
+	t3 += z1 + z4;
+	out[0] = jpg_descale(t10 + t3, n);
+	out[7 * step] = jpg_descale(t10 - t3, n);
+	out[1 * step] = jpg_descale(t11 + t2, n);
+	out[6 * step] = jpg_descale(t11 - t2, n);
+	out[2 * step] = jpg_descale(t12 + t1, n);
+	out[5 * step] = jpg_descale(t12 - t1, n);
+	out[3 * step] = jpg_descale(t13 + t0, n);
+	out[4 * step] = jpg_descale(t13 - t0, n);
+}
+
+/* A sample from a level-unshifted result: v + 128 clamped to [0, 255] for v in
+ * [-512, 511], beyond that wrapping every 1024 (only a corrupt stream gets there). */
+static uint8_t jpg_limit(int64_t v)
+{
+	unsigned i = (unsigned)((uint64_t)v & 1023u);
+	return (uint8_t)(i < 128 ? i + 128 : i < 512 ? 255 : i < 896 ? 0 : i - 896);
+}
+
 /* Dequantizes blk (natural order; tables are in zigzag order) and writes its inverse
  * DCT into c's plane at block (bx, by). */
 static void jpg_idct(const jpg_dec *d, const jpg_comp *c, const int32_t *blk, int64_t bx,
                      int64_t by)
 {
-	int64_t coef[64], tmp[64];
+	int64_t coef[64], ws[64], row[8];
 	const uint16_t *q = d->qt[c->tq];
-	int k, x, y, u;
+	int k, x, y;
 	for (k = 0; k < 64; k++) {   /* clamped: the sums stay in 64 bits whatever the stream says */
 		int64_t v = (int64_t)blk[jpg_zigzag[k]] * q[k];
 		coef[jpg_zigzag[k]] = v > (1 << 20) ? (1 << 20) : v < -(1 << 20) ? -(1 << 20) : v;
 	}
-	for (y = 0; y < 8; y++)      /* columns: tmp[y][u] = sum_v T[y][v] F[v][u] */
-		for (u = 0; u < 8; u++) {
-			int64_t s = 0;
-			for (k = 0; k < 8; k++)
-				s += jpg_idct_tab[y][k] * coef[k * 8 + u];
-			tmp[y * 8 + u] = s;
-		}
-	for (y = 0; y < 8; y++) {    /* rows, then level shift, round and clamp */
-		uint8_t *row = c->plane + (by * 8 + y) * c->pw + bx * 8;
-		for (x = 0; x < 8; x++) {
-			int64_t s = ((int64_t)128 << 28) + ((int64_t)1 << 27);
-			for (k = 0; k < 8; k++)
-				s += jpg_idct_tab[x][k] * tmp[y * 8 + k];
-			row[x] = (uint8_t)(s < 0 ? 0 : s >= ((int64_t)256 << 28) ? 255 : s >> 28);
-		}
+	for (x = 0; x < 8; x++)      /* columns, keeping JPG_P1 more bits */
+		jpg_idct8(coef + x, ws + x, 8, JPG_CB - JPG_P1);
+	for (y = 0; y < 8; y++) {    /* rows, then /8, level shift and limit */
+		uint8_t *out = c->plane + (by * 8 + y) * c->pw + bx * 8;
+		jpg_idct8(ws + y * 8, row, 1, JPG_CB + JPG_P1 + 3);
+		for (x = 0; x < 8; x++)
+			out[x] = jpg_limit(row[x]);
 	}
 }
 
@@ -509,7 +565,8 @@ static unsigned jpg_up(const jpg_dec *d, const jpg_comp *c, int64_t x, int64_t y
 	int rh = d->hmax / c->h, rv = d->vmax / c->v;
 	int64_t cx = x / rh, cy = y / rv, nx, ny;
 	const uint8_t *pl = c->plane;
-	if ((rh != 1 && rh != 2) || (rv != 1 && rv != 2) || (rh == 1 && rv == 1))
+	if ((rh != 1 && rh != 2) || (rv != 1 && rv != 2) || (rh == 1 && rv == 1) ||
+	    (rh == 2 && c->cw <= 2))     /* libjpeg replicates a 2x row of at most 2 samples */
 		return pl[cy * c->pw + cx];
 	nx = rh == 2 ? (x & 1 ? cx + 1 : cx - 1) : cx;
 	ny = rv == 2 ? (y & 1 ? cy + 1 : cy - 1) : cy;

@@ -4,7 +4,8 @@ so expected pixels come from imgdec_images.py (PIL and hand-made files).
 usage: test_imgdec.py INGOT WORKDIR [e2e | fuzz FUZZ_BIN]
 - e2e: one model per pixel format with a run-time input, the bound from symbolic
   output dims (--dim), run on every test image padded into one fixed-size buffer;
-  PNG/BMP/PNM must match exactly, JPEG within imgdec_images.JPEG_TOL (mean < 0.2);
+  every image must match PIL exactly (JPEG too: imgdec_images.JPEG_TOL is 0, the
+  decoder computing what libjpeg-turbo computes);
   an image over the bound (--shape OUT=HxWxC) gives INGOT_ERANGE, corrupt data
   INGOT_EINVAL; a missing bound is a compile error naming the node; a constant
   image is decoded at compile time (folded) or, as a graph output, gets static dims.
