@@ -424,13 +424,14 @@ int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d)
 	free(data);
 	if (m && m->graph) {
 		const Onnx__GraphProto *gp = m->graph;
+		NameMap inits;   /* initializer names (keys: the message's strings, alive till cap_release) */
+		onnx_names_init(&inits);
+		for (size_t j = 0; j < gp->n_initializer; j++)
+			if (gp->initializer[j]->name)
+				onnx_names_put(&inits, gp->initializer[j]->name, 0);
 		for (size_t i = 0; i < gp->n_input && k->n_in < IO_KINDS_MAX; i++) {
-			bool init = false;
-			for (size_t j = 0; j < gp->n_initializer && !init; j++)
-				init = gp->input[i]->name && gp->initializer[j]->name &&
-				       strcmp(gp->input[i]->name, gp->initializer[j]->name) == 0;
-			if (init)
-				continue;
+			if (gp->input[i]->name && onnx_names_get(&inits, gp->input[i]->name) != IR_NONE)
+				continue;    /* an initializer listed as an input (IR version < 4) */
 			snprintf(k->in_name[k->n_in], sizeof k->in_name[0], "%s",
 			         gp->input[i]->name ? gp->input[i]->name : "");
 			k->in[k->n_in++] = io_kind(gp->input[i]);
@@ -440,6 +441,7 @@ int onnx_io_kinds(const char *path, IoKinds *k, DiagSink *d)
 			         gp->output[i]->name ? gp->output[i]->name : "");
 			k->out[k->n_out++] = io_kind(gp->output[i]);
 		}
+		onnx_names_free(&inits);
 		rc = 0;
 	} else {
 		onnx_fail(&L, DC_PARSE, NULL, "malformed model (protobuf decoding failed)");
