@@ -44,7 +44,7 @@ static int fail_node(Writer *w, NodeId id, const char *what)
 
 static bool writable_dtype(DType t)
 {
-	return t != DT_UNDEF && t != DT_STRING && t != DT_U4 && t != DT_I4 && t != DT_F4E2M1;
+	return t != DT_UNDEF && t != DT_STRING && !(dtype_is_small(t) && ingot_dtype_pack(t) > 1);
 }
 
 static Onnx__ValueInfoProto *value_info(Writer *w, ValueId v)
