@@ -211,8 +211,9 @@ Scalar scalar_from_f64(DType dt, double v)
 	case DT_U4: u.u8 = (uint8_t)((int64_t)v & 15); break;
 	case DT_I2: u.i8 = ingot_wrap_i2((int64_t)v); break;
 	case DT_U2: u.u8 = (uint8_t)((int64_t)v & 3); break;
+	case DT_F8E8M0:      /* nearest: exact for every power of two, 2^-127 (code 0) included */
+		u.u8 = ingot_f32_to_e8m0((float)v, 1, INGOT_E8M0_NEAREST); break;
 	case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1:
-	case DT_F8E8M0:
 		u.u8 = ingot_f32_to_small(dt, (float)v, 1); break;
 	default: break;
 	}

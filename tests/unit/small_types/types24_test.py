@@ -30,6 +30,7 @@ import sys
 
 import numpy as np
 import onnx
+np.seterr(over="ignore")           # f64 -> f32 and E8M0 values past f32's range are inf
 from onnx import TensorProto, helper, numpy_helper
 
 ingot, work = sys.argv[1], sys.argv[2]
@@ -238,6 +239,34 @@ for nm, dt, signed in (("u2", U2, False), ("i2", I2, True)):
                       [("y", dt, [5, 3], small("y", dt, w.T, [5, 3])),
                        ("z", dt, [15], small("z", dt, w, [15]))],
                       [tensor("shape", np.array([15], np.int64))]))
+
+# more data movement of INT2 (Concat, Gather, Slice, Squeeze, Flatten, Pad with an INT2
+# value) and a constant Cast to E8M0 with round_mode "down", folded at compile time
+a2, b2 = rng.integers(-2, 2, (1, 2, 3)), rng.integers(-2, 2, (1, 1, 3))
+cat = np.concatenate([a2, b2], axis=1)
+dirs.append(write("movement_i2",
+                  [helper.make_node("Concat", ["a", "b"], ["c"], axis=1),
+                   helper.make_node("Gather", ["c", "idx"], ["g"], axis=1),
+                   helper.make_node("Slice", ["c", "st", "en", "ax"], ["s"]),
+                   helper.make_node("Squeeze", ["a", "sq"], ["q"]),
+                   helper.make_node("Flatten", ["c"], ["f"], axis=2),
+                   helper.make_node("Pad", ["b", "pads", "pv"], ["p"]),
+                   helper.make_node("Cast", ["k"], ["ek"], to=E8M0, round_mode="down"),
+                   helper.make_node("Identity", ["ek"], ["e"])],
+                  [("a", I2, [1, 2, 3], small("a", I2, a2, [1, 2, 3])),
+                   ("b", I2, [1, 1, 3], small("b", I2, b2, [1, 1, 3]))],
+                  [("g", I2, [1, 2, 3], small("g", I2, cat[:, [2, 0]], [1, 2, 3])),
+                   ("s", I2, [1, 3, 2], small("s", I2, cat[:, :, 1:], [1, 3, 2])),
+                   ("q", I2, [2, 3], small("q", I2, a2[0], [2, 3])),
+                   ("f", I2, [3, 3], small("f", I2, cat.reshape(3, 3), [3, 3])),
+                   ("p", I2, [1, 1, 5], small("p", I2, np.pad(b2, ((0, 0), (0, 0), (1, 1)),
+                                                              constant_values=-2), [1, 1, 5])),
+                   ("e", E8M0, [4], small("e", E8M0, e8m0_codes(np.array([3, 0.7, 1e30, 5e-39],
+                                                                         np.float32), True, "down"), [4]))],
+                  [tensor("idx", np.array([2, 0], np.int64)), tensor("st", np.array([1], np.int64)),
+                   tensor("en", np.array([3], np.int64)), tensor("ax", np.array([2], np.int64)),
+                   tensor("sq", np.array([0], np.int64)), tensor("pads", np.array([0, 0, 1, 0, 0, 1], np.int64)),
+                   small("pv", I2, [-2], []), tensor("k", np.array([3, 0.7, 1e30, 5e-39], np.float32))]))
 
 # ---- FLOAT8E8M0 scales (opset 24) ------------------------------------------------
 x = rng.integers(-128, 128, (3, 4)).astype(np.int8)
