@@ -30,52 +30,21 @@ import sys
 
 import numpy as np
 import onnx
-np.seterr(over="ignore")           # f64 -> f32 and E8M0 values past f32's range are inf
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
+sys.dont_write_bytecode = True    # no __pycache__ in the source tree
+import small_io  # noqa: E402
+from small_io import small, tensor  # noqa: E402
+
+np.seterr(over="ignore")           # f64 -> f32 and E8M0 values past f32's range are inf
 ingot, work = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(24)
 F8E5M2, U4, E8M0, U2, I2 = 19, 21, 24, 25, 26
 
 
-def small(name, dt, codes, dims):
-    """A TensorProto of a 1-byte, 4-bit or 2-bit type from one code per element, in
-    raw_data (4-bit: two per byte, 2-bit: four per byte, the first lowest)."""
-    c = [int(v) & 0xff for v in np.asarray(codes).ravel()]
-    per = 4 if dt in (U2, I2) else 2 if dt in (21, 22, 23) else 1
-    bits = 8 // per
-    packed = []
-    for i in range(0, len(c), per):
-        b = 0
-        for j, v in enumerate(c[i:i + per]):
-            b |= (v & ((1 << bits) - 1)) << (bits * j)
-        packed.append(b)
-    t = TensorProto()
-    t.name, t.data_type, t.raw_data = name, dt, bytes(packed)
-    t.dims.extend(dims)
-    return t
-
-
-def tensor(name, v):
-    return v if isinstance(v, TensorProto) else numpy_helper.from_array(v, name)
-
 
 def write(name, nodes, inputs, outputs, inits=(), opset=25):
-    """inputs / outputs: (name, elem_type, dims, value); a backend-test directory."""
-    d = os.path.join(work, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"))
-    g = helper.make_graph(nodes, name,
-                          [helper.make_tensor_value_info(n, t, dims) for n, t, dims, _ in inputs],
-                          [helper.make_tensor_value_info(n, t, dims) for n, t, dims, _ in outputs],
-                          list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 11
-    onnx.save(m, os.path.join(d, "model.onnx"))
-    for kind, vals in (("input", inputs), ("output", outputs)):
-        for i, (n, _, _, v) in enumerate(vals):
-            with open(os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, i)), "wb") as f:
-                f.write(tensor(n, v).SerializeToString())
-    return d
+    return small_io.write(work, name, nodes, inputs, outputs, inits, opset)
 
 
 def e8m0_codes(x, saturate=True, mode="up"):
