@@ -452,7 +452,7 @@ static inline INGOT_UNUSED size_t ingot_packed_bytes(int64_t dt, size_t n)
 /* Unpacks n elements of packed dtype dt from src, one byte each into dst (INT4 and INT2
  * sign-extended to int8_t). */
 static inline INGOT_UNUSED void ingot_unpack_sub(int64_t dt, const uint8_t *src, uint8_t *dst,
-                                               size_t n)
+                                                 size_t n)
 {
 	size_t i, k = (size_t)ingot_dtype_pack(dt), bits = 8 / k;
 	unsigned mask = (1u << bits) - 1u, sign = 1u << (bits - 1);
@@ -461,19 +461,6 @@ static inline INGOT_UNUSED void ingot_unpack_sub(int64_t dt, const uint8_t *src,
 		unsigned v = (src[i / k] >> (bits * (i % k))) & mask;
 		dst[i] = (uint8_t)(sgn && (v & sign) ? v | ~mask : v);
 	}
-}
-
-/* Packs n one-byte elements of packed dtype dt from src into ingot_packed_bytes(dt, n)
- * bytes of dst (unused high bits of the last byte 0). */
-static inline INGOT_UNUSED void ingot_pack_sub(int64_t dt, const uint8_t *src, uint8_t *dst,
-                                             size_t n)
-{
-	size_t i, k = (size_t)ingot_dtype_pack(dt), bits = 8 / k;
-	unsigned mask = (1u << bits) - 1u;
-	for (i = 0; i < ingot_packed_bytes(dt, n); i++)
-		dst[i] = 0;
-	for (i = 0; i < n; i++)
-		dst[i / k] = (uint8_t)(dst[i / k] | (src[i] & mask) << (bits * (i % k)));
 }
 
 /* Size in bytes of one element of an INGOT_DT_* type (0 for unknown ones). */

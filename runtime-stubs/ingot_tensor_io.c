@@ -493,7 +493,7 @@ TIO_FN int tio_typed_field(int dtype)
 
 /* A packed 4- or 2-bit tensor (ingot_dtype_is_packed): raw_data, or one byte per
  * int32_data value, holds two or four elements a byte. */
-TIO_FN int tio_parse_packed4(TioPb *s, const uint8_t *buf, size_t len, ingot_tensor *t,
+TIO_FN int tio_parse_packed(TioPb *s, const uint8_t *buf, size_t len, ingot_tensor *t,
                              uint64_t numel, const char *shape, char *err, size_t cap)
 {
 	uint64_t k = (uint64_t)ingot_dtype_pack((int64_t)s->dtype);
@@ -571,7 +571,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 		return -1;
 	numel = bytes / esize;
 	if (ingot_dtype_is_packed(dtype))
-		return tio_parse_packed4(&s, buf, len, t, numel, shape, err, cap);
+		return tio_parse_packed(&s, buf, len, t, numel, shape, err, cap);
 	sel = tio_typed_field(dtype);
 	for (i = 0; i < sizeof typed / sizeof typed[0]; i++)
 		if (typed[i] != sel && s.count[typed[i]])

@@ -313,7 +313,7 @@ static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, vo
 
 /* The elements of a packed 4- or 2-bit tensor (ingot_dtype_is_packed), one byte each,
  * on the heap. */
-static void *unpack4(DType dt, const uint8_t *src, int64_t numel)
+static void *unpack_sub(DType dt, const uint8_t *src, int64_t numel)
 {
 	uint8_t *dst = malloc((size_t)numel + 1);
 	if (!dst)
@@ -431,7 +431,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 			return IR_NONE;
 		src = ext.p;
 		if (ingot_dtype_is_packed(dt)) {
-			src = heap = unpack4(dt, ext.p, numel);
+			src = heap = unpack_sub(dt, ext.p, numel);
 		} else if (!host_is_le() && esz > 1 && bytes) {
 			heap = malloc((size_t)bytes);
 			if (!heap)
@@ -476,7 +476,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		}
 		src = t->raw_data.data;
 		if (ingot_dtype_is_packed(dt)) {
-			src = heap = unpack4(dt, t->raw_data.data, numel);
+			src = heap = unpack_sub(dt, t->raw_data.data, numel);
 			goto make;
 		}
 		if ((!host_is_le() && esz > 1) || dt == DT_BOOL) {
@@ -520,7 +520,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 			die("out of memory");
 		for (int64_t i = 0; i < file_bytes; i++)
 			bytes4[i] = (uint8_t)t->int32_data[i];
-		src = heap = unpack4(dt, bytes4, numel);
+		src = heap = unpack_sub(dt, bytes4, numel);
 		free(bytes4);
 		goto make;
 	}

@@ -44,7 +44,7 @@ static int fail_node(Writer *w, NodeId id, const char *what)
 
 static bool writable_dtype(DType t)
 {
-	return t != DT_UNDEF && t != DT_STRING && !(dtype_is_small(t) && ingot_dtype_pack(t) > 1);
+	return t != DT_UNDEF && t != DT_STRING && !ingot_dtype_is_packed(t);
 }
 
 static Onnx__ValueInfoProto *value_info(Writer *w, ValueId v)

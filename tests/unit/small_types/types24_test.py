@@ -237,6 +237,11 @@ dirs.append(write("movement_i2",
                    tensor("sq", np.array([0], np.int64)), tensor("pads", np.array([0, 0, 1, 0, 0, 1], np.int64)),
                    small("pv", I2, [-2], []), tensor("k", np.array([3, 0.7, 1e30, 5e-39], np.float32))]))
 
+cv = small("cv", I2, [-1], [1])
+dirs.append(write("constantofshape_i2", [helper.make_node("ConstantOfShape", ["shape"], ["y"], value=cv)],
+                  [], [("y", I2, [2, 3], small("y", I2, np.full((2, 3), -1), [2, 3]))],
+                  [tensor("shape", np.array([2, 3], np.int64))]))
+
 # ---- FLOAT8E8M0 scales (opset 24) ------------------------------------------------
 x = rng.integers(-128, 128, (3, 4)).astype(np.int8)
 sc = np.array([120, 127, 131])
