@@ -31,12 +31,13 @@ enum {
 	INGOT_DT_U32 = 12, INGOT_DT_U64 = 13, INGOT_DT_C64 = 14, INGOT_DT_C128 = 15,
 	INGOT_DT_BF16 = 16, INGOT_DT_F8E4M3FN = 17, INGOT_DT_F8E4M3FNUZ = 18,
 	INGOT_DT_F8E5M2 = 19, INGOT_DT_F8E5M2FNUZ = 20, INGOT_DT_U4 = 21, INGOT_DT_I4 = 22,
-	INGOT_DT_F4E2M1 = 23
+	INGOT_DT_F4E2M1 = 23, INGOT_DT_F8E8M0 = 24, INGOT_DT_U2 = 25, INGOT_DT_I2 = 26
 };
-/* The 8-bit floats are carried as their uint8_t bit pattern. The 4-bit types take one
- * byte per element in memory and at the API (ONNX files pack two per byte; tensor I/O
- * unpacks them): UINT4 as uint8_t 0..15, INT4 as int8_t -8..7, FLOAT4E2M1 as uint8_t
- * holding the 4-bit code (sign in bit 3). */
+/* The 8-bit floats (FLOAT8E8M0 too) are carried as their uint8_t bit pattern. The 4-
+ * and 2-bit types take one byte per element in memory and at the API (ONNX files pack
+ * two or four per byte, the first in the lowest bits; tensor I/O unpacks them): UINT4 as
+ * uint8_t 0..15, INT4 as int8_t -8..7, FLOAT4E2M1 as uint8_t holding the 4-bit code
+ * (sign in bit 3), UINT2 as uint8_t 0..3, INT2 as int8_t -2..1. */
 
 /* String tensors (ONNX STRING): every element is a fixed slot of INGOT_STRING_CAP
  * bytes holding a NUL-terminated byte string (UTF-8 in ONNX files) of at most
@@ -303,10 +304,46 @@ static inline INGOT_UNUSED void ingot_small_float(int dt, int *eb, int *mb, int 
 	}
 }
 
+/* FLOAT8E8M0 (opset 24, the scale of the MX formats): no sign, no mantissa, the value
+ * 2^(code - 127); 0xff is NaN. From float (ONNX's to_float8e8m0, the reference of Cast
+ * 24): the input rounds to f32 first; its sign is ignored; NaN and inf give 0xff; the
+ * f32 exponent field is the code, rounded by round_mode: INGOT_E8M0_UP (the default)
+ * adds one when any mantissa bit is set, INGOT_E8M0_DOWN keeps it, INGOT_E8M0_NEAREST
+ * adds one when mantissa bit 22 is set and so is bit 21, a lower bit, or the exponent
+ * field is nonzero (ties round up). With saturate, 0xfe never rounds up to 0xff.
+ * f32 zero and subnormals have exponent field 0: zero gives code 0 (2^-127) and
+ * subnormals round from there. */
+enum { INGOT_E8M0_UP = 0, INGOT_E8M0_DOWN = 1, INGOT_E8M0_NEAREST = 2 };
+
+static inline INGOT_UNUSED uint8_t ingot_f32_to_e8m0(float f, int saturate, int round_mode)
+{
+	uint32_t b = ingot_f32_bits(f), e = (b >> 23) & 0xffu, up;
+	if (e == 0xffu)
+		return 0xff;
+	if (round_mode == INGOT_E8M0_DOWN)
+		up = 0;
+	else if (round_mode == INGOT_E8M0_NEAREST)
+		up = (b & 0x400000u) && ((b & 0x3fffffu) || e > 0);
+	else
+		up = (b & 0x7fffffu) != 0;
+	if (saturate && e == 0xfeu)
+		up = 0;
+	return (uint8_t)(e + up);
+}
+
+static inline INGOT_UNUSED float ingot_e8m0_to_f32(uint8_t v)
+{
+	if (v == 0xff)
+		return ingot_bits_f32(0x7fc00000u);
+	return v ? ingot_bits_f32((uint32_t)v << 23) : ingot_bits_f32(0x00400000u);   /* 2^-127 */
+}
+
 static inline INGOT_UNUSED float ingot_small_to_f32(int dt, uint8_t v)
 {
 	int eb, mb, bias, maxc, sb, e, m;
 	uint32_t r;
+	if (dt == INGOT_DT_F8E8M0)
+		return ingot_e8m0_to_f32(v);
 	ingot_small_float(dt, &eb, &mb, &bias, &maxc);
 	sb = eb + mb;                                 /* the sign bit's position */
 	v &= (uint8_t)((2u << sb) - 1u);
@@ -332,6 +369,8 @@ static inline INGOT_UNUSED uint8_t ingot_f32_to_small(int dt, float f, int satur
 	int uz = dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2FNUZ;
 	uint32_t b = ingot_f32_bits(f), a = b & 0x7fffffffu, mant, q, rem, half, code;
 	uint8_t s, nan, ovf;
+	if (dt == INGOT_DT_F8E8M0)
+		return ingot_f32_to_e8m0(f, saturate, INGOT_E8M0_UP);
 	ingot_small_float(dt, &eb, &mb, &bias, &maxc);
 	s = (uint8_t)((b >> 31) << (eb + mb));
 	nan = dt == INGOT_DT_F4E2M1 ? (uint8_t)(s ^ 0x8) : uz ? 0x80 : (uint8_t)(s | 0x7f);
@@ -380,22 +419,47 @@ static inline INGOT_UNUSED int8_t ingot_wrap_i4(int64_t v)
 	return (int8_t)(r >= 8 ? r - 16 : r);
 }
 
-/* ONNX files (raw_data, int32_data) pack INT4, UINT4 and FLOAT4E2M1 two elements per
- * byte, the first in the low nibble; in memory each element has a byte of its own. */
-static inline INGOT_UNUSED int ingot_dtype_is_packed4(int64_t dt)
+/* INT2 from an integer: the low 2 bits (two's complement). */
+static inline INGOT_UNUSED int8_t ingot_wrap_i2(int64_t v)
 {
-	return dt == INGOT_DT_U4 || dt == INGOT_DT_I4 || dt == INGOT_DT_F4E2M1;
+	int r = (int)((uint64_t)v & 0x3u);
+	return (int8_t)(r >= 2 ? r - 4 : r);
 }
 
-/* Unpacks n elements of packed-4-bit dtype dt from src, one byte each into dst (INT4
- * sign-extended to int8_t). */
-static inline INGOT_UNUSED void ingot_unpack4(int64_t dt, const uint8_t *src, uint8_t *dst,
-                                               size_t n)
+/* ONNX files (raw_data, int32_data) pack INT4, UINT4 and FLOAT4E2M1 two elements per
+ * byte, the first in the low nibble, and INT2 and UINT2 four per byte, the first in the
+ * lowest two bits; in memory each element has a byte of its own. ingot_dtype_pack is
+ * the number of elements per byte in a file: 2 or 4 for those, else 1. */
+static inline INGOT_UNUSED int ingot_dtype_pack(int64_t dt)
 {
-	size_t i;
+	if (dt == INGOT_DT_U4 || dt == INGOT_DT_I4 || dt == INGOT_DT_F4E2M1)
+		return 2;
+	return dt == INGOT_DT_U2 || dt == INGOT_DT_I2 ? 4 : 1;
+}
+
+static inline INGOT_UNUSED int ingot_dtype_is_packed(int64_t dt)
+{
+	return ingot_dtype_pack(dt) > 1;              /* any packed (4- or 2-bit) type */
+}
+
+/* Bytes of n elements of dt as an ONNX file packs them. */
+static inline INGOT_UNUSED size_t ingot_packed_bytes(int64_t dt, size_t n)
+{
+	size_t k = (size_t)ingot_dtype_pack(dt);
+	return (n + k - 1) / k;
+}
+
+/* Unpacks n elements of packed dtype dt from src, one byte each into dst (INT4 and INT2
+ * sign-extended to int8_t). */
+static inline INGOT_UNUSED void ingot_unpack_sub(int64_t dt, const uint8_t *src, uint8_t *dst,
+                                                 size_t n)
+{
+	size_t i, k = (size_t)ingot_dtype_pack(dt), bits = 8 / k;
+	unsigned mask = (1u << bits) - 1u, sign = 1u << (bits - 1);
+	int sgn = dt == INGOT_DT_I4 || dt == INGOT_DT_I2;
 	for (i = 0; i < n; i++) {
-		unsigned v = (src[i / 2] >> (4 * (i & 1))) & 0xfu;
-		dst[i] = (uint8_t)(dt == INGOT_DT_I4 && v >= 8 ? v | 0xf0u : v);
+		unsigned v = (src[i / k] >> (bits * (i % k))) & mask;
+		dst[i] = (uint8_t)(sgn && (v & sign) ? v | ~mask : v);
 	}
 }
 
@@ -407,6 +471,7 @@ static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 	case INGOT_DT_U8: case INGOT_DT_I8: case INGOT_DT_BOOL: return 1;
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
 	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_U4: case INGOT_DT_I4: case INGOT_DT_F4E2M1: return 1;
+	case INGOT_DT_F8E8M0: case INGOT_DT_U2: case INGOT_DT_I2: return 1;
 	case INGOT_DT_U16: case INGOT_DT_I16: case INGOT_DT_F16: case INGOT_DT_BF16: return 2;
 	case INGOT_DT_I64: case INGOT_DT_F64: case INGOT_DT_U64: case INGOT_DT_C64: return 8;
 	case INGOT_DT_C128: return 16;
@@ -427,7 +492,7 @@ static inline INGOT_UNUSED int ingot_dtype_is_float(int64_t dt)
 static inline INGOT_UNUSED int ingot_dtype_is_small_float(int64_t dt)
 {
 	return dt == INGOT_DT_F8E4M3FN || dt == INGOT_DT_F8E4M3FNUZ || dt == INGOT_DT_F8E5M2 ||
-	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1;
+	       dt == INGOT_DT_F8E5M2FNUZ || dt == INGOT_DT_F4E2M1 || dt == INGOT_DT_F8E8M0;
 }
 
 /* Element i of p, of float dtype dt, widened to double (exact); 0 for any other dtype. */
@@ -448,8 +513,8 @@ static inline INGOT_UNUSED double ingot_ldf(int64_t dt, const void *p, int64_t i
 static inline INGOT_UNUSED double ingot_ld_num(int64_t dt, const void *p, int64_t i)
 {
 	switch (dt) {
-	case INGOT_DT_I8: case INGOT_DT_I4: return (double)((const int8_t *)p)[i];
-	case INGOT_DT_U8: case INGOT_DT_U4: return (double)((const uint8_t *)p)[i];
+	case INGOT_DT_I8: case INGOT_DT_I4: case INGOT_DT_I2: return (double)((const int8_t *)p)[i];
+	case INGOT_DT_U8: case INGOT_DT_U4: case INGOT_DT_U2: return (double)((const uint8_t *)p)[i];
 	case INGOT_DT_BOOL: return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
 	case INGOT_DT_I16: return (double)((const int16_t *)p)[i];
 	case INGOT_DT_U16: return (double)((const uint16_t *)p)[i];
@@ -458,7 +523,7 @@ static inline INGOT_UNUSED double ingot_ld_num(int64_t dt, const void *p, int64_
 	case INGOT_DT_I64: return (double)((const int64_t *)p)[i];
 	case INGOT_DT_U64: return (double)((const uint64_t *)p)[i];
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
-	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: case INGOT_DT_F8E8M0:
 		return (double)ingot_small_to_f32((int)dt, ((const uint8_t *)p)[i]);
 	default: return ingot_ldf(dt, p, i);
 	}

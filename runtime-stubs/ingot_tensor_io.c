@@ -49,7 +49,8 @@ TIO_API size_t ingot_tensor_elem_size(int dtype)
 	case INGOT_DT_U8: case INGOT_DT_I8: case INGOT_DT_BOOL:
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
 	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_U4: case INGOT_DT_I4: case INGOT_DT_F4E2M1:
-		return 1;         /* the 4-bit types unpacked, one element per byte */
+	case INGOT_DT_F8E8M0: case INGOT_DT_U2: case INGOT_DT_I2:
+		return 1;         /* the 4- and 2-bit types unpacked, one element per byte */
 	case INGOT_DT_U16: case INGOT_DT_I16: case INGOT_DT_F16: case INGOT_DT_BF16:
 		return 2;
 	case INGOT_DT_F32: case INGOT_DT_I32: case INGOT_DT_U32:
@@ -70,9 +71,9 @@ TIO_API const char *ingot_tensor_dtype_name(int dtype)
 		"undefined", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64",
 		"string", "bool", "float16", "float64", "uint32", "uint64", "complex64",
 		"complex128", "bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-		"float8_e5m2fnuz", "uint4", "int4", "float4_e2m1fn"
+		"float8_e5m2fnuz", "uint4", "int4", "float4_e2m1fn", "float8_e8m0fnu", "uint2", "int2"
 	};
-	if (dtype < 0 || dtype > INGOT_DT_F4E2M1)
+	if (dtype < 0 || dtype > INGOT_DT_I2)
 		return "unknown";
 	return names[dtype];
 }
@@ -490,20 +491,21 @@ TIO_FN int tio_typed_field(int dtype)
 	}
 }
 
-/* A packed 4-bit tensor (ingot_dtype_is_packed4): raw_data, or one byte per int32_data
- * value, holds two elements a byte. */
-TIO_FN int tio_parse_packed4(TioPb *s, const uint8_t *buf, size_t len, ingot_tensor *t,
+/* A packed 4- or 2-bit tensor (ingot_dtype_is_packed): raw_data, or one byte per
+ * int32_data value, holds two or four elements a byte. */
+TIO_FN int tio_parse_packed(TioPb *s, const uint8_t *buf, size_t len, ingot_tensor *t,
                              uint64_t numel, const char *shape, char *err, size_t cap)
 {
-	uint64_t packed = (numel + 1) / 2, have = s->have_raw ? s->raw_len : s->count[TIO_F_INT32];
+	uint64_t k = (uint64_t)ingot_dtype_pack((int64_t)s->dtype);
+	uint64_t packed = (numel + k - 1) / k, have = s->have_raw ? s->raw_len : s->count[TIO_F_INT32];
 	uint8_t *bytes4 = NULL;
 	const uint8_t *src;
 	if (s->have_raw && s->count[TIO_F_INT32])
 		return tio_fail(err, cap, "both raw_data and int32_data are set");
 	if (have != packed)
-		return tio_fail(err, cap, "%s has %llu bytes, expected %llu (two 4-bit elements each) "
+		return tio_fail(err, cap, "%s has %llu bytes, expected %llu (%d %d-bit elements each) "
 		                "for %s", s->have_raw ? "raw_data" : "int32_data", (tio_ull)have,
-		                (tio_ull)packed, shape);
+		                (tio_ull)packed, (int)k, (int)(8 / k), shape);
 	t->data = malloc(numel ? numel : 1);
 	if (!t->data || !(bytes4 = malloc(packed ? packed : 1))) {
 		free(t->data);
@@ -524,7 +526,7 @@ TIO_FN int tio_parse_packed4(TioPb *s, const uint8_t *buf, size_t len, ingot_ten
 		}
 		src = bytes4;
 	}
-	ingot_unpack4(s->dtype, src, (uint8_t *)t->data, (size_t)numel);
+	ingot_unpack_sub(s->dtype, src, (uint8_t *)t->data, (size_t)numel);
 	free(bytes4);
 	memcpy(t->name, s->name, sizeof t->name);
 	t->dtype = (int)s->dtype;
@@ -560,7 +562,7 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 	if (s.dtype == INGOT_DT_C64 || s.dtype == INGOT_DT_C128)
 		return tio_fail(err, cap, "%s tensors are not supported",
 		                ingot_tensor_dtype_name((int)s.dtype));
-	if (s.dtype > INGOT_DT_F4E2M1)
+	if (s.dtype > INGOT_DT_I2)
 		return tio_fail(err, cap, "unknown data_type %llu", (tio_ull)s.dtype);
 	dtype = (int)s.dtype;
 	esize = ingot_tensor_elem_size(dtype);
@@ -568,8 +570,8 @@ TIO_API int ingot_tensor_parse_pb(const uint8_t *buf, size_t len, ingot_tensor *
 	if (tio_size(s.rank, s.dims, esize, &bytes, err, cap))
 		return -1;
 	numel = bytes / esize;
-	if (ingot_dtype_is_packed4(dtype))
-		return tio_parse_packed4(&s, buf, len, t, numel, shape, err, cap);
+	if (ingot_dtype_is_packed(dtype))
+		return tio_parse_packed(&s, buf, len, t, numel, shape, err, cap);
 	sel = tio_typed_field(dtype);
 	for (i = 0; i < sizeof typed / sizeof typed[0]; i++)
 		if (typed[i] != sel && s.count[typed[i]])
@@ -753,13 +755,14 @@ TIO_FN void tio_write_pb(FILE *f, const ingot_tensor *t)
 		return;
 	}
 	putc((TIO_F_RAW << 3) | 2, f);
-	if (ingot_dtype_is_packed4(t->dtype)) {       /* two elements per byte, the first in the low nibble */
-		size_t e;
-		tio_put_varint(f, (uint64_t)(t->bytes + 1) / 2);
-		for (e = 0; e < t->bytes; e += 2) {
-			unsigned lo = ((const uint8_t *)t->data)[e] & 0xfu;
-			unsigned hi = e + 1 < t->bytes ? ((const uint8_t *)t->data)[e + 1] & 0xfu : 0u;
-			putc((int)(lo | hi << 4), f);
+	if (ingot_dtype_is_packed(t->dtype)) {       /* 2 or 4 elements per byte, the first lowest */
+		size_t e, k = (size_t)ingot_dtype_pack(t->dtype), bits = 8 / k;
+		tio_put_varint(f, (uint64_t)ingot_packed_bytes(t->dtype, t->bytes));
+		for (e = 0; e < t->bytes; e += k) {
+			unsigned b = 0, j;
+			for (j = 0; j < k && e + j < t->bytes; j++)
+				b |= (((const uint8_t *)t->data)[e + j] & ((1u << bits) - 1u)) << (bits * j);
+			putc((int)b, f);
 		}
 		return;
 	}

@@ -243,7 +243,8 @@ TIO_FN void tio_write_npy(FILE *f, const ingot_tensor *t)
 	static const char *const descr[] = {
 		"", "<f4", "|u1", "|i1", "<u2", "<i2", "<i4", "<i8", "", "|b1", "<f2", "<f8",
 		"<u4", "<u8", "", "", "<u2",     /* ORDER DTYPE; bfloat16 as its uint16 bits */
-		"|u1", "|u1", "|u1", "|u1", "|u1", "|i1", "|u1"   /* 8/4-bit types: one byte each */
+		"|u1", "|u1", "|u1", "|u1", "|u1", "|i1", "|u1",  /* 8/4/2-bit types: one byte each */
+		"|u1", "|u1", "|i1"
 	};
 	char hdr[512], shape[256];
 	size_t pos = 0, hlen;

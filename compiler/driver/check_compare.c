@@ -42,7 +42,8 @@ static double elem_f64(const ingot_tensor *t, size_t i, bool *is_float)
 	case INGOT_DT_F16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return ingot_f16_to_f32(v); }
 	case INGOT_DT_BF16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return ingot_bf16_to_f32(v); }
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
-	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: return ingot_small_to_f32(t->dtype, p[i]);
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: case INGOT_DT_F8E8M0:
+		return ingot_small_to_f32(t->dtype, p[i]);
 	default: *is_float = false; return 0;
 	}
 }

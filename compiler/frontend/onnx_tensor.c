@@ -25,7 +25,7 @@ static const char *const dtype_labels[] = {
 	"BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
 	/* newer than ONNX 1.12 */
 	"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",
-	"FLOAT4E2M1",
+	"FLOAT4E2M1", "FLOAT8E8M0", "UINT2", "INT2",
 };
 
 const char *onnx_dtype_label(int code)
@@ -302,7 +302,7 @@ static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, vo
 		switch (dt) {
 		case DT_BOOL: ((uint8_t *)dst)[i] = v != 0; break;
 		case DT_I8: case DT_U8: case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2:
-		case DT_F8E5M2FNUZ: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+		case DT_F8E5M2FNUZ: case DT_F8E8M0: ((uint8_t *)dst)[i] = (uint8_t)v; break;
 		case DT_I16: case DT_U16: case DT_F16: case DT_BF16:
 			((uint16_t *)dst)[i] = (uint16_t)v; break;
 		case DT_I32: case DT_U32: ((uint32_t *)dst)[i] = (uint32_t)v; break;
@@ -311,14 +311,14 @@ static void convert_typed(DType dt, const void *src, int src_kind, int64_t n, vo
 	}
 }
 
-/* The elements of a packed 4-bit tensor (ingot_dtype_is_packed4), one byte each, on the
- * heap. */
-static void *unpack4(DType dt, const uint8_t *src, int64_t numel)
+/* The elements of a packed 4- or 2-bit tensor (ingot_dtype_is_packed), one byte each,
+ * on the heap. */
+static void *unpack_sub(DType dt, const uint8_t *src, int64_t numel)
 {
 	uint8_t *dst = malloc((size_t)numel + 1);
 	if (!dst)
 		die("out of memory");
-	ingot_unpack4(dt, src, dst, (size_t)numel);
+	ingot_unpack_sub(dt, src, dst, (size_t)numel);
 	return dst;
 }
 
@@ -412,7 +412,7 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		return IR_NONE;
 	}
 	size_t esz = dtype_size(dt);
-	int64_t file_bytes = ingot_dtype_is_packed4(dt) ? (numel + 1) / 2 : bytes;   /* bytes in the file */
+	int64_t file_bytes = ingot_dtype_is_packed(dt) ? (int64_t)ingot_packed_bytes(dt, (size_t)numel) : bytes;   /* bytes in the file */
 
 	const void *src = NULL;
 	void *heap = NULL;
@@ -430,8 +430,8 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		if (ext_read(L, t, file_bytes, &ty, loc, &ext))
 			return IR_NONE;
 		src = ext.p;
-		if (ingot_dtype_is_packed4(dt)) {
-			src = heap = unpack4(dt, ext.p, numel);
+		if (ingot_dtype_is_packed(dt)) {
+			src = heap = unpack_sub(dt, ext.p, numel);
 		} else if (!host_is_le() && esz > 1 && bytes) {
 			heap = malloc((size_t)bytes);
 			if (!heap)
@@ -475,8 +475,8 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 			return IR_NONE;
 		}
 		src = t->raw_data.data;
-		if (ingot_dtype_is_packed4(dt)) {
-			src = heap = unpack4(dt, t->raw_data.data, numel);
+		if (ingot_dtype_is_packed(dt)) {
+			src = heap = unpack_sub(dt, t->raw_data.data, numel);
 			goto make;
 		}
 		if ((!host_is_le() && esz > 1) || dt == DT_BOOL) {
@@ -508,19 +508,19 @@ ValueId onnx_tensor_import(Loader *L, const Onnx__TensorProto *t, RegionId r,
 		          dtype_onnx_name(dt));
 		return IR_NONE;
 	}
-	if ((int64_t)forms[form].n != (ingot_dtype_is_packed4(dt) ? file_bytes : numel)) {
+	if ((int64_t)forms[form].n != (ingot_dtype_is_packed(dt) ? file_bytes : numel)) {
 		onnx_fail(L, DC_SHAPE, loc, "%s has %zu elements, expected %lld for %s",
 		          forms[form].name, forms[form].n,
-		          (long long)(ingot_dtype_is_packed4(dt) ? file_bytes : numel), type_str(&ty, tb, sizeof tb));
+		          (long long)(ingot_dtype_is_packed(dt) ? file_bytes : numel), type_str(&ty, tb, sizeof tb));
 		return IR_NONE;
 	}
-	if (ingot_dtype_is_packed4(dt)) {             /* int32_data: one packed byte (two elements) each */
+	if (ingot_dtype_is_packed(dt)) {             /* int32_data: one packed byte (2 or 4 elements) each */
 		uint8_t *bytes4 = malloc((size_t)file_bytes + 1);
 		if (!bytes4)
 			die("out of memory");
 		for (int64_t i = 0; i < file_bytes; i++)
 			bytes4[i] = (uint8_t)t->int32_data[i];
-		src = heap = unpack4(dt, bytes4, numel);
+		src = heap = unpack_sub(dt, bytes4, numel);
 		free(bytes4);
 		goto make;
 	}

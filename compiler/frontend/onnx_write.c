@@ -44,7 +44,7 @@ static int fail_node(Writer *w, NodeId id, const char *what)
 
 static bool writable_dtype(DType t)
 {
-	return t != DT_UNDEF && t != DT_STRING && t != DT_U4 && t != DT_I4 && t != DT_F4E2M1;
+	return t != DT_UNDEF && t != DT_STRING && !ingot_dtype_is_packed(t);
 }
 
 static Onnx__ValueInfoProto *value_info(Writer *w, ValueId v)

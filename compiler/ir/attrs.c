@@ -176,7 +176,10 @@ double scalar_to_f64(const Scalar *s)
 	case DT_U64: return (double)u.u64;
 	case DT_I4: return u.i8;
 	case DT_U4: return u.u8 & 15u;
+	case DT_I2: return u.i8;
+	case DT_U2: return u.u8 & 3u;
 	case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1:
+	case DT_F8E8M0:
 		return ingot_small_to_f32(s->dtype, u.u8);
 	default: return 0;
 	}
@@ -206,6 +209,10 @@ Scalar scalar_from_f64(DType dt, double v)
 	case DT_U64: u.u64 = (uint64_t)v; break;
 	case DT_I4: u.i8 = ingot_wrap_i4((int64_t)v); break;
 	case DT_U4: u.u8 = (uint8_t)((int64_t)v & 15); break;
+	case DT_I2: u.i8 = ingot_wrap_i2((int64_t)v); break;
+	case DT_U2: u.u8 = (uint8_t)((int64_t)v & 3); break;
+	case DT_F8E8M0:      /* nearest: exact for every power of two, 2^-127 (code 0) included */
+		u.u8 = ingot_f32_to_e8m0((float)v, 1, INGOT_E8M0_NEAREST); break;
 	case DT_F8E4M3FN: case DT_F8E4M3FNUZ: case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1:
 		u.u8 = ingot_f32_to_small(dt, (float)v, 1); break;
 	default: break;

@@ -74,6 +74,7 @@ typedef enum DType {
 	DT_F8E4M3FN = INGOT_DT_F8E4M3FN, DT_F8E4M3FNUZ = INGOT_DT_F8E4M3FNUZ,
 	DT_F8E5M2 = INGOT_DT_F8E5M2, DT_F8E5M2FNUZ = INGOT_DT_F8E5M2FNUZ,
 	DT_U4 = INGOT_DT_U4, DT_I4 = INGOT_DT_I4, DT_F4E2M1 = INGOT_DT_F4E2M1,
+	DT_F8E8M0 = INGOT_DT_F8E8M0, DT_U2 = INGOT_DT_U2, DT_I2 = INGOT_DT_I2,
 	DT_COUNT
 } DType;
 
@@ -86,7 +87,7 @@ bool dtype_is_float(DType t);          /* f16, bf16, f32, f64 */
 bool dtype_is_int(DType t);            /* signed or unsigned integers, not bool */
 bool dtype_is_signed(DType t);         /* signed integers and floats */
 bool dtype_is_valid(int code);         /* a known ONNX dtype number we can carry */
-bool dtype_is_small(DType t);          /* the 8- and 4-bit floats, int4 and uint4 */
+bool dtype_is_small(DType t);          /* the 8- and 4-bit floats, int4/uint4, int2/uint2 */
 
 typedef enum Layout {
 	LAYOUT_PLAIN = 0,     /* row-major, ONNX order */

@@ -154,6 +154,8 @@ static bool literal_fits(DType dt, double v)
 	case DT_U32: lo = 0; hi = 4294967295.0; break;
 	case DT_I4: lo = -8; hi = 7; break;
 	case DT_U4: lo = 0; hi = 15; break;
+	case DT_I2: lo = -2; hi = 1; break;
+	case DT_U2: lo = 0; hi = 3; break;
 	default: return true;
 	}
 	return v >= lo && v <= hi;

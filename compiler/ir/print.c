@@ -78,7 +78,7 @@ static void print_elem(FILE *f, DType dt, const uint8_t *p, int64_t i)
 	memcpy(s.bytes, p + es * (size_t)i, es);
 	switch (dt) {
 	case DT_F32: case DT_F64: case DT_F16: case DT_BF16: case DT_F8E4M3FN: case DT_F8E4M3FNUZ:
-	case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1: {
+	case DT_F8E5M2: case DT_F8E5M2FNUZ: case DT_F4E2M1: case DT_F8E8M0: {
 		double v = scalar_to_f64(&s);
 		fprintf(f, dt == DT_F64 ? "%.17g" : "%.9g", v);
 		break;

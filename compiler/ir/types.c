@@ -33,6 +33,9 @@ static const struct {
 	[DT_U4] = { "u4", "uint8_t", "UINT4", 1 },      /* one element per byte */
 	[DT_I4] = { "i4", "int8_t", "INT4", 1 },
 	[DT_F4E2M1] = { "f4e2m1", "uint8_t", "FLOAT4E2M1", 1 },
+	[DT_F8E8M0] = { "f8e8m0", "uint8_t", "FLOAT8E8M0", 1 },
+	[DT_U2] = { "u2", "uint8_t", "UINT2", 1 },      /* one element per byte */
+	[DT_I2] = { "i2", "int8_t", "INT2", 1 },
 };
 
 size_t dtype_size(DType t) { return (unsigned)t < DT_COUNT ? dtypes[t].size : 0; }
@@ -71,7 +74,7 @@ bool dtype_is_signed(DType t)
 
 bool dtype_is_small(DType t)
 {
-	return t >= DT_F8E4M3FN && t <= DT_F4E2M1;
+	return t >= DT_F8E4M3FN && t <= DT_I2;
 }
 
 bool dtype_is_valid(int code)

@@ -351,16 +351,22 @@ const OpImpl op_impl_prelu = { 0, NULL, 0, NULL, prelu_infer, prelu_lower };
 
 typedef struct CastLikeAttrs {
 	int64_t saturate;       /* opset 19: out-of-range values to 8-bit floats saturate */
+	int round_mode;         /* opset 24: INGOT_E8M0_* (float8e8m0 only) */
 } CastLikeAttrs;
 
 static const AttrField cast_like_fields[] = {
 	{ "saturate", AK_INT, offsetof(CastLikeAttrs, saturate), NULL, .has_default = true, .def = 1 },
+	{ "round_mode", AK_ENUM, offsetof(CastLikeAttrs, round_mode), cast_round_mode_names,
+	  .has_default = true, .def = INGOT_E8M0_UP },
 };
 
 static int cast_like_import(ImportCtx *c)
 {
 	CastLikeAttrs *a = c->attrs;
-	return import_int(c, "saturate", 1, &a->saturate);
+	if (import_int(c, "saturate", 1, &a->saturate) ||
+	    import_enum(c, "round_mode", cast_round_mode_names, INGOT_E8M0_UP, &a->round_mode))
+		return -1;
+	return 0;
 }
 
 static int cast_like_infer(InferCtx *c)
@@ -390,6 +396,7 @@ static int cast_like_lower(LowerCtx *c)
 	p->to = like->dtype;
 	p->n = type_numel(x);
 	p->saturate = ((const CastLikeAttrs *)c->g->nodes[c->node].attrs)->saturate != 0;
+	p->round_mode = ((const CastLikeAttrs *)c->g->nodes[c->node].attrs)->round_mode;
 	LOWER_CALL(c, ingot_cast, &cast_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;

@@ -469,18 +469,21 @@ const OpImpl op_impl_variadic = { 0, NULL, 0, NULL, variadic_infer, variadic_low
 typedef struct CastAttrs {
 	int to;                 /* DType, printed by name */
 	int64_t saturate;       /* opset 19: out-of-range values to 8-bit floats saturate */
+	int round_mode;         /* opset 24: INGOT_E8M0_UP, _DOWN or _NEAREST (float8e8m0 only) */
 } CastAttrs;
 
 /* Indexed by the ONNX dtype number. ORDER DTYPE */
 static const char *const dtype_names[] = {
 	"undef", "f32", "u8", "i8", "u16", "i16", "i32", "i64", "str", "bool", "f16", "f64",
 	"u32", "u64", "c64", "c128", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz",
-	"u4", "i4", "f4e2m1", NULL
+	"u4", "i4", "f4e2m1", "f8e8m0", "u2", "i2", NULL
 };
 
 static const AttrField cast_fields[] = {
 	{ "to", AK_ENUM, offsetof(CastAttrs, to), dtype_names },
 	{ "saturate", AK_INT, offsetof(CastAttrs, saturate), NULL, .has_default = true, .def = 1 },
+	{ "round_mode", AK_ENUM, offsetof(CastAttrs, round_mode), cast_round_mode_names,
+	  .has_default = true, .def = INGOT_E8M0_UP },
 };
 
 static int cast_import(ImportCtx *c)
@@ -488,6 +491,8 @@ static int cast_import(ImportCtx *c)
 	CastAttrs *a = c->attrs;
 	const RawAttr *r = import_find(c, "to");
 	if (import_int(c, "saturate", 1, &a->saturate))
+		return -1;
+	if (import_enum(c, "round_mode", cast_round_mode_names, INGOT_E8M0_UP, &a->round_mode))
 		return -1;
 	if (!r)
 		return import_fail(c, "to", "required attribute is missing");
@@ -545,6 +550,7 @@ static int cast_lower(LowerCtx *c)
 	p->to = a->to;
 	p->n = type_numel(x);
 	p->saturate = a->saturate != 0;
+	p->round_mode = a->round_mode;
 	LOWER_CALL(c, ingot_cast, &cast_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;

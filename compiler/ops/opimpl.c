@@ -45,7 +45,9 @@ const DType dtl_all[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32
 const DType dtl_all_small[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32, DT_I64,
                                 DT_U8, DT_U16, DT_U32, DT_U64, DT_BOOL, DT_F8E4M3FN,
                                 DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ, DT_U4, DT_I4,
-                                DT_F4E2M1, DT_UNDEF };
+                                DT_F4E2M1, DT_F8E8M0, DT_U2, DT_I2, DT_UNDEF };
+/* ORDER INGOT_E8M0 */
+const char *const cast_round_mode_names[] = { "up", "down", "nearest", NULL };
 
 Node *infer_node(InferCtx *c) { return &c->g->nodes[c->node]; }
 

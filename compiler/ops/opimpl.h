@@ -146,7 +146,8 @@ void lower_call(LowerCtx *c, const char *fn_name, const char *family, ingot_kern
 extern const DType dtl_float[];        /* f16 f32 f64 bf16 */
 extern const DType dtl_numeric[];      /* floats + all ints */
 extern const DType dtl_all[];          /* numeric + bool */
-extern const DType dtl_all_small[];    /* dtl_all + the 8-bit floats, int4, uint4, float4 (Cast, Q/DQ, data movement) */
+extern const DType dtl_all_small[];    /* dtl_all + the 8-bit floats, int4/uint4, float4, int2/uint2 (Cast, Q/DQ, data movement) */
+extern const char *const cast_round_mode_names[];   /* Cast/CastLike round_mode, as INGOT_E8M0_* */
 extern const DType dtl_int[];          /* all ints */
 
 /* text.c: Cast/CastLike from or to STRING (ingot_cast_str over n elements) */

@@ -5,9 +5,9 @@
  * lowering to runtime-stubs/kernels/quant.c. The integer products (QLinearConv,
  * QLinearMatMul, MatMulInteger, ConvInteger) live in qlinear.c.
  *
- * The quantized type may be an 8- or 16-bit integer, int4/uint4, an 8-bit float or
- * float4e2m1; types of opset 24 and later are reported unsupported by name.
- * `saturate` only concerns the 8-bit floats. */
+ * The quantized type may be an 8- or 16-bit integer, int4/uint4, int2/uint2 (opset
+ * 25), an 8-bit float or float4e2m1; the scale may be float8e8m0 (opset 24, the MX
+ * formats' power-of-two scale). `saturate` only concerns the 8-bit floats. */
 #include "opimpl.h"
 #include "op_attrs.h"
 
@@ -31,13 +31,6 @@ static int unsupported(InferCtx *c, const char *fmt, const char *what)
 	return -1;
 }
 
-/* ONNX dtype numbers past bfloat16 (ONNX 1.14+), which ingot does not carry. */
-static const char *onnx_new_dtype(int64_t dt)
-{
-	static const char *const names[] = { "FLOAT8E8M0", "UINT2", "INT2" };   /* opset 24+ */
-	return dt >= 24 && dt < 24 + COUNTOF(names) ? names[dt - 24] : NULL;
-}
-
 static int quant_import(ImportCtx *c)
 {
 	QuantAttrs *a = c->attrs;
@@ -59,11 +52,10 @@ static int quant_import(ImportCtx *c)
 	if (a->block_size < 0)
 		return import_fail(c, "block_size", "expected a value >= 0, got %lld",
 		                   (long long)a->block_size);
-	if (a->output_dtype != 0 && !onnx_new_dtype(a->output_dtype) &&
-	    !dtype_is_valid((int)a->output_dtype))
+	if (a->output_dtype != 0 && !dtype_is_valid((int)a->output_dtype))
 		return import_fail(c, "output_dtype", "unknown element type %lld",
 		                   (long long)a->output_dtype);
-	if (a->precision != 0 && !onnx_new_dtype(a->precision) && !dtype_is_valid((int)a->precision))
+	if (a->precision != 0 && !dtype_is_valid((int)a->precision))
 		return import_fail(c, "precision", "unknown element type %lld", (long long)a->precision);
 	return 0;
 }
@@ -136,12 +128,12 @@ static int quant_layout(InferCtx *c, QLayout *ly)
 }
 
 static const DType q_x_dtypes[] = { DT_F32, DT_F16, DT_BF16, DT_F64, DT_I32, DT_UNDEF };
-static const DType q_scale_dtypes[] = { DT_F32, DT_F16, DT_BF16, DT_F64, DT_UNDEF };
-static const DType q_int_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_U4, DT_I4, DT_F8E4M3FN,
-                                      DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ, DT_F4E2M1,
-                                      DT_UNDEF };
-static const DType dq_x_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_I32, DT_U4, DT_I4,
-                                     DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
+static const DType q_scale_dtypes[] = { DT_F32, DT_F16, DT_BF16, DT_F64, DT_F8E8M0, DT_UNDEF };
+static const DType q_int_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_U4, DT_I4, DT_U2, DT_I2,
+                                      DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
+                                      DT_F4E2M1, DT_UNDEF };
+static const DType dq_x_dtypes[] = { DT_U8, DT_I8, DT_U16, DT_I16, DT_I32, DT_U4, DT_I4, DT_U2,
+                                     DT_I2, DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
                                      DT_F4E2M1, DT_UNDEF };
 
 static bool in_list(const DType *l, int64_t dt)
@@ -168,9 +160,6 @@ static int quant_infer(InferCtx *c)
 	const Type *x = infer_in(c, 0), *z = infer_in(c, 2);
 	int64_t ydt = z ? (int64_t)z->dtype : a->output_dtype ? a->output_dtype : DT_U8;
 	QLayout ly;
-	const char *nd = onnx_new_dtype(a->output_dtype);
-	if (nd)
-		return unsupported(c, "QuantizeLinear to %s is not supported", nd);
 	if (infer_check_dtype(c, 0, q_x_dtypes) || infer_check_dtype(c, 1, q_scale_dtypes) ||
 	    infer_check_dtype(c, 2, q_int_dtypes))
 		return -1;
@@ -180,12 +169,9 @@ static int quant_infer(InferCtx *c)
 	if (!in_list(q_int_dtypes, ydt))
 		return unsupported(c, "QuantizeLinear to %s is not supported",
 		                   dtype_name((DType)ydt));
-	if (a->precision) {
-		if (onnx_new_dtype(a->precision) || !dtype_is_float((DType)a->precision))
-			return unsupported(c, "QuantizeLinear with precision %s is not supported",
-			                   onnx_new_dtype(a->precision) ? onnx_new_dtype(a->precision)
-			                   : dtype_name((DType)a->precision));
-	}
+	if (a->precision && !dtype_is_float((DType)a->precision))
+		return unsupported(c, "QuantizeLinear with precision %s is not supported",
+		                   dtype_name((DType)a->precision));
 	if (quant_layout(c, &ly))
 		return -1;
 	*infer_out(c, 0) = type_make((DType)ydt, x->rank, x->dims);
@@ -197,9 +183,6 @@ static int dequant_infer(InferCtx *c)
 	const QuantAttrs *a = infer_node(c)->attrs;
 	const Type *x = infer_in(c, 0), *s = infer_in(c, 1);
 	QLayout ly;
-	const char *nd = onnx_new_dtype(a->output_dtype);
-	if (nd)
-		return unsupported(c, "DequantizeLinear to %s is not supported", nd);
 	if (infer_check_dtype(c, 0, dq_x_dtypes) || infer_check_dtype(c, 1, q_scale_dtypes) ||
 	    infer_same_dtype(c, 0, 2))
 		return -1;

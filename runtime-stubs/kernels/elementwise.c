@@ -30,10 +30,10 @@ static INGOT_UNUSED int ew_class(int64_t dt)
 	switch (dt) {
 	case INGOT_DT_F32: case INGOT_DT_F16: case INGOT_DT_BF16: return EW_CL_F32;
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
-	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: return EW_CL_F32;
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: case INGOT_DT_F8E8M0: return EW_CL_F32;
 	case INGOT_DT_F64: return EW_CL_F64;
 	case INGOT_DT_I8: case INGOT_DT_I16: case INGOT_DT_I32: case INGOT_DT_I64: return EW_CL_I64;
-	case INGOT_DT_I4: return EW_CL_I64;
+	case INGOT_DT_I4: case INGOT_DT_I2: return EW_CL_I64;
 	default: return EW_CL_U64;
 	}
 }
@@ -131,10 +131,11 @@ static INGOT_UNUSED void ew_load(int64_t dt, const void *base, int64_t off, int6
 	case INGOT_DT_U32: EW_LD(uint32_t, u, uint64_t, x)
 	case INGOT_DT_U64: EW_LD(uint64_t, u, uint64_t, x)
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
-	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: case INGOT_DT_F8E8M0:
 		EW_LD(uint8_t, f, float, ingot_small_to_f32((int)dt, x))
-	case INGOT_DT_I4: EW_LD(int8_t, i, int64_t, x)
+	case INGOT_DT_I4: case INGOT_DT_I2: EW_LD(int8_t, i, int64_t, x)
 	case INGOT_DT_U4: EW_LD(uint8_t, u, uint64_t, x & 15u)
+	case INGOT_DT_U2: EW_LD(uint8_t, u, uint64_t, x & 3u)
 	default: EW_LD(uint8_t, u, uint64_t, x != 0)         /* bool: any nonzero byte is true */
 	}
 #undef EW_LD
@@ -161,10 +162,12 @@ static INGOT_UNUSED void ew_store(int64_t dt, void *base, int64_t off, int len, 
 	case INGOT_DT_U32: EW_ST(uint32_t, uint64_t, x)
 	case INGOT_DT_U64: EW_ST(uint64_t, uint64_t, x)
 	case INGOT_DT_F8E4M3FN: case INGOT_DT_F8E4M3FNUZ: case INGOT_DT_F8E5M2:
-	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1:
+	case INGOT_DT_F8E5M2FNUZ: case INGOT_DT_F4E2M1: case INGOT_DT_F8E8M0:
 		EW_ST(uint8_t, float, ingot_f32_to_small((int)dt, x, 1))
 	case INGOT_DT_I4: EW_ST(int8_t, int64_t, ingot_wrap_i4(x))
 	case INGOT_DT_U4: EW_ST(uint8_t, uint64_t, x & 15u)
+	case INGOT_DT_I2: EW_ST(int8_t, int64_t, ingot_wrap_i2(x))
+	case INGOT_DT_U2: EW_ST(uint8_t, uint64_t, x & 3u)
 	default: EW_ST(uint8_t, uint64_t, x != 0)
 	}
 #undef EW_ST
@@ -638,11 +641,13 @@ INGOT_KERNEL int ingot_cast(const void *params, const void *const *in, void *con
 			uint8_t *o = (uint8_t *)out[0] + i;
 			ew_convert(from, EW_CL_F32, &a, &b, len);
 			for (k = 0; k < len; k++)
-				o[k] = ingot_f32_to_small((int)p->to, b.f[k], p->saturate != 0);
+				o[k] = p->to == INGOT_DT_F8E8M0
+				       ? ingot_f32_to_e8m0(b.f[k], p->saturate != 0, (int)p->round_mode)
+				       : ingot_f32_to_small((int)p->to, b.f[k], p->saturate != 0);
 			continue;
-		} else if ((p->to == INGOT_DT_I4 || p->to == INGOT_DT_U4) &&
-		           (from == EW_CL_F32 || from == EW_CL_F64)) {
-			/* as ONNX Runtime: round half away from zero, then keep the low 4 bits */
+		} else if ((p->to == INGOT_DT_I4 || p->to == INGOT_DT_U4 || p->to == INGOT_DT_I2 ||
+		            p->to == INGOT_DT_U2) && (from == EW_CL_F32 || from == EW_CL_F64)) {
+			/* as ONNX Runtime: round half away from zero, then keep the low 4 (2) bits */
 			ew_convert(from, EW_CL_F64, &a, &b, len);
 			for (k = 0; k < len; k++)
 				b.i[k] = ew_round_away(b.d[k]);

@@ -47,8 +47,9 @@ INGOT_PARAMS(ingot_variadic_params, INGOT_VARIADIC_FIELDS)
 #define INGOT_VARIADIC_MAX_IN 32
 
 /* y = (to)x over n elements: float->int truncates toward zero (out of range
- * saturates, NaN gives 0), anything->bool is x != 0. */
-#define INGOT_CAST_FIELDS(F) F(I64, from) F(I64, to) F(I64, n) F(I64, saturate)
+ * saturates, NaN gives 0), anything->bool is x != 0; round_mode (INGOT_E8M0_*) only
+ * concerns FLOAT8E8M0 results. */
+#define INGOT_CAST_FIELDS(F) F(I64, from) F(I64, to) F(I64, n) F(I64, saturate) F(I64, round_mode)
 INGOT_PARAMS(ingot_cast_params, INGOT_CAST_FIELDS)
 
 /* y = min(max(x, lo), hi). The bounds come from in[1] / in[2] when present (opset

@@ -35,6 +35,8 @@ static int q_range(int dt, double *lo, double *hi)
 	case INGOT_DT_I32: *lo = -2147483648.0; *hi = 2147483647.0; return 1;
 	case INGOT_DT_U4: *lo = 0.0; *hi = 15.0; return 1;
 	case INGOT_DT_I4: *lo = -8.0; *hi = 7.0; return 1;
+	case INGOT_DT_U2: *lo = 0.0; *hi = 3.0; return 1;
+	case INGOT_DT_I2: *lo = -2.0; *hi = 1.0; return 1;
 	default: return 0;
 	}
 }
@@ -49,8 +51,8 @@ static void q_st_int(int dt, void *p, int64_t i, double v, double lo, double hi)
 		v = hi;
 	q = (int64_t)v;
 	switch (dt) {
-	case INGOT_DT_U8: case INGOT_DT_U4: ((uint8_t *)p)[i] = (uint8_t)q; break;
-	case INGOT_DT_I8: case INGOT_DT_I4: ((int8_t *)p)[i] = (int8_t)q; break;
+	case INGOT_DT_U8: case INGOT_DT_U4: case INGOT_DT_U2: ((uint8_t *)p)[i] = (uint8_t)q; break;
+	case INGOT_DT_I8: case INGOT_DT_I4: case INGOT_DT_I2: ((int8_t *)p)[i] = (int8_t)q; break;
 	case INGOT_DT_U16: ((uint16_t *)p)[i] = (uint16_t)q; break;
 	case INGOT_DT_I16: ((int16_t *)p)[i] = (int16_t)q; break;
 	case INGOT_DT_I32: ((int32_t *)p)[i] = (int32_t)q; break;
@@ -179,7 +181,7 @@ INGOT_KERNEL int ingot_dequantize(const void *params, const void *const *in, voi
 	int xdt = (int)p->x_dtype, sdt = (int)p->s_dtype, ydt = (int)p->y_dtype;
 	(void)scratch;
 	if (!x || !s || !y || (p->has_zp && !zp) || !ingot_dtype_is_float(ydt) ||
-	    !ingot_dtype_is_float(sdt) ||
+	    !(ingot_dtype_is_float(sdt) || sdt == INGOT_DT_F8E8M0) ||
 	    !q_layout_ok(p->mode, p->outer, p->axis_len, p->inner, p->block))
 		return INGOT_EINVAL;
 	if (!q_span(n, task, n_tasks, &e0, &e1))

@@ -332,7 +332,12 @@ save("int4_init.onnx", model([], [], [vi("y", 22, [3])], [raw_tensor("y", 22, [3
      "ok")
 save("int4_init_short.onnx", model([], [], [vi("y", 22, [3])], [raw_tensor("y", 22, [3], b"\x8f")],
                                    ir_version=10), "fail", "raw_data has 1 bytes, expected 2")
-save("e8m0_init.onnx", model([], [], [Y], [raw_tensor("y", 24, [1], b"\x00")]), "fail", "24")
+save("e8m0_init.onnx", model([], [], [vi("y", 24, [2])], [raw_tensor("y", 24, [2], b"\x00\xff")], ir_version=11),
+     "ok")
+save("int2_init.onnx", model([], [], [vi("y", 26, [5])], [raw_tensor("y", 26, [5], b"\x1b\x02")], ir_version=11),
+     "ok")
+save("int2_init_short.onnx", model([], [], [vi("y", 25, [5])], [raw_tensor("y", 25, [5], b"\x1b")],
+                                   ir_version=11), "fail", "raw_data has 1 bytes, expected 2")
 save("input_string.onnx", model([], [vi("y", TensorProto.STRING, [1])], [SY]), "ok")
 seq = helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, [1])
 save("input_seq.onnx", model([], [seq], [Y]), "fail", "sequence input: give its length")

@@ -303,8 +303,8 @@ static void error_cases(void)
 	}
 	{
 		QsTensor in[] = { T(DT_F32, 2, 3, 4), T(DT_F32, 0, 0) };
-		QsAttr at[] = { A_INT("output_dtype", 24) };      /* opset 24's FLOAT8E8M0 */
-		expect_error("quantize float8e8m0", "QuantizeLinear", 21, in, 2, at, 1, 1, "FLOAT8E8M0");
+		QsAttr at[] = { A_INT("output_dtype", 24) };      /* FLOAT8E8M0: a scale type only */
+		expect_error("quantize float8e8m0", "QuantizeLinear", 24, in, 2, at, 1, 1, "f8e8m0");
 	}
 	{
 		QsTensor in[] = { T(DT_F32, 2, 3, 4), T(DT_F32, 0, 0), T(DT_U8, 0, 0) };

@@ -683,13 +683,14 @@ static void fuzz(const uint8_t *const seeds[], const size_t seed_len[], int n_se
 	}
 }
 
-/* the 8-bit floats keep their bytes; INT4, UINT4 and FLOAT4E2M1 files pack two
- * elements per byte (the first in the low nibble), tensors hold one per byte */
+/* the 8-bit floats (FLOAT8E8M0 too) keep their bytes; INT4, UINT4 and FLOAT4E2M1 files
+ * pack two elements per byte (the first in the low nibble), INT2 and UINT2 four (the
+ * first in the lowest bits); tensors hold one per byte */
 static void test_small_types(void)
 {
 	static const int small[] = { INGOT_DT_F8E4M3FN, INGOT_DT_F8E4M3FNUZ, INGOT_DT_F8E5M2,
 	                             INGOT_DT_F8E5M2FNUZ, INGOT_DT_U4, INGOT_DT_I4,
-	                             INGOT_DT_F4E2M1 };
+	                             INGOT_DT_F4E2M1, INGOT_DT_F8E8M0, INGOT_DT_U2, INGOT_DT_I2 };
 	ingot_tensor t, r;
 	Buf b;
 	char path[128], err[256] = "";
@@ -704,7 +705,9 @@ static void test_small_types(void)
 		for (int i = 0; i < 7; i++) {
 			uint8_t v = (uint8_t)rnd();
 			((uint8_t *)t.data)[i] = dt == INGOT_DT_I4 ? (uint8_t)((int8_t)(v << 4) >> 4)
-			                         : dt == INGOT_DT_U4 || dt == INGOT_DT_F4E2M1 ? v & 0xfu : v;
+			                         : dt == INGOT_DT_U4 || dt == INGOT_DT_F4E2M1 ? v & 0xfu
+			                         : dt == INGOT_DT_I2 ? (uint8_t)((int8_t)(v << 6) >> 6)
+			                         : dt == INGOT_DT_U2 ? v & 0x3u : v;
 		}
 		CHECK(ingot_tensor_elem_size(dt) == 1);
 		snprintf(path, sizeof path, "%s/small.pb", tmpdir);
@@ -722,8 +725,9 @@ static void test_small_types(void)
 				size = ftell(f);
 			if (f)
 				fclose(f);
-			/* dims 2 + dtype 2 + raw_data 2 + 7 bytes, or 4 packed ones */
-			CHECK(size == (dt >= INGOT_DT_U4 ? 10 : 13));
+			/* dims 2 + dtype 2 + raw_data 2 + 7 bytes, or 4 or 2 packed ones */
+			CHECK(size == (dt == INGOT_DT_U2 || dt == INGOT_DT_I2 ? 8
+			               : ingot_dtype_pack(dt) == 2 ? 10 : 13));
 		}
 		remove(path);
 		free(t.data);
@@ -755,6 +759,37 @@ static void test_small_types(void)
 	field_varint(&b, 2, INGOT_DT_I4);
 	field_bytes(&b, 9, "\x8f\x07\x01", 3);
 	EXPECT_ERR(&b, "expected 2");
+	/* raw_data 0x1b 0x02 holds INT2 -1, -2, 1, 0, -2 (int32_data: UINT2 3, 2, 1, 0, 2) */
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 5);
+	field_varint(&b, 2, INGOT_DT_I2);
+	field_bytes(&b, 9, "\x1b\x02", 2);
+	if (parse_ok(&b, &t, __LINE__)) {
+		const int8_t *v = (const int8_t *)t.data;
+		CHECK(t.bytes == 5 && v[0] == -1 && v[1] == -2 && v[2] == 1 && v[3] == 0 && v[4] == -2);
+		ingot_tensor_free(&t);
+	}
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 5);
+	field_varint(&b, 2, INGOT_DT_U2);
+	field_varint(&b, 5, 0x1b);
+	field_varint(&b, 5, 0x02);
+	if (parse_ok(&b, &t, __LINE__)) {
+		const uint8_t *v = (const uint8_t *)t.data;
+		CHECK(t.bytes == 5 && v[0] == 3 && v[1] == 2 && v[2] == 1 && v[3] == 0 && v[4] == 2);
+		ingot_tensor_free(&t);
+	}
+	/* five UINT2 elements need two bytes, not one */
+	memset(&b, 0, sizeof b);
+	field_varint(&b, 1, 5);
+	field_varint(&b, 2, INGOT_DT_U2);
+	field_bytes(&b, 9, "\x1b", 1);
+	EXPECT_ERR(&b, "expected 2");
+	/* FLOAT8E8M0: 2^(code - 127), 0xff NaN */
+	CHECK(ingot_small_to_f32(INGOT_DT_F8E8M0, 127) == 1.0f);
+	CHECK(ingot_small_to_f32(INGOT_DT_F8E8M0, 254) == 0x1p127f);
+	CHECK(ingot_small_to_f32(INGOT_DT_F8E8M0, 0) == 0x1p-127f);
+	CHECK(ingot_small_to_f32(INGOT_DT_F8E8M0, 255) != ingot_small_to_f32(INGOT_DT_F8E8M0, 255));
 	/* FLOAT8E4M3FN keeps one byte per element in raw_data */
 	memset(&b, 0, sizeof b);
 	field_varint(&b, 1, 2);
