@@ -265,7 +265,7 @@ typedef enum OpFlag {
 	/* center_crop_pad.c: rewritten by inference into Slice/Pad, never lowered */ \
 	X(CENTER_CROP_PAD, CenterCropPad, center_crop_pad, 2, 2, 1, 1, 0x2, 0) \
 	/* attention.c, rotary_embedding.c: rewritten by inference into MatMul, Softmax, ... */ \
-	X(ATTENTION, Attention, attention, 3, 6, 1, 4, 0x0, 0) \
+	X(ATTENTION, Attention, attention, 3, 7, 1, 4, 0x0, 0) \
 	X(ROTARY_EMBEDDING, RotaryEmbedding, rotary_embedding, 3, 4, 1, 1, 0x0, 0) \
 	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
 	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0, 0) \
