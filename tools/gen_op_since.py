@@ -21,6 +21,8 @@ NEWER = {
     "Attention": 23, "RMSNormalization": 23, "RotaryEmbedding": 23,
     "Swish": 24, "TensorScatter": 24,
     "BitCast": 26, "CumProd": 26,
+    "CausalConvWithState": 27, "LinearAttention": 27,
+    "SwiGLU": 28,
 }
 # not ai.onnx: ai.onnx.preview.training, and ingot's own
 OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise"}
