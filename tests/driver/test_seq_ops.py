@@ -15,7 +15,8 @@
     test_seq_ops.py INGOT WORKDIR
 
 `ingot check` passes each at -O0 and -O2 on --target c, and at -O2 on the x86 targets
-this CPU runs (the sanitizer build: c only). Bad inputs (a rule without its gate input,
+this CPU runs (the sanitizer build: c only), within rtol 1e-4 (f16 cases, one of each op:
+4e-3, f16 outputs being rounded once). Bad inputs (a rule without its gate input,
 a past_state of the wrong shape, a kernel of size 1) give one error line naming the node.
 """
 import os
@@ -26,8 +27,8 @@ from onnx import TensorProto, helper
 from common import (SANITIZED, check, check_all_pass, cpu_runs, main, model, run, rng, stderr_lines,
                     vi, write_test_dir)
 
-F, D = TensorProto.FLOAT, TensorProto.DOUBLE
-NP2ONNX = {np.float32: F, np.float64: D}
+F, D, H = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16
+NP2ONNX = {np.float32: F, np.float64: D, np.float16: H}
 
 
 def swiglu(a, b, alpha=1.0):
@@ -97,6 +98,9 @@ def cases(work):
                   [vi(n, NP2ONNX[v.dtype.type], v.shape) for n, v in outs], inits, opset=opset)
         m.ir_version = 11
         out[name] = write_test_dir(work, name, m, [v for _, v in ins], [v for _, v in outs])
+        if ins[0][1].dtype == np.float16:     # f16: outputs rounded once, a few f16 steps off
+            with open(os.path.join(out[name], "tolerance"), "w") as f:
+                f.write("atol = 4e-3\nrtol = 4e-3\n")
 
     # --- SwiGLU ---
     a, b = rnd(3, 17, scale=3), rnd(3, 17)
@@ -105,6 +109,9 @@ def cases(work):
     a, b = rnd(2, 3, 4, 5, scale=2), rnd(2, 3, 4, 5)
     add("swiglu_alpha_4d", [helper.make_node("SwiGLU", ["a", "b"], ["y"], alpha=1.7)],
         [("a", a), ("b", b)], [("y", swiglu(a, b, 1.7))], 28)
+    a, b = rnd(4, 8, dt=np.float16, scale=2), rnd(4, 8, dt=np.float16)
+    add("swiglu_f16", [helper.make_node("SwiGLU", ["a", "b"], ["y"])], [("a", a), ("b", b)],
+        [("y", swiglu(a, b))], 28)
     a, b = rnd(6, 9, dt=np.float64, scale=2), rnd(6, 9, dt=np.float64)
     add("swiglu_f64", [helper.make_node("SwiGLU", ["a", "b"], ["y"], alpha=0.5)],
         [("a", a), ("b", b)], [("y", swiglu(a, b, 0.5))], 28)
@@ -129,6 +136,11 @@ def cases(work):
     y, _ = causal_conv(x, w)
     add("ccws_only_y_f64", [helper.make_node("CausalConvWithState", ["x", "w"], ["y"])],
         [("x", x), ("w", w)], [("y", y)], 27)
+    x, w, past = rnd(2, 3, 4, dt=np.float16), rnd(3, 1, 3, dt=np.float16), rnd(2, 3, 2, dt=np.float16)
+    y, st = causal_conv(x, w, past=past, act="silu")
+    add("ccws_f16", [helper.make_node("CausalConvWithState", ["x", "w", "", "past"], ["y", "state"],
+                                      activation="silu")],
+        [("x", x), ("w", w), ("past", past)], [("y", y), ("state", st)], 27)
     # prefill 4 steps, then decode the 5th from the prefill's state: one pass over 5
     x, w, bias = rnd(2, 3, 5), rnd(3, 1, 3), rnd(3)
     y_all, st_all = causal_conv(x, w, bias, act="silu")
@@ -180,6 +192,8 @@ def cases(work):
     la("la_gated_delta_default_shared_beta", 2, 3, 2, 2, 4, 4, None, decay=2, beta=1, scale=0.3)
     la("la_gated_delta_erase_mqa", 1, 5, 3, 1, 4, 2, "gated_delta", past=True, decay=4, beta=1,
        erase=True)
+    la("la_gated_delta_f16", 2, 3, 2, 2, 4, 3, "gated_delta", past=True, decay=2, beta=2,
+       dt=np.float16)
     # prefill 3 steps, then decode the 4th from the prefill's state (multi-query)
     q, k, v = qkv(2, 4, 2, 1, 3, 4, norm_k=True)
     g = (-r.uniform(0.05, 1.0, (2, 4, 1))).astype(np.float32)
@@ -230,14 +244,23 @@ def bad_cases(ingot, work):
 
 
 def run_seq_ops(ingot, work):
-    dirs = list(cases(work).values())
+    all_dirs = list(cases(work).values())
+    # the f16 cases carry their own tolerance file (check's flags would override it)
+    half = [d for d in all_dirs if os.path.exists(os.path.join(d, "tolerance"))]
+    dirs = [d for d in all_dirs if d not in half]
+    check(len(half) == 3, "expected 3 f16 cases, got %d" % len(half))
+
+    def check_both(*flags):
+        check_all_pass(ingot, dirs, *flags, "--rtol", "1e-4", "--atol", "1e-5")
+        check_all_pass(ingot, half, *flags)
+
     for opt in ("-O0", "-O2"):
-        check_all_pass(ingot, dirs, "--target", "c", opt, "--rtol", "1e-4", "--atol", "1e-5")
+        check_both("--target", "c", opt)
     for target in () if SANITIZED else ("x86-avx2", "x86-avx512"):
         if not cpu_runs(target):
             print("seq_ops: %s skipped (this CPU lacks its instructions)" % target)
             continue
-        check_all_pass(ingot, dirs, "--target", target, "-O2", "--rtol", "1e-4", "--atol", "1e-5")
+        check_both("--target", target, "-O2")
     bad_cases(ingot, work)
 
 
