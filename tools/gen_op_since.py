@@ -24,8 +24,8 @@ NEWER = {
     "CausalConvWithState": 27, "LinearAttention": 27,
     "SwiGLU": 28,
 }
-# not ai.onnx: ai.onnx.preview.training, and ingot's own
-OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise"}
+# not ai.onnx: ai.onnx.preview.training, ai.onnx.preview, and ingot's own
+OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise"}
 
 first = {}
 for s in onnx.defs.get_all_schemas_with_history():

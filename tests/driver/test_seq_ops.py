@@ -10,7 +10,10 @@
   default) over packed (batch, seq, heads * size) inputs, with and without past_state,
   decay per head and per key dim, beta per head and shared, an erase gate, grouped-query
   and multi-query heads, an explicit scale; a prefill then a decode step fed the
-  prefill's present_state equals one pass.
+  prefill's present_state equals one pass;
+- FlexAttention (ai.onnx.preview 1): Softmax(Q K^T * scale) V with a score_mod subgraph
+  (a softcap with its own constants; a bias read from a graph input) and a prob_mod one
+  (a mask captured from the main graph; the identity), GQA, f16 computed in float.
 
     test_seq_ops.py INGOT WORKDIR
 
@@ -24,8 +27,8 @@ import os
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import (SANITIZED, check, check_all_pass, cpu_runs, main, model, run, rng, stderr_lines,
-                    vi, write_test_dir)
+from common import (SANITIZED, check, check_all_pass, cpu_runs, init, main, model, run, rng,
+                    stderr_lines, vi, write_test_dir)
 
 F, D, H = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16
 NP2ONNX = {np.float32: F, np.float64: D, np.float16: H}
@@ -208,6 +211,58 @@ def cases(work):
         [("q0", q[:, :3]), ("k0", k[:, :3]), ("v0", v[:, :3]), ("g0", g[:, :3]), ("b0", bt[:, :3]),
          ("q1", q[:, 3:]), ("k1", k[:, 3:]), ("v1", v[:, 3:]), ("g1", g[:, 3:]), ("b1", bt[:, 3:])],
         [("y0", y_all[:, :3]), ("y1", y_all[:, 3:]), ("s1", st_all)], 27)
+
+    # --- FlexAttention (ai.onnx.preview 1): its score_mod / prob_mod subgraphs inlined ---
+    def flex_ref(q, k, v, scale=0.0, smod=None, pmod=None):
+        ct = np.float32 if q.dtype == np.float16 else q.dtype
+        rep = q.shape[1] // k.shape[1]
+        kk = np.repeat(k.astype(np.float64), rep, axis=1)
+        vv = np.repeat(v.astype(np.float64), rep, axis=1)
+        sc = q.astype(np.float64) @ kk.transpose(0, 1, 3, 2) * (scale or 1.0 / np.sqrt(q.shape[3]))
+        sc = smod(sc) if smod else sc
+        p = np.exp(sc - sc.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        p = pmod(p) if pmod else p
+        return (p @ vv).astype(ct).astype(v.dtype)
+
+    def flex(name, q, k, v, body_s=None, body_p=None, extra=(), ref_s=None, ref_p=None, inits=(),
+             **attrs):
+        t = NP2ONNX[np.float32 if q.dtype == np.float16 else q.dtype.type]
+        for key, body in (("score_mod", body_s), ("prob_mod", body_p)):
+            if body:
+                attrs[key] = helper.make_graph(body[0], key, [vi(body[1], t, None)],
+                                               [vi(body[2], t, None)], body[3] if len(body) > 3 else [])
+        node = helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], domain="ai.onnx.preview",
+                                **attrs)
+        y = flex_ref(q, k, v, attrs.get("scale", 0.0), ref_s, ref_p)
+        ins = [("q", q), ("k", k), ("v", v)] + list(extra)
+        m = model([node], [vi(n, NP2ONNX[a.dtype.type], a.shape) for n, a in ins],
+                  [vi("y", NP2ONNX[y.dtype.type], y.shape)], inits, opset=27)
+        m.opset_import.append(helper.make_opsetid("ai.onnx.preview", 1))
+        m.ir_version = 11
+        out[name] = write_test_dir(work, name, m, [a for _, a in ins], [y])
+        if q.dtype == np.float16:
+            with open(os.path.join(out[name], "tolerance"), "w") as f:
+                f.write("atol = 4e-3\nrtol = 4e-3\n")
+
+    flex("flex_plain", rnd(2, 2, 3, 4), rnd(2, 2, 5, 4), rnd(2, 2, 5, 3))
+    # a softcap as score_mod (constants inside the subgraph), GQA, an explicit scale
+    cap = np.float32(1.5)
+    softcap = ([helper.make_node("Div", ["s", "cap"], ["d"]), helper.make_node("Tanh", ["d"], ["t"]),
+                helper.make_node("Mul", ["t", "cap"], ["o"])], "s", "o", [init("cap", cap)])
+    flex("flex_softcap_gqa", rnd(1, 4, 3, 8, scale=2), rnd(1, 2, 6, 8, scale=2), rnd(1, 2, 6, 5),
+         softcap, ref_s=lambda x: np.tanh(x / 1.5) * 1.5, scale=0.6)
+    # prob_mod multiplies by a keep mask of the main graph (a captured outer value)
+    keep = (r.random((3, 5)) < 0.7).astype(np.float32)
+    flex("flex_prob_mod_outer", rnd(2, 2, 3, 4), rnd(2, 1, 5, 4), rnd(2, 1, 5, 4),
+         body_p=([helper.make_node("Mul", ["p", "keep"], ["o"])], "p", "o"),
+         ref_p=lambda p: p * keep, inits=[init("keep", keep)])
+    # f16 inputs (the work in float): score_mod adds a graph input's bias, prob_mod is the
+    # identity (its output is its input)
+    bias = rnd(1, 1, 2, 4)
+    flex("flex_f16_bias_identity", rnd(1, 2, 2, 8, dt=np.float16), rnd(1, 2, 4, 8, dt=np.float16),
+         rnd(1, 2, 4, 4, dt=np.float16), ([helper.make_node("Add", ["s", "bias"], ["o"])], "s", "o"),
+         ([], "p", "p"), extra=[("bias", bias)], ref_s=lambda x: x + bias)
     return out
 
 
@@ -228,9 +283,20 @@ def bad_cases(ingot, work):
          [("x", x), ("w", w1)], "kernel of size 1"),
         ("swiglu_bcast", helper.make_node("SwiGLU", ["x", "w"], ["y"], name="bad_node"),
          [("x", x), ("w", np.zeros((1, 2, 1), np.float32))], "does not broadcast"),
+        ("flex_two_inputs", helper.make_node(
+            "FlexAttention", ["q", "k", "v"], ["y"], name="bad_node", domain="ai.onnx.preview",
+            score_mod=helper.make_graph([helper.make_node("Add", ["s", "t"], ["o"])], "m",
+                                        [vi("s", F, None), vi("t", F, None)], [vi("o", F, None)])),
+         [(n, np.zeros((1, 1, 2, 4), np.float32)) for n in "qkv"], "one input and one output"),
+        ("flex_reduces", helper.make_node(
+            "FlexAttention", ["q", "k", "v"], ["y"], name="bad_node", domain="ai.onnx.preview",
+            prob_mod=helper.make_graph([helper.make_node("ReduceSum", ["p"], ["o"], keepdims=0)],
+                                       "m", [vi("p", F, None)], [vi("o", F, None)])),
+         [(n, np.zeros((1, 1, 2, 4), np.float32)) for n in "qkv"], "must return the (1, 1, 2, 2) f32 tensor"),
     ]
     for name, node, ins, want in bad:
         m = model([node], [vi(n, F, a.shape) for n, a in ins], [vi("y", F, None)], opset=28)
+        m.opset_import.append(helper.make_opsetid("ai.onnx.preview", 1))
         m.ir_version = 11
         path = os.path.join(work, name + ".onnx")
         with open(path, "wb") as f:
@@ -248,7 +314,7 @@ def run_seq_ops(ingot, work):
     # the f16 cases carry their own tolerance file (check's flags would override it)
     half = [d for d in all_dirs if os.path.exists(os.path.join(d, "tolerance"))]
     dirs = [d for d in all_dirs if d not in half]
-    check(len(half) == 3, "expected 3 f16 cases, got %d" % len(half))
+    check(len(half) == 4, "expected 4 f16 cases, got %d" % len(half))
 
     def check_both(*flags):
         check_all_pass(ingot, dirs, *flags, "--rtol", "1e-4", "--atol", "1e-5")
