@@ -28,10 +28,12 @@ NEWER = {
     "Attention": 23, "RMSNormalization": 23, "RotaryEmbedding": 23,
     "Swish": 24, "TensorScatter": 24,
     "BitCast": 26, "CumProd": 26,
+    "CausalConvWithState": 27, "LinearAttention": 27,
+    "SwiGLU": 28,
 }
-# not ai.onnx: ai.onnx.preview.training, and ingot's own (made by passes: fused
+# not ai.onnx: ai.onnx.preview.training, ai.onnx.preview, and ingot's own (made by passes: fused
 # elementwise, device copies, unshapeable If branches, the integer forms of QDQ patterns)
-OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise", "CopyToDevice", "CopyToHost",
+OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise", "CopyToDevice", "CopyToHost",
          "BranchError", "MatMulW8", "QLinearAdd", "QLinearAveragePool",
          "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul"}
 

@@ -52,7 +52,8 @@ static ValueId lookup(const GraphImport *gi, const char *name)
 static bool has_bodies(const char *op_type)
 {
 	Op op = ir_op_lookup(op_type);
-	return op == OP_IF || op == OP_LOOP || op == OP_SCAN || op == OP_SEQUENCE_MAP;
+	return op == OP_IF || op == OP_LOOP || op == OP_SCAN || op == OP_SEQUENCE_MAP ||
+	       op == OP_FLEX_ATTENTION;
 }
 
 /* The ONNX node name, or "<OpType>_<index>" for an unnamed node (deterministic). */
@@ -83,12 +84,15 @@ static bool is_default_domain(const char *d)
 	return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
 }
 
-/* The optimizers Adagrad, Adam and Momentum live in ai.onnx.preview.training (version 1
- * only, so the node's ai.onnx opset does not matter for them); no other op there is known. */
+/* The optimizers Adagrad, Adam and Momentum live in ai.onnx.preview.training, FlexAttention
+ * in ai.onnx.preview (version 1 only, so the node's ai.onnx opset does not matter for
+ * them); no other op there is known. */
 static bool is_known_domain(const char *d, const char *op_type)
 {
 	if (is_default_domain(d))
 		return true;
+	if (strcmp(d, "ai.onnx.preview") == 0)
+		return op_type && strcmp(op_type, "FlexAttention") == 0;
 	return strcmp(d, "ai.onnx.preview.training") == 0 && op_type &&
 	       (strcmp(op_type, "Adagrad") == 0 || strcmp(op_type, "Adam") == 0 ||
 	        strcmp(op_type, "Momentum") == 0);

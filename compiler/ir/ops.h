@@ -265,8 +265,15 @@ typedef enum OpFlag {
 	/* center_crop_pad.c: rewritten by inference into Slice/Pad, never lowered */ \
 	X(CENTER_CROP_PAD, CenterCropPad, center_crop_pad, 2, 2, 1, 1, 0x2, 0) \
 	/* attention.c, rotary_embedding.c: rewritten by inference into MatMul, Softmax, ... */ \
-	X(ATTENTION, Attention, attention, 3, 6, 1, 4, 0x0, 0) \
+	X(ATTENTION, Attention, attention, 3, 7, 1, 4, 0x0, 0) \
 	X(ROTARY_EMBEDDING, RotaryEmbedding, rotary_embedding, 3, 4, 1, 1, 0x0, 0) \
+	/* causal_conv.c, swiglu.c: rewritten by inference into Concat, Conv, Slice, Swish, Mul */ \
+	X(CAUSAL_CONV_WITH_STATE, CausalConvWithState, causal_conv, 2, 4, 1, 2, 0x0, 0) \
+	X(SWIGLU, SwiGLU, swiglu, 2, 2, 1, 1, 0x0, 0) \
+	/* linear_attention.c: the recurrence of ingot_linear_attention (kernels/rnn.c) */ \
+	X(LINEAR_ATTENTION, LinearAttention, linear_attention, 3, 7, 1, 2, 0x0, 0) \
+	/* flex_attention.c (ai.onnx.preview): rewritten into MatMul, Softmax and its subgraphs */ \
+	X(FLEX_ATTENTION, FlexAttention, flex_attention, 3, 3, 1, 1, 0x0, 0) \
 	/* text.c; input 1 holds the stopwords attribute as a constant (set at import) */ \
 	X(STRING_NORMALIZER, StringNormalizer, string_normalizer, 1, 2, 1, 1, 0x0, 0) \
 	/* text.c: StringSplit's input 1 holds its delimiter, RegexFullMatch's input 1 its \
@@ -326,6 +333,7 @@ typedef enum Op {
 	G(sequence) G(sequence_map) G(center_crop_pad) G(attention) G(rotary_embedding) G(string_normalizer) \
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
 	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy) \
-	G(bitcast) G(tensor_scatter)
+	G(bitcast) G(tensor_scatter) G(causal_conv) G(swiglu) G(linear_attention) \
+	G(flex_attention)
 
 #endif /* INGOT_OPS_H */

@@ -1,4 +1,4 @@
-/* attention.c — op group attention: Attention (opset 23), rewritten by inference into
+/* attention.c — op group attention: Attention (opsets 23, 24), rewritten by inference into
  * ordinary nodes along the spec's function body, so it needs no kernel of its own and
  * each target's MatMul and Softmax (the x86 fast paths among them) do the work:
  *     Q4, K4, V4 = the (batch, heads, seq, head_size) views (3-D: Reshape, Transpose)
@@ -27,6 +27,14 @@
  * P = Where(ReduceMax(bias, -1) <= lowest, 0, P).
  * is_causal masks key j for query i when j > i + past_sequence_length, as the spec's
  * reference does with a past, and ORT does.
+ *
+ * nonpad_kv_seqlen (opset 24, int64 of shape (batch)) keeps key j of batch b only when
+ * j < nonpad_kv_seqlen[b]: Less(Range(total), Reshape(nonpad, (batch, 1, 1, 1))), a bool
+ * mask joined to the others as a bool attn_mask is. ONNX Runtime refuses it together
+ * with past_key / past_value (the spec says not to combine them), and so does ingot.
+ * With is_causal the causal mask is then bottom-right per batch, as in the spec's
+ * reference and ORT: key j for query i when j <= i + nonpad_kv_seqlen[b] - q_seq (the
+ * queries are the last q_seq valid positions of a static cache).
  */
 #include "graph_rewrite.h"
 
@@ -202,6 +210,21 @@ static int check_mask(InferCtx *c, const Type *q, const Geom *e)
 	return 0;
 }
 
+/* nonpad_kv_seqlen: int64 of shape (batch), never with a past. */
+static int check_nonpad(InferCtx *c, const Geom *e)
+{
+	static const DType i64_only[] = { DT_I64, DT_UNDEF };
+	const Type *t = infer_in(c, 6);
+	if (infer_check_dtype(c, 6, i64_only))
+		return -1;
+	if (t->rank != 1 || t->dims[0] != e->batch)
+		return infer_fail(c, 6, "expected shape (%lld) (one length per batch)",
+		                  (long long)e->batch);
+	if (infer_has(c, 4))
+		return infer_fail(c, 6, "cannot be used together with past_key and past_value");
+	return 0;
+}
+
 static ValueId node2(InferCtx *c, Op op, ValueId a, ValueId b, ValueId out, const char *what)
 {
 	ValueId in[2] = { a, b };
@@ -259,15 +282,45 @@ static ValueId mask_bias(InferCtx *c, const AttentionAttrs *a, DType t, DType ct
 {
 	ValueId m = infer_has(c, 3) ? infer_node(c)->in[3] : IR_NONE;
 	bool is_bool = m != IR_NONE && c->g->values[m].type.dtype == DT_BOOL;
+	bool nonpad = infer_has(c, 6);
 	if (m != IR_NONE && !is_bool && ct != t)
 		m = rw_cast(c, m, ct, "mask_float");
-	if (!a->is_causal && !is_bool)
+	if (!a->is_causal && !is_bool && !nonpad)
 		return m;
 	double zero = 0, low = lowest(t);   /* t's: qk_matmul_output shows it in t */
 	ValueId vz = rw_float_const(c, ct, 0, NULL, &zero, "zero");
 	ValueId vl = rw_float_const(c, ct, 0, NULL, &low, "lowest");
-	ValueId keep = m;                           /* bool: where the scores stay */
-	if (a->is_causal) {
+	ValueId keep = is_bool ? m : IR_NONE;       /* bool: where the scores stay */
+	ValueId len = IR_NONE, vpos = IR_NONE;      /* nonpad: (batch, 1, 1, 1), j < total */
+	if (nonpad) {
+		/* key j of batch b stays when j < nonpad_kv_seqlen[b] */
+		int64_t *pos = malloc((size_t)(e->total > 0 ? e->total : 1) * sizeof *pos);
+		if (!pos)
+			die("out of memory");
+		for (int64_t j = 0; j < e->total; j++)
+			pos[j] = j;
+		vpos = rw_i64_const(c, "kv_positions", (int)e->total, pos);
+		free(pos);
+		const int64_t per_batch[4] = { e->batch, 1, 1, 1 };
+		len = rw_reshape(c, infer_node(c)->in[6], 4, per_batch, IR_NONE, "nonpad_4d");
+		ValueId np = node2(c, OP_LESS, vpos, len, IR_NONE, "nonpad_keep");
+		keep = keep == IR_NONE ? np : node2(c, OP_AND, keep, np, IR_NONE, "keep_nonpad");
+	}
+	if (a->is_causal && nonpad) {
+		/* bottom-right per batch: key j for query i when j < i + 1 + nonpad[b] - q_seq */
+		int64_t *lim = malloc((size_t)(e->q_seq > 0 ? e->q_seq : 1) * sizeof *lim);
+		if (!lim)
+			die("out of memory");
+		for (int64_t i = 0; i < e->q_seq; i++)
+			lim[i] = i + 1 - e->q_seq;
+		const int64_t col[2] = { e->q_seq, 1 };
+		ValueId vlim = rw_reshape(c, rw_i64_const(c, "causal_rows", (int)e->q_seq, lim), 2, col,
+		                          IR_NONE, "causal_rows_col");
+		free(lim);
+		ValueId bound = node2(c, OP_ADD, vlim, len, IR_NONE, "causal_bound");
+		ValueId causal = node2(c, OP_LESS, vpos, bound, IR_NONE, "causal_keep");
+		keep = node2(c, OP_AND, keep, causal, IR_NONE, "keep");
+	} else if (a->is_causal) {
 		const int64_t dims[2] = { e->q_seq, e->total };
 		const int64_t n = e->q_seq * e->total;
 		uint8_t *allow = malloc((size_t)(n > 0 ? n : 1));
@@ -282,11 +335,11 @@ static ValueId mask_bias(InferCtx *c, const AttentionAttrs *a, DType t, DType ct
 		                                    arena_printf(&g->arena, "%s.causal",
 		                                                 ir_node_name(g, c->node)), &bt, allow);
 		free(allow);
-		if (m != IR_NONE && !is_bool) {         /* a float mask, overlaid as ORT does */
-			ValueId in[3] = { causal, m, vl };
-			return rw_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
-		}
-		keep = m == IR_NONE ? causal : node2(c, OP_AND, m, causal, IR_NONE, "keep");
+		keep = keep == IR_NONE ? causal : node2(c, OP_AND, keep, causal, IR_NONE, "keep");
+	}
+	if (m != IR_NONE && !is_bool) {                 /* a float mask, overlaid as ORT does */
+		ValueId in[3] = { keep, m, vl };
+		return rw_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
 	}
 	ValueId in[3] = { keep, vz, vl };
 	return rw_step(c, OP_WHERE, in, 3, IR_NONE, NULL, 0, "bias");
@@ -309,7 +362,8 @@ static int attention_infer(InferCtx *c)
 	for (int s = 4; s <= 5; s++)
 		if (infer_has(c, s) && infer_same_dtype(c, 0, s))
 			return -1;
-	if (geom_past(c, &e) || (infer_has(c, 3) && check_mask(c, &q, &e)))
+	if (geom_past(c, &e) || (infer_has(c, 3) && check_mask(c, &q, &e)) ||
+	    (infer_has(c, 6) && check_nonpad(c, &e)))
 		return -1;
 	for (int s = 0; s < 3; s++)
 		if (infer_check_size(c, s))

@@ -258,3 +258,98 @@ INGOT_KERNEL int ingot_rnn(const void *params, const void *const *in, void *cons
 	}
 	return INGOT_OK;
 }
+
+/* ---- LinearAttention ---- */
+
+/* Element i of a float tensor of dtype dt, as a double. */
+static INGOT_UNUSED double la_ld(int64_t dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case INGOT_DT_F64: return ((const double *)p)[i];
+	case INGOT_DT_F16: return (double)ingot_f16_to_f32(((const uint16_t *)p)[i]);
+	case INGOT_DT_BF16: return (double)ingot_bf16_to_f32(((const uint16_t *)p)[i]);
+	default: return (double)((const float *)p)[i];
+	}
+}
+
+static INGOT_UNUSED void la_st(int64_t dt, void *p, int64_t i, double v)
+{
+	switch (dt) {
+	case INGOT_DT_F64: ((double *)p)[i] = v; break;
+	case INGOT_DT_F16: ((uint16_t *)p)[i] = ingot_f32_to_f16((float)v); break;
+	case INGOT_DT_BF16: ((uint16_t *)p)[i] = ingot_f32_to_bf16((float)v); break;
+	default: ((float *)p)[i] = (float)v; break;
+	}
+}
+
+INGOT_KERNEL int ingot_linear_attention(const void *params, const void *const *in,
+                                        void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_linear_attention_params *p = (const ingot_linear_attention_params *)params;
+	const void *q = in[0], *k = in[1], *v = in[2];
+	const void *past = p->has_past ? in[3] : NULL, *decay = p->gating ? in[4] : NULL;
+	const void *beta = p->delta ? in[5] : NULL, *erase = p->has_erase ? in[6] : NULL;
+	void *y = out[0], *present = p->n_out > 1 ? out[1] : NULL;
+	const int64_t dk = p->dk, dv = p->dv, hkv = p->kv_heads, hq = p->q_heads;
+	const int64_t rep = hkv > 0 ? hq / hkv : 0;
+	double *s = (double *)scratch, *u, *ke;
+	int64_t b, h, t, i, m, r;
+	(void)n_tasks;
+	if (task != 0)
+		return INGOT_OK;
+	if (!q || !k || !v || !y || !s || (p->has_past && !past) || (p->gating && !decay) ||
+	    (p->delta && !beta) || (p->has_erase && !erase) || rep < 1)
+		return INGOT_EINVAL;
+	u = s + dk * dv;
+	ke = u + dv;
+	for (b = 0; b < p->batch; b++)
+		for (h = 0; h < hkv; h++) {
+			const int64_t s_off = (b * hkv + h) * dk * dv;
+			for (i = 0; i < dk * dv; i++)
+				s[i] = past ? la_ld(p->dtype, past, s_off + i) : 0.0;
+			for (t = 0; t < p->seq; t++) {
+				const int64_t row = b * p->seq + t;
+				const int64_t k_off = row * hkv * dk + h * dk, v_off = row * hkv * dv + h * dv;
+				if (p->gating)
+					for (i = 0; i < dk; i++) {
+						double g = exp(la_ld(p->dtype, decay, p->decay_per_key ?
+						                     row * hkv * dk + h * dk + i : row * hkv + h));
+						for (m = 0; m < dv; m++)
+							s[i * dv + m] *= g;
+					}
+				for (m = 0; m < dv; m++)
+					u[m] = la_ld(p->dtype, v, v_off + m);
+				if (p->delta) {
+					double bt = la_ld(p->dtype, beta, p->beta_shared ? row : row * hkv + h);
+					for (i = 0; i < dk; i++)
+						ke[i] = la_ld(p->dtype, k, k_off + i) *
+						        (erase ? la_ld(p->dtype, erase, k_off + i) : 1.0);
+					for (m = 0; m < dv; m++) {
+						double got = 0.0;
+						for (i = 0; i < dk; i++)
+							got += s[i * dv + m] * ke[i];
+						u[m] = bt * (u[m] - got);
+					}
+				}
+				for (i = 0; i < dk; i++) {
+					double ki = la_ld(p->dtype, k, k_off + i);
+					for (m = 0; m < dv; m++)
+						s[i * dv + m] += ki * u[m];
+				}
+				for (r = 0; r < rep; r++) {
+					const int64_t qh = h * rep + r;
+					const int64_t q_off = row * hq * dk + qh * dk, y_off = row * hq * dv + qh * dv;
+					for (m = 0; m < dv; m++) {
+						double acc = 0.0;
+						for (i = 0; i < dk; i++)
+							acc += la_ld(p->dtype, q, q_off + i) * s[i * dv + m];
+						la_st(p->dtype, y, y_off + m, p->scale * acc);
+					}
+				}
+			}
+			if (present)
+				for (i = 0; i < dk * dv; i++)
+					la_st(p->dtype, present, s_off + i, s[i]);
+		}
+	return INGOT_OK;
+}

@@ -1,7 +1,8 @@
-/* rnn.h — reference kernel of the recurrent layers RNN, GRU and LSTM (every ONNX
+/* rnn.h — reference kernels of the recurrent layers: RNN, GRU and LSTM (every ONNX
  * attribute: directions, activations with alpha/beta, clip, sequence_lens, initial
  * states, peepholes, input_forget, linear_before_reset, both layouts) over f32,
  * f64, f16 and bf16. The state and gates live in double in the kernel's scratch.
+ * And LinearAttention's recurrence (opset 27), below.
  */
 #ifndef INGOT_KERNELS_RNN_H
 #define INGOT_KERNELS_RNN_H
@@ -56,5 +57,34 @@ static inline INGOT_UNUSED int64_t ingot_rnn_scratch_bytes(int64_t gates, int64_
 
 INGOT_KERNEL int ingot_rnn(const void *params, const void *const *in, void *const *out,
                            void *scratch, int task, int n_tasks);
+
+/* LinearAttention (opset 27): for every batch entry b and kv head h, the recurrent
+ * state S (dk x dv, past_state's (b, h) block or zeros) runs over the steps t:
+ *     S *= exp(g_t)                       (gating; g per head or per key dim)
+ *     u  = beta_t * (v_t - S^T (e_t k_t)) (delta; e_t the erase gate or 1), else v_t
+ *     S += k_t u^T
+ *     o_t[hq] = scale * q_t[hq]^T S       (each query head hq with hq / rep == h)
+ * in: query (batch, seq, q_heads * dk), key (batch, seq, kv_heads * dk), value (batch,
+ * seq, kv_heads * dv), past_state (batch, kv_heads, dk, dv; has_past), decay (batch,
+ * seq, kv_heads or kv_heads * dk: decay_per_key; gating), beta (batch, seq, kv_heads or
+ * 1: beta_shared; delta), erase_gate (batch, seq, kv_heads * dk; has_erase), all of
+ * `dtype` (f32, f64, f16, bf16), in ONNX slot order (absent slots NULL). out: output
+ * (batch, seq, q_heads * dv), present_state (when not NULL and n_out > 1). S lives in
+ * double in the scratch (ingot_linear_attention_scratch_bytes). Not split across tasks
+ * (task 0 does it). */
+#define INGOT_LINEAR_ATTENTION_FIELDS(F) F(I64, dtype) F(I64, batch) F(I64, seq) \
+	F(I64, q_heads) F(I64, kv_heads) F(I64, dk) F(I64, dv) F(I64, gating) F(I64, delta) \
+	F(I64, decay_per_key) F(I64, beta_shared) F(I64, has_past) F(I64, has_erase) \
+	F(I64, n_out) F(F64, scale)
+INGOT_PARAMS(ingot_linear_attention_params, INGOT_LINEAR_ATTENTION_FIELDS)
+
+/* Scratch bytes: the state, one value row and one erased key row in double. */
+static inline INGOT_UNUSED int64_t ingot_linear_attention_scratch_bytes(int64_t dk, int64_t dv)
+{
+	return (int64_t)sizeof(double) * (dk * dv + dv + dk);
+}
+
+INGOT_KERNEL int ingot_linear_attention(const void *params, const void *const *in,
+                                        void *const *out, void *scratch, int task, int n_tasks);
 
 #endif /* INGOT_KERNELS_RNN_H */

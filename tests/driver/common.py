@@ -137,6 +137,14 @@ def check_all_pass(ingot, dirs, *extra):
     check(rc == 0, "ingot check exited %d:\n%s%s" % (rc, out, err))
 
 
+def cpu_runs(target):
+    """Whether this CPU has the instructions of `target` (c, x86-avx2, x86-avx512)."""
+    need = {"c": [], "x86-avx2": ["avx2", "fma"],
+            "x86-avx512": ["avx512f", "avx512bw", "avx512dq", "avx512vl", "fma"]}[target]
+    flags = open("/proc/cpuinfo").read().split()
+    return all(f in flags for f in need)
+
+
 def rng(seed=0):
     return np.random.default_rng(seed)
 

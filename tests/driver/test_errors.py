@@ -100,15 +100,15 @@ def case_shape_mismatch(ingot, work):
 def case_unsupported(ingot, work):
     m = model([helper.make_node("Relu", ["x"], ["h"], name="relu0"),
                helper.make_node("FooBar", ["h"], ["h2"], name="foo_node"),
-               # an ai.onnx op newer than opset 23 that ingot lacks (24's LinearAttention;
-               # TensorScatter, used here before, is one of ingot's ops now)
-               helper.make_node("LinearAttention", ["h2"], ["h3"], name="linattn_node"),
+               # an op no opset defines (LinearAttention and TensorScatter, used here
+               # before as ai.onnx ops ingot lacked, are ingot's ops now)
+               helper.make_node("NoSuchOpInAnyOpset", ["h2"], ["h3"], name="nosuch_node"),
                # ingot's own op (the IR's fused loops) is no ONNX op either
                helper.make_node("FusedElementwise", ["h3"], ["y"], name="fused_node")],
               [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, None)])
     p = save(m, os.path.join(work, "unsup.onnx"))
     ls = expect(ingot, [p, "-o", os.path.join(work, "o")], 3, lines=3)
-    for node, op in (("foo_node", "FooBar"), ("linattn_node", "LinearAttention"),
+    for node, op in (("foo_node", "FooBar"), ("nosuch_node", "NoSuchOpInAnyOpset"),
                      ("fused_node", "FusedElementwise")):
         check(any("unsup.onnx" in l and "'%s'" % node in l and "unsupported op '%s'" % op in l for l in ls),
               "no line names node '%s' (%s) with the file: %s" % (node, op, ls))
@@ -277,17 +277,20 @@ def case_op_inputs(ingot, work):
 
 
 def case_llm_ops(ingot, work):
-    """Attention and RotaryEmbedding (opset 23) on shapes and attributes that do not fit:
+    """Attention (opsets 23, 24) and RotaryEmbedding (23) on shapes and attributes that do not fit:
     one line naming the node and what is wrong, exit 1."""
     o = os.path.join(work, "o")
 
     def attn(tag, shapes, words, dts=None, **attrs):
-        names = ["q", "k", "v", "mask", "past_key", "past_value"][:len(shapes)]
-        ins = [vi(n, (dts or {}).get(n, T.FLOAT), sh) for n, sh in zip(names, shapes) if sh]
+        names = ["q", "k", "v", "mask", "past_key", "past_value", "nonpad"][:len(shapes)]
+        ins = [vi(n, (dts or {}).get(n, T.INT64 if n == "nonpad" else T.FLOAT), sh)
+               for n, sh in zip(names, shapes) if sh]
         node = helper.make_node("Attention", [n if sh else "" for n, sh in zip(names, shapes)],
                                 ["y"], name="attn0", **attrs)
-        p = save(model([node], ins, [vi("y", T.FLOAT, None)], opset=23),
-                 os.path.join(work, "attn_%s.onnx" % tag))
+        m = model([node], ins, [vi("y", T.FLOAT, None)], opset=23 if len(shapes) < 7 else 24)
+        if len(shapes) == 7:
+            m.ir_version = 11
+        p = save(m, os.path.join(work, "attn_%s.onnx" % tag))
         expect(ingot, [p, "-o", o], 1, ["attn_%s.onnx" % tag, "'attn0'", "Attention"] + words)
 
     qkv3 = [[1, 2, 8], [1, 3, 8], [1, 3, 8]]
@@ -313,6 +316,13 @@ def case_llm_ops(ingot, work):
          qk_matmul_output_mode=4)
     attn("precision", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4]], ["'softmax_precision'", "got 6"],
          softmax_precision=T.INT32)
+    # nonpad_kv_seqlen (opset 24): int64 lengths, one per batch, never with a past
+    attn("nonpad_past", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], None, [1, 2, 5, 4], [1, 2, 5, 4],
+                         [1]], ["input 6 'nonpad'", "past_key and past_value"])
+    attn("nonpad_shape", [[2, 2, 2, 4], [2, 2, 3, 4], [2, 2, 3, 4], None, None, None, [1]],
+         ["input 6 'nonpad'", "expected shape (2)"])
+    attn("nonpad_type", [[1, 2, 2, 4], [1, 2, 3, 4], [1, 2, 3, 4], None, None, None, [1]],
+         ["input 6 'nonpad'", "i32"], dts={"nonpad": T.INT32})
 
     def rope(tag, x, cache, pos, words, pos_dt=T.INT64, **attrs):
         ins = [vi("x", T.FLOAT, x), vi("cos", T.FLOAT, cache), vi("sin", T.FLOAT, cache)]

@@ -23,7 +23,8 @@ import re
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import SANITIZED, check, check_all_pass, init, main, model, run_ok, rng, vi, write_test_dir
+from common import (SANITIZED, check, check_all_pass, cpu_runs, init, main, model, run_ok, rng, vi,
+                    write_test_dir)
 
 F = TensorProto.FLOAT
 
@@ -86,13 +87,6 @@ def cases(work):
                        helper.make_node("Add", ["x", "s"], ["y"])],
         [("x", x)], [("y", x + swish(k, 0.5))], [init("k", k)])
     return out
-
-
-def cpu_runs(target):
-    need = {"c": [], "x86-avx2": ["avx2", "fma"],
-            "x86-avx512": ["avx512f", "avx512bw", "avx512dq", "avx512vl", "fma"]}[target]
-    flags = open("/proc/cpuinfo").read().split()
-    return all(f in flags for f in need)
 
 
 def optimized_ir(ingot, d):

@@ -570,6 +570,27 @@ case('attention_23_f16_softmax_precision', 23, 'Attention',
      qkv(2, 2, 1, 3, 5, 8, dt=np.float16) + [('mask', f32(3, 5).astype(np.float16))],
      atol=3e-4, softmax_precision=TensorProto.FLOAT)
 
+# --- Attention 24: nonpad_kv_seqlen (input 6) keeps key j of batch b when j < len[b] ---
+NO3 = [('', None)] * 3                    # attn_mask, past_key, past_value omitted
+case('attention_24_nonpad_4d', 24, 'Attention', qkv(2, 2, 2, 3, 5, 4) + NO3 +
+     [('nonpad', i64(3, 5))])
+case('attention_24_nonpad_causal', 24, 'Attention', qkv(2, 2, 2, 4, 4, 4) + NO3 +
+     [('nonpad', i64(2, 4))], is_causal=1)
+# with is_causal the causal frontier is bottom-right per batch: j <= i + len[b] - q_len
+case('attention_24_nonpad_causal_decode_3d_gqa', 24, 'Attention',
+     qkv(2, 4, 2, 2, 6, 4, rank=3) + NO3 + [('nonpad', i64(3, 6))], is_causal=1, q_num_heads=4,
+     kv_num_heads=2)
+case('attention_24_nonpad_mask_bool', 24, 'Attention', qkv(2, 2, 2, 3, 5, 4) +
+     [('mask', bool_mask(2, 1, 3, 5))] + NO3[:2] + [('nonpad', i64(4, 2))])
+case('attention_24_nonpad_mask_float', 24, 'Attention', qkv(2, 2, 2, 3, 5, 4) +
+     [('mask', f32(3, 5))] + NO3[:2] + [('nonpad', i64(4, 2))])
+# a length of 0 masks every key of that batch: Y and the probabilities are 0 there
+case('attention_24_nonpad_zero_mode3', 24, 'Attention', qkv(2, 2, 2, 3, 5, 4) + NO3 +
+     [('nonpad', i64(0, 5))], n_out=QK_OUT, qk_matmul_output_mode=3)
+case('attention_24_nonpad_3d_gqa', 24, 'Attention', qkv(2, 4, 2, 3, 6, 4, rank=3) + NO3 +
+     [('nonpad', i64(1, 6))], q_num_heads=4, kv_num_heads=2)
+case('attention_24_nonpad_const_f16', 24, 'Attention',
+     qkv(3, 2, 1, 2, 4, 8, dt=np.float16) + NO3, [('nonpad', i64(4, 1, 3))], atol=3e-4)
 
 # --- RotaryEmbedding 23 ------------------------------------------------------------
 def rope_cache(*shape):

@@ -19,10 +19,7 @@ import onnx
 NEWEST_OPS = ["Swish", "TensorScatter", "CumProd", "BitCast", "SwiGLU", "LinearAttention",
               "CausalConvWithState", "FlexAttention"]
 NEWEST_TYPES = {"FLOAT8E8M0": "DT_F8E8M0", "INT2": "DT_I2", "UINT2": "DT_U2"}   # ONNX: ir.h
-WHY_MISSING = {
-    "SwiGLU": "its definition was not found in the operator docs this project can read",
-    "FlexAttention": "ai.onnx.preview domain: not imported",
-}
+WHY_MISSING = {}
 
 
 def parse(path):
