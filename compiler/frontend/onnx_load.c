@@ -366,6 +366,7 @@ int onnx_load(Graph *g, const char *path, const FrontendOptions *opt, DiagSink *
 	Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, data);
 	free(data);
 	if (!m) {
+		cap_release(&ca);   /* what a failed decode left in the chunks */
 		if (ca.exceeded)
 			return onnx_fail(&L, DC_LIMIT, NULL, "decoding needs more than %zu MiB, the limit "
 			                 "for a %zu-byte model", ca.cap >> 20, len);
