@@ -22,8 +22,9 @@ NEWER = {
     "Swish": 24, "TensorScatter": 24,
     "BitCast": 26, "CumProd": 26,
 }
-# not ai.onnx: ai.onnx.preview.training, and ingot's own
-OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise"}
+# not ai.onnx: ai.onnx.preview.training, ai.onnx.ml, and ingot's own
+OTHER = {"Adagrad", "Adam", "Momentum", "FusedElementwise", "ArrayFeatureExtractor", "Binarizer",
+         "LabelEncoder", "TreeEnsemble", "TreeEnsembleClassifier", "TreeEnsembleRegressor"}
 
 first = {}
 for s in onnx.defs.get_all_schemas_with_history():

@@ -149,6 +149,11 @@ extern const DType dtl_all[];          /* numeric + bool */
 extern const DType dtl_all_small[];    /* dtl_all + the 8-bit floats, int4, uint4, float4 (Cast, Q/DQ, data movement) */
 extern const DType dtl_int[];          /* all ints */
 
+/* text.c: appends a constant 1-D tensor (dtype dt, n elements at data, copied into the
+ * blob) as the node's last input, named NODE.what: how an import turns a large
+ * attribute (stopwords, tree tables) into data the kernel reads like any tensor. */
+void ops_append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n, void *data);
+
 /* text.c: Cast/CastLike from or to STRING (ingot_cast_str over n elements) */
 int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n);
 

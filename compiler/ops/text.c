@@ -36,8 +36,7 @@ int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n)
 
 /* ---- StringNormalizer ---- */
 
-/* Appends a constant tensor (dtype dt, n elements at data) as the node's last input. */
-static void append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n, void *data)
+void ops_append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n, void *data)
 {
 	Graph *g = c->g;
 	Node *nd = &g->nodes[c->node];
@@ -90,7 +89,7 @@ static int strnorm_import(ImportCtx *c)
 			                   "(INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
 		memcpy(slots + (size_t)i * INGOT_STRING_CAP, sw->strings[i], k);
 	}
-	append_const_input(c, "stopwords", DT_STRING, sw->n, slots);
+	ops_append_const_input(c, "stopwords", DT_STRING, sw->n, slots);
 	return 0;
 }
 
@@ -256,7 +255,7 @@ static int split_import(ImportCtx *c)
 		                   "(INGOT_STRING_CAP)", k, INGOT_STRING_CAP - 1);
 	char *slot = arena_alloc(&c->g->arena, INGOT_STRING_CAP);
 	memcpy(slot, d->s, k);
-	append_const_input(c, "delimiter", DT_STRING, 1, slot);
+	ops_append_const_input(c, "delimiter", DT_STRING, 1, slot);
 	return 0;
 }
 
@@ -346,7 +345,7 @@ static int regex_import(ImportCtx *c)
 	}
 	if (rc)
 		return import_fail(c, "pattern", "invalid RE2 pattern: %s", err);
-	append_const_input(c, "pattern", DT_I32, n_words, prog);
+	ops_append_const_input(c, "pattern", DT_I32, n_words, prog);
 	return 0;
 }
 
