@@ -247,6 +247,7 @@ static int label_enc_lower(LowerCtx *c)
 	p->val_dtype = lower_in(c, 2)->dtype;
 	p->n = type_numel(lower_in(c, 0));
 	p->n_keys = a->n_keys;
+	p->nan_match = c->g->nodes[c->node].opset >= 4;
 	LOWER_CALL(c, ingot_label_encoder, &label_enc_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;

@@ -264,7 +264,7 @@ static int import_legacy(ImportCtx *c, TreeAttrs *a, Table *T, const char *pre)
 			continue;
 		}
 		if (feat[i] < 0 || feat[i] > OPS_MAX_TENSOR_BYTES)
-			return import_fail(c, "nodes_featureids", "node %lld: feature %lld is negative",
+			return import_fail(c, "nodes_featureids", "node %lld: feature %lld out of range",
 			                   (long long)i, (long long)feat[i]);
 		row[0] = feat[i];
 		a->max_feature = feat[i] > a->max_feature ? feat[i] : a->max_feature;
@@ -353,8 +353,8 @@ static int import_v5(ImportCtx *c, TreeAttrs *a, Table *T)
 		if (mode[i] > INGOT_TREE_MEMBER)
 			return import_fail(c, "nodes_modes", "node %lld: mode %d, expected 0..6", (long long)i,
 			                   mode[i]);
-		if (feat[i] < 0)
-			return import_fail(c, "nodes_featureids", "node %lld: feature %lld is negative",
+		if (feat[i] < 0 || feat[i] > OPS_MAX_TENSOR_BYTES)
+			return import_fail(c, "nodes_featureids", "node %lld: feature %lld out of range",
 			                   (long long)i, (long long)feat[i]);
 		row[0] = feat[i];
 		row[1] = mode[i];

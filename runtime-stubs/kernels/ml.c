@@ -188,7 +188,8 @@ INGOT_KERNEL int ingot_tree_ensemble(const void *params, const void *const *in,
 
 /* ---- LabelEncoder ---- */
 
-static int le_match(int64_t dt, const void *x, int64_t i, const void *k, int64_t j)
+static int le_match(int64_t dt, const void *x, int64_t i, const void *k, int64_t j,
+                    int64_t nan_match)
 {
 	switch (dt) {
 	case INGOT_DT_STRING: {
@@ -199,7 +200,7 @@ static int le_match(int64_t dt, const void *x, int64_t i, const void *k, int64_t
 	}
 	case INGOT_DT_F32: case INGOT_DT_F64: {
 		double a = ingot_ldf(dt, x, i), b = ingot_ldf(dt, k, j);
-		return a == b || (a != a && b != b);
+		return a == b || (nan_match && a != a && b != b);
 	}
 	case INGOT_DT_I16: return ((const int16_t *)x)[i] == ((const int16_t *)k)[j];
 	case INGOT_DT_I32: return ((const int32_t *)x)[i] == ((const int32_t *)k)[j];
@@ -229,7 +230,7 @@ INGOT_KERNEL int ingot_label_encoder(const void *params, const void *const *in,
 	for (i = i0; i < i1; i++) {
 		const unsigned char *v = (const unsigned char *)in[3];
 		for (j = 0; j < p->n_keys; j++)
-			if (le_match(p->key_dtype, in[0], i, in[1], j)) {
+			if (le_match(p->key_dtype, in[0], i, in[1], j, p->nan_match)) {
 				v = (const unsigned char *)in[2] + (size_t)j * vs;
 				break;
 			}

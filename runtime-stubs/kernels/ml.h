@@ -47,9 +47,10 @@ INGOT_KERNEL int ingot_tree_ensemble(const void *params, const void *const *in,
 
 /* in[0] X [n] (key_dtype: string, f32, f64, i16, i32 or i64), in[1] keys [n_keys] of
  * key_dtype, in[2] values [n_keys] of val_dtype, in[3] the default [1]; out[0] [n]:
- * the value of the first key equal to x (float NaN keys match NaN), else the default. */
+ * the value of the first key equal to x, else the default. A NaN key matches a NaN
+ * only when nan_match is set (opset 4; before, a NaN matches nothing). */
 #define INGOT_LABEL_ENCODER_FIELDS(F) F(I64, key_dtype) F(I64, val_dtype) F(I64, n) \
-	F(I64, n_keys)
+	F(I64, n_keys) F(I64, nan_match)
 INGOT_PARAMS(ingot_label_encoder_params, INGOT_LABEL_ENCODER_FIELDS)
 INGOT_KERNEL int ingot_label_encoder(const void *params, const void *const *in,
                                      void *const *out, void *scratch, int task, int n_tasks);

@@ -231,6 +231,16 @@ def test(ingot, work):
     check(rc != 0 and len(lines) == 1 and "member_v3" in lines[0] and "BRANCH_MEMBER" in lines[0],
           "BRANCH_MEMBER at opset 3 should be one error line naming the node, got rc %d:\n%s"
           % (rc, err))
+    # an ai.onnx.ml node in a model that imports no ai.onnx.ml opset
+    node.name = "no_ml_import"
+    m = model(node, [vi("x", T.FLOAT, [2, n_feat])], [vi("y", T.FLOAT, [2, 1])], 3)
+    del m.opset_import[1]
+    d = write_test_dir(work, "no_ml_import", m, [Xte[:2]], [np.zeros((2, 1), np.float32)])
+    rc, out, err = run([ingot, "compile", d + "/model.onnx", "-o", work + "/noml_out"])
+    lines = stderr_lines(err)
+    check(rc != 0 and len(lines) == 1 and "no_ml_import" in lines[0] and "ai.onnx.ml opset" in lines[0],
+          "a model without an ai.onnx.ml opset_import should be one error line, got rc %d:\n%s"
+          % (rc, err))
     # an ai.onnx.ml op in the default domain is unsupported, named as such
     node.domain = ""
     d = write_test_dir(work, "ml_op_default_domain", model(node, [vi("x", T.FLOAT, [2, n_feat])],
