@@ -29,22 +29,6 @@ static const AttrField label_enc_fields[] = {
 	{ "legacy", AK_INT, offsetof(LabelEncAttrs, legacy), NULL },
 };
 
-/* Copies strings into zero-padded slots (arena); -1 with a diagnostic if one is too long. */
-static char *str_slots(ImportCtx *c, const char *attr, const char *const *s, int n)
-{
-	char *slots = arena_array(&c->g->arena, (size_t)(n ? n : 1), INGOT_STRING_CAP);
-	for (int i = 0; i < n; i++) {
-		size_t k = strlen(s[i]);
-		if (k > INGOT_STRING_CAP - 1) {
-			import_fail(c, attr, "string %d has %zu bytes, at most %d fit a string slot "
-			            "(INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
-			return NULL;
-		}
-		memcpy(slots + (size_t)i * INGOT_STRING_CAP, s[i], k);
-	}
-	return slots;
-}
-
 /* A string attribute as one slot (def when absent). */
 static char *str_attr(ImportCtx *c, const char *name, const char *def)
 {
@@ -54,7 +38,7 @@ static char *str_attr(ImportCtx *c, const char *name, const char *def)
 		return NULL;
 	}
 	const char *s = a ? a->s : def;
-	return str_slots(c, name, &s, 1);
+	return ops_str_slots(c, name, &s, 1);
 }
 
 /* One of keys_/values_ {strings, int64s, floats, tensor}: its dtype, count and data. */
@@ -83,7 +67,7 @@ static int le_list(ImportCtx *c, const char *pre, DType *dt, int64_t *n, void **
 			return import_fail(c, found->name, "expected strings");
 		*dt = DT_STRING;
 		*n = found->n;
-		*data = str_slots(c, found->name, found->strings, found->n);
+		*data = ops_str_slots(c, found->name, found->strings, found->n);
 		return *data ? 0 : -1;
 	case 1:
 		if (found->kind != RA_INTS)
@@ -173,7 +157,7 @@ static int label_enc_import(ImportCtx *c)
 		int64_t def;
 		if (!cl || cl->kind != RA_STRINGS)
 			return import_fail(c, "classes_strings", "expected strings (required at opset 1)");
-		char *slots = str_slots(c, "classes_strings", cl->strings, cl->n);
+		char *slots = ops_str_slots(c, "classes_strings", cl->strings, cl->n);
 		char *dstr = str_attr(c, "default_string", "_Unused");
 		if (!slots || !dstr || import_int(c, "default_int64", -1, &def))
 			return -1;

@@ -423,14 +423,9 @@ static int import_labels(ImportCtx *c, TreeAttrs *a, int64_t *n_classes, Labels 
 		return import_fail(c, "classlabels_strings", "expected at least two strings (a single "
 		                   "string label is not supported)");
 	*n_classes = ls->n;
-	char *slots = arena_array(&c->g->arena, (size_t)ls->n, INGOT_STRING_CAP);
-	for (int i = 0; i < ls->n; i++) {
-		size_t k = strlen(ls->strings[i]);
-		if (k > INGOT_STRING_CAP - 1)
-			return import_fail(c, "classlabels_strings", "label %d has %zu bytes, at most %d fit a "
-			                   "string slot (INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
-		memcpy(slots + (size_t)i * INGOT_STRING_CAP, ls->strings[i], k);
-	}
+	char *slots = ops_str_slots(c, "classlabels_strings", ls->strings, ls->n);
+	if (!slots)
+		return -1;
 	a->labels = INGOT_TREE_LABELS_STR;
 	*L = (Labels){ DT_STRING, ls->n, slots };
 	return 0;

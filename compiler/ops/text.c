@@ -51,6 +51,21 @@ void ops_append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n,
 	nd->n_in++;
 }
 
+char *ops_str_slots(ImportCtx *c, const char *attr, const char *const *s, int n)
+{
+	char *slots = arena_array(&c->g->arena, (size_t)(n ? n : 1), INGOT_STRING_CAP);
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(s[i]);
+		if (k > INGOT_STRING_CAP - 1) {
+			import_fail(c, attr, "string %d has %zu bytes, at most %d fit a string slot "
+			            "(INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
+			return NULL;
+		}
+		memcpy(slots + (size_t)i * INGOT_STRING_CAP, s[i], k);
+	}
+	return slots;
+}
+
 typedef struct StrNormAttrs {
 	int action;                 /* INGOT_CASE_*: case_change_action */
 	int64_t case_sensitive;     /* is_case_sensitive, default 0 */
@@ -81,14 +96,9 @@ static int strnorm_import(ImportCtx *c)
 		return 0;
 	if (sw->kind != RA_STRINGS)
 		return import_fail(c, "stopwords", "expected strings");
-	char *slots = arena_array(&g->arena, (size_t)sw->n, INGOT_STRING_CAP);
-	for (int i = 0; i < sw->n; i++) {
-		size_t k = strlen(sw->strings[i]);
-		if (k > INGOT_STRING_CAP - 1)
-			return import_fail(c, "stopwords", "stopword %d has %zu bytes, at most %d fit a string slot "
-			                   "(INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
-		memcpy(slots + (size_t)i * INGOT_STRING_CAP, sw->strings[i], k);
-	}
+	char *slots = ops_str_slots(c, "stopwords", sw->strings, sw->n);
+	if (!slots)
+		return -1;
 	ops_append_const_input(c, "stopwords", DT_STRING, sw->n, slots);
 	return 0;
 }

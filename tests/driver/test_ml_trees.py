@@ -19,7 +19,7 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from common import check, check_all_pass, main, run, stderr_lines, vi, write_test_dir
+from common import check, check_all_pass, main, run, save, stderr_lines, vi, write_test_dir
 
 try:
     from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor,
@@ -217,41 +217,27 @@ def test(ingot, work):
     check_all_pass(ingot, ulp, "--rtol", F32_ULP, "--atol", "0")
     check_all_pass(ingot, exact, "--rtol", "0", "--atol", "0")
 
-    # an unsupported corner is one error line naming the node: BRANCH_MEMBER before opset 5
+    # bad models: one error line naming the node, non-zero exit
+    def one_error(name, m, *words):
+        path = save(m, "%s/%s.onnx" % (work, name))
+        rc, out, err = run([ingot, "compile", path, "-o", "%s/%s_out" % (work, name)])
+        lines = stderr_lines(err)
+        check(rc != 0 and len(lines) == 1 and all(w in lines[0] for w in words),
+              "%s: expected one error line with %s, got rc %d:\n%s" % (name, words, rc, err))
+
     bad = legacy_nodes([rf.estimators_[0].tree_])
-    bad["nodes_modes"][0] = "BRANCH_MEMBER"
+    bad["nodes_modes"][0] = "BRANCH_MEMBER"        # set membership exists from opset 5
     bad.update(leaf_entries([rf.estimators_[0].tree_], lambda t, tr, i: [1.0], "target"))
     node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], name="member_v3", domain=ML,
                             n_targets=1, **bad)
-    d = write_test_dir(work, "member_v3", model(node, [vi("x", T.FLOAT, [2, n_feat])],
-                                                [vi("y", T.FLOAT, [2, 1])], 3),
-                       [Xte[:2]], [np.zeros((2, 1), np.float32)])
-    rc, out, err = run([ingot, "compile", d + "/model.onnx", "-o", work + "/member_out"])
-    lines = stderr_lines(err)
-    check(rc != 0 and len(lines) == 1 and "member_v3" in lines[0] and "BRANCH_MEMBER" in lines[0],
-          "BRANCH_MEMBER at opset 3 should be one error line naming the node, got rc %d:\n%s"
-          % (rc, err))
-    # an ai.onnx.ml node in a model that imports no ai.onnx.ml opset
+    io = ([vi("x", T.FLOAT, [2, n_feat])], [vi("y", T.FLOAT, [2, 1])])
+    one_error("member_v3", model(node, *io, 3), "member_v3", "BRANCH_MEMBER")
     node.name = "no_ml_import"
-    m = model(node, [vi("x", T.FLOAT, [2, n_feat])], [vi("y", T.FLOAT, [2, 1])], 3)
-    del m.opset_import[1]
-    d = write_test_dir(work, "no_ml_import", m, [Xte[:2]], [np.zeros((2, 1), np.float32)])
-    rc, out, err = run([ingot, "compile", d + "/model.onnx", "-o", work + "/noml_out"])
-    lines = stderr_lines(err)
-    check(rc != 0 and len(lines) == 1 and "no_ml_import" in lines[0] and "ai.onnx.ml opset" in lines[0],
-          "a model without an ai.onnx.ml opset_import should be one error line, got rc %d:\n%s"
-          % (rc, err))
-    # an ai.onnx.ml op in the default domain is unsupported, named as such
-    node.domain = ""
-    d = write_test_dir(work, "ml_op_default_domain", model(node, [vi("x", T.FLOAT, [2, n_feat])],
-                                                           [vi("y", T.FLOAT, [2, 1])], 3),
-                       [Xte[:2]], [np.zeros((2, 1), np.float32)])
-    rc, out, err = run([ingot, "compile", d + "/model.onnx", "-o", work + "/dom_out"])
-    lines = stderr_lines(err)
-    check(rc != 0 and len(lines) == 1 and "ai.onnx.ml op" in lines[0],
-          "TreeEnsembleRegressor in domain ai.onnx should be one error line, got rc %d:\n%s"
-          % (rc, err))
-
+    m = model(node, *io, 3)
+    del m.opset_import[1]                          # no ai.onnx.ml opset_import
+    one_error("no_ml_import", m, "no_ml_import", "ai.onnx.ml opset")
+    node.domain = ""                               # an ai.onnx.ml op in domain ai.onnx
+    one_error("ml_op_default_domain", model(node, *io, 3), "no_ml_import", "ai.onnx.ml op")
 
 if __name__ == "__main__":
     main(test)
