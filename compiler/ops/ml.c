@@ -22,11 +22,13 @@ typedef struct LabelEncAttrs {
 	int64_t n_keys;
 	int64_t legacy;      /* opset 1 before inference: inputs 1-4 are classes, indices,
 	                        default_int64, default_string */
+	int64_t nan_match;   /* opset 4: a NaN key matches NaN */
 } LabelEncAttrs;
 
 static const AttrField label_enc_fields[] = {
 	{ "n_keys", AK_INT, offsetof(LabelEncAttrs, n_keys), NULL },
 	{ "legacy", AK_INT, offsetof(LabelEncAttrs, legacy), NULL },
+	{ "nan_match", AK_INT, offsetof(LabelEncAttrs, nan_match), NULL },
 };
 
 /* A string attribute as one slot (def when absent). */
@@ -184,6 +186,7 @@ static int label_enc_import(ImportCtx *c)
 	if (le_default(c, vt, def))
 		return -1;
 	a->n_keys = nk;
+	a->nan_match = nd->opset >= 4;
 	if (nk == 0) {   /* every element gets the default: one unused key keeps tensors non-empty */
 		kd = arena_array(&c->g->arena, 1, dtype_size(kt));
 		vd = arena_array(&c->g->arena, 1, dtype_size(vt));
@@ -231,7 +234,7 @@ static int label_enc_lower(LowerCtx *c)
 	p->val_dtype = lower_in(c, 2)->dtype;
 	p->n = type_numel(lower_in(c, 0));
 	p->n_keys = a->n_keys;
-	p->nan_match = c->g->nodes[c->node].opset >= 4;
+	p->nan_match = a->nan_match;
 	LOWER_CALL(c, ingot_label_encoder, &label_enc_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;

@@ -632,6 +632,9 @@ case('labelencoder_ml4_tensor_i64_f64', 21, 'LabelEncoder',
      keys_tensor=numpy_helper.from_array(i64(3, 8, 0), 'k'),
      values_tensor=numpy_helper.from_array(np.array([0.1, 0.2, 0.3], np.float64), 'v'),
      default_tensor=numpy_helper.from_array(np.array([-2.5], np.float64), 'd'))
+case('labelencoder_ml4_float_nan_key', 21, 'LabelEncoder',
+     [('x', np.array([0.5, np.nan, 2.0, -0.0], np.float32))], ml=4, out_types=[TI],
+     keys_floats=[0.0, float('nan'), 0.5], values_int64s=[1, 2, 3], default_int64=-4)
 case('binarizer_f32', 17, 'Binarizer', [('x', np.array([[-1, 0.5, 0.75, 2], [0.7, 0.76, 1e30, -0.0]],
                                                     np.float32))], ml=1, threshold=0.75)
 case('binarizer_f32_default', 17, 'Binarizer', [('x', f32(3, 4))], ml=1)
