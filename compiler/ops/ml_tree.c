@@ -567,6 +567,7 @@ static int tree_lower(LowerCtx *c)
 	p->classifier = cls;
 	p->binary = a->binary;
 	p->labels = a->labels;
+	p->has_z = cls && n->n_out > 1 && n->out[1] != IR_NONE;
 	LOWER_CALL(c, ingot_tree_ensemble, &tree_desc, p);
 	c->kc.scratch_bytes = a->n_z * (int64_t)sizeof(double);
 	return 0;

@@ -145,7 +145,7 @@ INGOT_KERNEL int ingot_tree_ensemble(const void *params, const void *const *in,
 	const double *base = (const double *)in[6];
 	double *s = (double *)scratch;
 	int64_t r, j, r0 = task * p->n_rows / n_tasks, r1 = (task + 1) * p->n_rows / n_tasks;
-	void *y = p->classifier ? out[1] : out[0];
+	void *y = !p->classifier ? out[0] : p->has_z ? out[1] : NULL;
 	if (!in[0] || !in[1] || !in[2] || !in[3] || !in[4] || !in[5] || !in[6] || !in[7] || !s)
 		return INGOT_EINVAL;
 	for (r = r0; r < r1; r++) {

@@ -32,15 +32,15 @@ enum { INGOT_TREE_LABELS_NONE, INGOT_TREE_LABELS_I64, INGOT_TREE_LABELS_STR,
  * leaf target (class) ids and in[5] leaf weights (f64), in[6] base values (f64,
  * n_cols, read when has_base), in[7] set members (f64), in[8] the class labels
  * (classifier). A regressor writes out[0] [n_rows, n_cols] of y_dtype; a classifier
- * writes out[0] its labels [n_rows] and out[1] (may be NULL) the scores [n_rows, n_z]
- * of y_dtype. Every comparison and sum is double's. NaN features: missing_value_tracks_
+ * writes out[0] its labels [n_rows] and, when has_z (the node has the output), out[1]
+ * the scores [n_rows, n_z] of y_dtype. Every comparison and sum is double's. NaN features: missing_value_tracks_
  * true decides; when it is 0, legacy_nan (opsets 1 and 3) takes the false branch, else
  * (opset 5) the comparison decides. The scratch holds n_z doubles. A walk longer than
  * n_nodes (a cycle) gives INGOT_EINVAL. Tasks split the rows. */
 #define INGOT_TREE_ENSEMBLE_FIELDS(F) F(I64, x_dtype) F(I64, y_dtype) F(I64, n_rows) \
 	F(I64, n_feat) F(I64, n_nodes) F(I64, n_trees) F(I64, n_cols) F(I64, n_z) \
 	F(I64, aggregate) F(I64, post) F(I64, has_base) F(I64, legacy_nan) F(I64, avg_each) \
-	F(I64, classifier) F(I64, binary) F(I64, labels)
+	F(I64, classifier) F(I64, binary) F(I64, labels) F(I64, has_z)
 INGOT_PARAMS(ingot_tree_ensemble_params, INGOT_TREE_ENSEMBLE_FIELDS)
 INGOT_KERNEL int ingot_tree_ensemble(const void *params, const void *const *in,
                                      void *const *out, void *scratch, int task, int n_tasks);

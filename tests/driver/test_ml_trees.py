@@ -14,9 +14,11 @@ and the gradient boosting regressor (init as a one-leaf tree, then each stage in
 must equal sklearn's float64 prediction rounded to float32 exactly; probabilities,
 whose transform or division order differs from sklearn's by a few double ulps, to
 one float32 ulp (rtol 2^-23). Skipped (77) when python3-sklearn is missing."""
+import os
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from common import check, check_all_pass, main, run, save, stderr_lines, vi, write_test_dir
@@ -213,6 +215,13 @@ def test(ingot, work):
     exact.append(write_test_dir(work, "gb_regressor_te5",
                                 model(node, [vi("x", T.FLOAT, list(Xte.shape))],
                                       [vi("y", T.FLOAT, list(want.shape))], 5), [Xte], [want]))
+
+    # the same forest with only the labels output (Z omitted: the kernel writes no scores)
+    m = onnx.load(os.path.join(ulp[0], "model.onnx"))
+    m.graph.node[0].output[1] = ""
+    del m.graph.output[1]
+    exact.append(write_test_dir(work, "rf_classifier_labels_only", m, [Xte],
+                                [rf.predict(Xte).astype(np.int64)]))
 
     check_all_pass(ingot, ulp, "--rtol", F32_ULP, "--atol", "0")
     check_all_pass(ingot, exact, "--rtol", "0", "--atol", "0")
