@@ -31,11 +31,14 @@ NEWER = {
     "CausalConvWithState": 27, "LinearAttention": 27,
     "SwiGLU": 28,
 }
-# not ai.onnx: ai.onnx.preview.training, ai.onnx.preview, and ingot's own (made by passes: fused
-# elementwise, device copies, unshapeable If branches, the integer forms of QDQ patterns)
+# not ai.onnx: ai.onnx.preview.training, ai.onnx.preview, ai.onnx.ml, and ingot's own (made
+# by passes: fused elementwise, device copies, unshapeable If branches, the integer forms
+# of QDQ patterns)
 OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise", "CopyToDevice", "CopyToHost",
          "BranchError", "MatMulW8", "QLinearAdd", "QLinearAveragePool",
-         "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul"}
+         "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul",
+         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "TreeEnsemble", "TreeEnsembleClassifier",
+         "TreeEnsembleRegressor"}
 
 first = {}
 for s in onnx.defs.get_all_schemas_with_history():

@@ -3,7 +3,7 @@
 # Idempotent: packages already present are left alone.
 set -euo pipefail
 pkgs=(meson ninja-build gcc clang libclang-rt-14-dev make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev
-      python3-onnx python3-numpy python3-torch python3-torchvision python3-pil libjpeg-turbo-progs
+      python3-onnx python3-numpy python3-sklearn python3-torch python3-torchvision python3-pil libjpeg-turbo-progs
       dataset-fashion-mnist
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi
       qemu-system-arm nodejs time graphviz pkg-config man-db

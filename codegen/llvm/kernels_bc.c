@@ -28,6 +28,7 @@
 #include "random.c"
 #include "deform_conv.c"
 #include "roi_pool.c"
+#include "ml.c"
 #ifdef INGOT_BC_X86
 #include "x86/sgemm.c"
 #include "x86/dwconv.c"

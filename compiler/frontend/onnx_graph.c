@@ -84,13 +84,28 @@ static bool is_default_domain(const char *d)
 	return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
 }
 
+static bool is_ml_domain(const char *d)
+{
+	return d && strcmp(d, "ai.onnx.ml") == 0;
+}
+
+/* Whether op_type is one of ingot's ai.onnx.ml ops (OPF_ML): those live only there. */
+static bool is_ml_op(const char *op_type)
+{
+	Op op = op_type ? ir_op_lookup(op_type) : OP_COUNT;
+	return op < OP_COUNT && op_has(op, OPF_ML);
+}
+
 /* The optimizers Adagrad, Adam and Momentum live in ai.onnx.preview.training, FlexAttention
  * in ai.onnx.preview (version 1 only, so the node's ai.onnx opset does not matter for
- * them); no other op there is known. */
+ * them); no other op there is known. The ai.onnx.ml ops (OPF_ML) live in ai.onnx.ml, and
+ * no ai.onnx op does. */
 static bool is_known_domain(const char *d, const char *op_type)
 {
 	if (is_default_domain(d))
-		return true;
+		return !is_ml_op(op_type);
+	if (is_ml_domain(d))
+		return is_ml_op(op_type);
 	if (strcmp(d, "ai.onnx.preview") == 0)
 		return op_type && strcmp(op_type, "FlexAttention") == 0;
 	return strcmp(d, "ai.onnx.preview.training") == 0 && op_type &&
@@ -133,6 +148,9 @@ static int check_node(GraphImport *gi, size_t i)
 		return -1;
 	if (!n->op_type || !n->op_type[0])
 		return onnx_fail(L, DC_PARSE, &loc, "node has no op_type");
+	if (is_default_domain(n->domain) && is_ml_op(n->op_type))
+		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain 'ai.onnx' "
+		                 "(%s is an ai.onnx.ml op)", n->op_type, n->op_type);
 	if (!is_known_domain(n->domain, n->op_type))
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain '%s' (%s)",
 		                 n->op_type, n->domain, L->n_functions
@@ -394,6 +412,14 @@ static int op_node(GraphImport *gi, size_t i)
 	const OpInfo *info = op_info(op);
 	size_t n_in = n->n_input, n_out = n->n_output;
 	int opset = gi->opsets ? gi->opsets[i] : L->opset;
+
+	/* an ai.onnx.ml node goes by the model's ai.onnx.ml opset */
+	if (is_ml_domain(n->domain)) {
+		if (!L->ml_opset)
+			return onnx_fail(L, DC_PARSE, &loc, "the model imports no ai.onnx.ml opset for "
+			                 "this %s node", n->op_type);
+		opset = L->ml_opset;
+	}
 
 	/* an op used below the opset that introduced it (op_since.c): not a valid model,
 	 * and no version of the op to follow */

@@ -39,6 +39,7 @@ typedef struct Loader {
 	const char *dir;              /* its directory (graph arena), for external data */
 	const FrontendOptions *opt;
 	int opset;                    /* ai.onnx opset of the model */
+	int ml_opset;                 /* its ai.onnx.ml opset, 0 when it imports none */
 	bool *dim_used;               /* per opt->dims entry: matched some symbolic dim */
 	int n_attr_consts;            /* counter for names of attribute tensors */
 	OnnxFunction *functions;      /* the model's local functions (onnx_function.c) */

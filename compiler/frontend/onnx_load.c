@@ -22,6 +22,7 @@
 #define ALLOC_FACTOR 32
 #define ALLOC_EXTRA ((size_t)64 << 20)
 #define MAX_OPSET 100
+#define MAX_ML_OPSET 5     /* the newest ai.onnx.ml opset ingot implements */
 #define MAX_IR_VERSION 100
 
 /* ---- name map: open addressing, FNV-1a ---- */
@@ -314,6 +315,18 @@ static int check_header(Loader *L, const Onnx__ModelProto *m)
 		if (!os->has_version || os->version < 1 || os->version > MAX_OPSET)
 			return onnx_fail(L, DC_PARSE, NULL, "invalid opset version %lld for domain '%s'",
 			                 os->has_version ? (long long)os->version : 0LL, dom);
+		if (strcmp(dom, "ai.onnx.ml") == 0) {
+			/* the classic-ML ops (OPF_ML) go by this opset; 1 to 5 are defined */
+			if (L->ml_opset)
+				return onnx_fail(L, DC_PARSE, NULL, "more than one opset_import for the "
+				                 "ai.onnx.ml domain");
+			if (os->version > MAX_ML_OPSET)
+				return onnx_fail(L, DC_UNSUPPORTED, NULL, "ai.onnx.ml opset %lld is newer "
+				                 "than ingot knows (at most %d)", (long long)os->version,
+				                 MAX_ML_OPSET);
+			L->ml_opset = (int)os->version;
+			continue;
+		}
 		if (dom[0] && strcmp(dom, "ai.onnx") != 0)
 			continue;   /* other domains: their nodes are reported as unsupported */
 		if (have_default)

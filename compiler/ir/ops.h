@@ -53,6 +53,9 @@ typedef enum OpFlag {
 	/* the OpenCL target has a device kernel for some f32 nodes of it; which ones
 	 * (dtype, attributes) the target's predicate says (passes/place.c) */
 	OPF_DEVICE = 1u << 11,
+	/* an op of the ai.onnx.ml domain: the frontend takes it only from that domain, and
+	 * its node's opset is the model's ai.onnx.ml opset (frontend/onnx_graph.c) */
+	OPF_ML = 1u << 12,
 } OpFlag;
 
 #define IR_OPS(X) \
@@ -290,6 +293,15 @@ typedef enum OpFlag {
 	X(RANDOM_NORMAL_LIKE, RandomNormalLike, random, 1, 1, 1, 1, 0x0, OPF_RANDOM) \
 	X(RANDOM_UNIFORM, RandomUniform, random, 0, 0, 1, 1, 0x0, OPF_RANDOM) \
 	X(RANDOM_UNIFORM_LIKE, RandomUniformLike, random, 1, 1, 1, 1, 0x0, OPF_RANDOM) \
+	/* ai.onnx.ml (OPF_ML). ml_tree.c: every tree format becomes one node table, \
+	 * appended at import as constant inputs 1-7 (8: a classifier's labels); ml.c: \
+	 * LabelEncoder's keys, values and default become inputs 1-3 */ \
+	X(ARRAY_FEATURE_EXTRACTOR, ArrayFeatureExtractor, array_feature_extractor, 2, 2, 1, 1, 0x0, OPF_ML) \
+	X(BINARIZER, Binarizer, binarizer, 1, 1, 1, 1, 0x0, OPF_ML) \
+	X(LABEL_ENCODER, LabelEncoder, label_encoder, 1, 5, 1, 1, 0x0, OPF_ML) \
+	X(TREE_ENSEMBLE, TreeEnsemble, tree_ensemble, 1, 8, 1, 1, 0x0, OPF_ML) \
+	X(TREE_ENSEMBLE_CLASSIFIER, TreeEnsembleClassifier, tree_ensemble, 1, 9, 1, 2, 0x0, OPF_ML) \
+	X(TREE_ENSEMBLE_REGRESSOR, TreeEnsembleRegressor, tree_ensemble, 1, 8, 1, 1, 0x0, OPF_ML) \
 	/* fused.c: ingot's own ops, made by passes (not ONNX; rejected at import) */ \
 	X(FUSED_ELEMENTWISE, FusedElementwise, fused_elementwise, 1, 4, 1, 1, 0x0, OPF_INPLACE | OPF_DEVICE) \
 	/* elementwise.c: the explicit transfers of passes/place.c between the host's memory \
@@ -334,6 +346,7 @@ typedef enum Op {
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
 	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy) \
 	G(bitcast) G(tensor_scatter) G(causal_conv) G(swiglu) G(linear_attention) \
-	G(flex_attention)
+	G(flex_attention) G(array_feature_extractor) G(binarizer) G(label_encoder) \
+	G(tree_ensemble)
 
 #endif /* INGOT_OPS_H */

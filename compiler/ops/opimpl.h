@@ -150,6 +150,14 @@ extern const DType dtl_all_small[];    /* dtl_all + the 8-bit floats, int4/uint4
 extern const char *const cast_round_mode_names[];   /* Cast/CastLike round_mode, as INGOT_E8M0_* */
 extern const DType dtl_int[];          /* all ints */
 
+/* text.c: appends a constant 1-D tensor (dtype dt, n elements at data, copied into the
+ * blob) as the node's last input, named NODE.what: how an import turns a large
+ * attribute (stopwords, tree tables) into data the kernel reads like any tensor. */
+void ops_append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n, void *data);
+/* text.c: n strings copied into zero-padded INGOT_STRING_CAP slots (graph arena); NULL,
+ * with a diagnostic at attribute attr, when one does not fit a slot. */
+char *ops_str_slots(ImportCtx *c, const char *attr, const char *const *s, int n);
+
 /* text.c: Cast/CastLike from or to STRING (ingot_cast_str over n elements) */
 int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n);
 

@@ -36,8 +36,7 @@ int text_cast_lower(LowerCtx *c, DType from, DType to, int64_t n)
 
 /* ---- StringNormalizer ---- */
 
-/* Appends a constant tensor (dtype dt, n elements at data) as the node's last input. */
-static void append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n, void *data)
+void ops_append_const_input(ImportCtx *c, const char *what, DType dt, int64_t n, void *data)
 {
 	Graph *g = c->g;
 	Node *nd = &g->nodes[c->node];
@@ -50,6 +49,21 @@ static void append_const_input(ImportCtx *c, const char *what, DType dt, int64_t
 	in[nd->n_in] = v;
 	nd->in = in;
 	nd->n_in++;
+}
+
+char *ops_str_slots(ImportCtx *c, const char *attr, const char *const *s, int n)
+{
+	char *slots = arena_array(&c->g->arena, (size_t)(n ? n : 1), INGOT_STRING_CAP);
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(s[i]);
+		if (k > INGOT_STRING_CAP - 1) {
+			import_fail(c, attr, "string %d has %zu bytes, at most %d fit a string slot "
+			            "(INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
+			return NULL;
+		}
+		memcpy(slots + (size_t)i * INGOT_STRING_CAP, s[i], k);
+	}
+	return slots;
 }
 
 typedef struct StrNormAttrs {
@@ -82,15 +96,10 @@ static int strnorm_import(ImportCtx *c)
 		return 0;
 	if (sw->kind != RA_STRINGS)
 		return import_fail(c, "stopwords", "expected strings");
-	char *slots = arena_array(&g->arena, (size_t)sw->n, INGOT_STRING_CAP);
-	for (int i = 0; i < sw->n; i++) {
-		size_t k = strlen(sw->strings[i]);
-		if (k > INGOT_STRING_CAP - 1)
-			return import_fail(c, "stopwords", "stopword %d has %zu bytes, at most %d fit a string slot "
-			                   "(INGOT_STRING_CAP)", i, k, INGOT_STRING_CAP - 1);
-		memcpy(slots + (size_t)i * INGOT_STRING_CAP, sw->strings[i], k);
-	}
-	append_const_input(c, "stopwords", DT_STRING, sw->n, slots);
+	char *slots = ops_str_slots(c, "stopwords", sw->strings, sw->n);
+	if (!slots)
+		return -1;
+	ops_append_const_input(c, "stopwords", DT_STRING, sw->n, slots);
 	return 0;
 }
 
@@ -256,7 +265,7 @@ static int split_import(ImportCtx *c)
 		                   "(INGOT_STRING_CAP)", k, INGOT_STRING_CAP - 1);
 	char *slot = arena_alloc(&c->g->arena, INGOT_STRING_CAP);
 	memcpy(slot, d->s, k);
-	append_const_input(c, "delimiter", DT_STRING, 1, slot);
+	ops_append_const_input(c, "delimiter", DT_STRING, 1, slot);
 	return 0;
 }
 
@@ -346,7 +355,7 @@ static int regex_import(ImportCtx *c)
 	}
 	if (rc)
 		return import_fail(c, "pattern", "invalid RE2 pattern: %s", err);
-	append_const_input(c, "pattern", DT_I32, n_words, prog);
+	ops_append_const_input(c, "pattern", DT_I32, n_words, prog);
 	return 0;
 }
 

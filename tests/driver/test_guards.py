@@ -109,6 +109,7 @@ def sink_model(path):
     node("MaxRoiPool", [x, w("rois", np.array([[0, 0, 0, 7, 7]], np.float32))], "roi",
          pooled_shape=[2, 2])                                              # roi_pool
     node("DFT", [inp("sig", F, [1, 16, 1])], "dft")                         # spectral
+    node("Binarizer", [a], "bin", domain="ai.onnx.ml", threshold=0.5)        # ml
     node("RandomNormalLike", [a], "rn", seed=1.0)                           # random
     node("SoftmaxCrossEntropyLoss", [inp("lg", F, [4, 5]), inp("lb", T.INT64, [4])],
          "loss")                                                           # loss
@@ -135,7 +136,8 @@ def sink_model(path):
     node("RNN", [sd, rw("rw", 1, 4, 2, dt=np.float64), rw("rr", 1, 4, 4, dt=np.float64)],
          "rny", dt=D, hidden_size=4)
     g = helper.make_graph(nodes, "sink", ins, outs, inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 22)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 22),
+                                            helper.make_opsetid("ai.onnx.ml", 3)])
     m.ir_version = 8
     save(m, path)
 

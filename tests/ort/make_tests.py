@@ -48,15 +48,19 @@ def to_tensor(v, name):
     return numpy_helper.from_array(v, name)
 
 
-def case(name, opset, op, inputs, consts=None, n_out=1, then=(), atol=None, **attrs):
+def case(name, opset, op, inputs, consts=None, n_out=1, then=(), atol=None, ml=None,
+         out_types=None, **attrs):
     """One node: `inputs` are (name, array) graph inputs, `consts` (name, array or
     TensorProto) initializers; node inputs are inputs then consts in order ('' =
     omitted). n_out is a count or the list of output names ('' = omitted). `then`
     chains more nodes, (op, consts, attrs) each, every one taking the previous node's
     output first (types numpy lacks, such as float8, stay inside). atol, when given,
-    goes to the case's `tolerance` file for `ingot check`."""
+    goes to the case's `tolerance` file for `ingot check`. ml, when given, is the
+    ai.onnx.ml opset the model imports, and the node is of that domain; out_types
+    gives the outputs' element types where first_type cannot tell."""
     CASES.append(dict(name=name, opset=opset, op=op, inputs=inputs, consts=consts or [],
-                      n_out=n_out, attrs=attrs, then=list(then), atol=atol))
+                      n_out=n_out, attrs=attrs, then=list(then), atol=atol, ml=ml,
+                      out_types=out_types))
 
 
 def small_tensor(name, dt, vals, dims=None):
@@ -662,6 +666,109 @@ case('maxroipool_1_scale', 1, 'MaxRoiPool', [('x', f32(2, 2, 6, 7)), ('rois', ro
 case('maxroipool_1_bigbins', 1, 'MaxRoiPool', [('x', f32(2, 2, 5, 5)), ('rois', rois)],
      pooled_shape=[4, 6], spatial_scale=0.75)
 
+# --- ai.onnx.ml: LabelEncoder 1/2/4, Binarizer, ArrayFeatureExtractor, tree corners ---
+TS, TI, TF, TD = TensorProto.STRING, TensorProto.INT64, TensorProto.FLOAT, TensorProto.DOUBLE
+words = strs('cat', 'dog', 'eel', 'cat', 'yak', '', shape=(2, 3))
+case('labelencoder_ml1_str_int', 17, 'LabelEncoder', [('x', words)], ml=1, out_types=[TI],
+     classes_strings=['dog', 'cat', 'eel'], default_int64=-7)
+case('labelencoder_ml1_int_str', 17, 'LabelEncoder', [('x', i64(0, 2, 5, -1, 1))], ml=1,
+     out_types=[TS], classes_strings=['dog', 'cat', 'eel'], default_string='none')
+case('labelencoder_ml2_str_int_default', 17, 'LabelEncoder', [('x', words)], ml=2, out_types=[TI],
+     keys_strings=['cat', 'eel', ''], values_int64s=[10, 20, 30])
+case('labelencoder_ml2_int_str', 17, 'LabelEncoder', [('x', i64(4, 9, 4, -3, 0, 9))], ml=2,
+     out_types=[TS], keys_int64s=[9, 4, -3], values_strings=['nine', 'four', 'minus three'],
+     default_string='?')
+case('labelencoder_ml2_float_float', 17, 'LabelEncoder',
+     [('x', np.array([0.5, -0.0, 2.25, 7.0, 0.0, np.nan], np.float32))], ml=2, out_types=[TF],
+     keys_floats=[0.5, 0.0, 2.25, float('nan')], values_floats=[-1.0, 3.5, 1e-3, 42.0],
+     default_float=9.5)
+case('labelencoder_ml2_float_str', 17, 'LabelEncoder',
+     [('x', np.array([[1.5, 2.0], [3.0, 1.5]], np.float32))], ml=2, out_types=[TS],
+     keys_floats=[1.5, 3.0], values_strings=['a', 'b'])
+case('labelencoder_ml4_tensor_i64_f64', 21, 'LabelEncoder',
+     [('x', i64(3, -1, 8, 3, 0))], ml=4, out_types=[TD],
+     keys_tensor=numpy_helper.from_array(i64(3, 8, 0), 'k'),
+     values_tensor=numpy_helper.from_array(np.array([0.1, 0.2, 0.3], np.float64), 'v'),
+     default_tensor=numpy_helper.from_array(np.array([-2.5], np.float64), 'd'))
+case('labelencoder_ml4_float_nan_key', 21, 'LabelEncoder',
+     [('x', np.array([0.5, np.nan, 2.0, -0.0], np.float32))], ml=4, out_types=[TI],
+     keys_floats=[0.0, float('nan'), 0.5], values_int64s=[1, 2, 3], default_int64=-4)
+case('binarizer_f32', 17, 'Binarizer', [('x', np.array([[-1, 0.5, 0.75, 2], [0.7, 0.76, 1e30, -0.0]],
+                                                    np.float32))], ml=1, threshold=0.75)
+case('binarizer_f32_default', 17, 'Binarizer', [('x', f32(3, 4))], ml=1)
+case('arrayfeatureextractor_f32', 17, 'ArrayFeatureExtractor', [('x', f32(3, 5))], [('i', i64(0, 3, 3, 4))],
+     ml=1)
+case('arrayfeatureextractor_i64_1d', 17, 'ArrayFeatureExtractor', [('x', i64(5, 6, 7, 8))],
+     [('i', i64(2, 0))], ml=1)
+case('arrayfeatureextractor_str_3d', 17, 'ArrayFeatureExtractor',
+     [('x', strs(*'abcdefghijkl', shape=(2, 2, 3)))], [('i', np.array([[2, 1]], np.int64))], ml=1)
+
+# trees: every branch mode, NaN with and without missing_value_tracks_true, base values.
+# A NaN at a BRANCH_NEQ node whose missing_value_tracks_true is 0 is left out: the spec
+# (and its reference) take the false branch, ONNX Runtime the comparison's true one
+xt = np.array([[0.5, -1.0, 2.0], [1.0, 3.0, np.nan], [2.5, -1.0, 0.0], [np.nan, 0.25, 1.0],
+               [1.0, 0.0, -2.0], [-3.0, 3.0, 5.0]], np.float32)
+tree_nodes = dict(nodes_treeids=[0] * 7 + [1] * 5, nodes_nodeids=[0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4],
+                  nodes_featureids=[0, 1, 2, 0, 0, 0, 0, 2, 1, 0, 0, 0],
+                  nodes_modes=['BRANCH_LEQ', 'BRANCH_LT', 'BRANCH_GTE', 'LEAF', 'LEAF', 'LEAF', 'LEAF',
+                               'BRANCH_NEQ', 'BRANCH_EQ', 'LEAF', 'LEAF', 'LEAF'],
+                  nodes_values=[1.0, 0.25, 1.0, 0, 0, 0, 0, 0.0, 3.0, 0, 0, 0],
+                  nodes_truenodeids=[1, 3, 5, 0, 0, 0, 0, 1, 3, 0, 0, 0],
+                  nodes_falsenodeids=[2, 4, 6, 0, 0, 0, 0, 2, 4, 0, 0, 0],
+                  nodes_missing_value_tracks_true=[1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0])
+leaves = [(0, 3), (0, 4), (0, 5), (0, 6), (1, 2), (1, 3), (1, 4)]
+def tree_targets(prefix, n_ids):
+    r = {prefix + '_treeids': [], prefix + '_nodeids': [], prefix + '_ids': [], prefix + '_weights': []}
+    for k, (t, n) in enumerate(leaves):
+        for j in range(n_ids):
+            if (k + j) % 3 == 2:
+                continue
+            r[prefix + '_treeids'].append(t)
+            r[prefix + '_nodeids'].append(n)
+            r[prefix + '_ids'].append(j)
+            r[prefix + '_weights'].append(round(0.5 * k - 0.75 * j + 0.25, 3))
+    return r
+def probit_safe(t):
+    """Weights that keep every score in (0, 1), where PROBIT is finite."""
+    return {k: ([abs(w) / 16 for w in v] if k.endswith('_weights') else v) for k, v in t.items()}
+for post in ['NONE', 'SOFTMAX', 'LOGISTIC', 'SOFTMAX_ZERO', 'PROBIT']:
+    t = tree_targets('class', 3)
+    case('treeclassifier_ml1_3class_%s' % post.lower(), 17, 'TreeEnsembleClassifier', [('x', xt)],
+         n_out=2, ml=1, out_types=[TI, TF], classlabels_int64s=[4, 5, 6], post_transform=post,
+         base_values=[0.1, 0.2, 0.05] if post == 'PROBIT' else [0.1, -0.2, 0.05], **tree_nodes,
+         **(probit_safe(t) if post == 'PROBIT' else t))
+case('treeclassifier_ml3_binary_logistic_strings', 17, 'TreeEnsembleClassifier', [('x', xt)],
+     n_out=2, ml=3, out_types=[TS, TF], classlabels_strings=['no', 'yes'], post_transform='LOGISTIC',
+     **tree_nodes, **tree_targets('class', 1))
+case('treeclassifier_ml3_binary_none', 17, 'TreeEnsembleClassifier', [('x', xt * 0.5)],
+     n_out=2, ml=3, out_types=[TI, TF], classlabels_int64s=[0, 1],
+     **tree_nodes, **probit_safe(tree_targets('class', 1)))
+for agg in ['SUM', 'AVERAGE', 'MIN', 'MAX']:
+    case('treeregressor_ml1_%s' % agg.lower(), 17, 'TreeEnsembleRegressor', [('x', xt)], ml=1,
+         out_types=[TF], n_targets=2, aggregate_function=agg, base_values=[1.0, -0.5],
+         **tree_nodes, **tree_targets('target', 2))
+case('treeregressor_ml3_f64_as_tensor', 17, 'TreeEnsembleRegressor', [('x', xt.astype(np.float64) + 1e-9)],
+     ml=3, out_types=[TF], n_targets=1,
+     **{k: v for k, v in tree_nodes.items() if k != 'nodes_values'},
+     nodes_values_as_tensor=numpy_helper.from_array(np.array(tree_nodes['nodes_values'], np.float64) + 1e-9, 'nv'),
+     **{k: v for k, v in tree_targets('target', 1).items()})
+
+# TreeEnsemble 5: set membership (members NaN-delimited in BRANCH_MEMBER order), a leaf-only
+# tree, NaN tracked true, double splits and weights with double X; AVERAGE and MAX (every
+# target is reached on every row: with none, MAX's start value is the reference's lowest
+# double, ONNX Runtime's 0)
+te_x = np.array([[1.0, 2.0], [3.0, -1.0], [7.0, 0.5], [np.nan, 4.0], [1.0, np.nan], [4.0, 2.0]])
+te = dict(nodes_featureids=[0, 1, 0, 0], nodes_modes=numpy_helper.from_array(np.array([6, 0, 6, 0], np.uint8), 'm'),
+          nodes_splits=numpy_helper.from_array(np.array([0.0, 1.5, 0.0, 0.0]), 's'),
+          nodes_truenodeids=[1, 0, 2, 4], nodes_falsenodeids=[1, 2, 3, 4], nodes_trueleafs=[0, 1, 1, 1],
+          nodes_falseleafs=[1, 1, 1, 1], nodes_missing_value_tracks_true=[1, 0, 0, 0],
+          membership_values=numpy_helper.from_array(np.array([1.0, 3.0, np.nan, 7.0, 4.0, np.nan]), 'mv'),
+          leaf_targetids=[0, 1, 0, 1, 1], leaf_weights=numpy_helper.from_array(
+              np.array([0.5, -1.25, 2.0, 3.5, 0.75]), 'lw'), tree_roots=[0, 2, 3])
+for agg, nm in ((0, 'average'), (3, 'max')):
+    case('treeensemble_ml5_member_%s' % nm, 21, 'TreeEnsemble', [('x', te_x)], ml=5,
+         out_types=[TD], n_targets=2, aggregate_function=agg, **te)
+
 NP_TO_ORT = {np.float32: 'float32', np.float64: 'float64', np.int64: 'int64',
              np.int32: 'int32', np.uint8: 'uint8', np.int8: 'int8', np.bool_: 'bool',
              np.int16: 'int16', np.uint16: 'uint16', np.uint32: 'uint32', np.uint64: 'uint64',
@@ -687,6 +794,7 @@ def build(c, d):
         o = outs if last else ['m%d' % k]
         nodes.append(helper.make_node(op, prev + [n for n, _ in consts], o,
                                       name=c['name'] if k == 0 else '%s_%d' % (c['name'], k),
+                                      domain='ai.onnx.ml' if c['ml'] and k == 0 else None,
                                       **attrs))
         inits += [init_of(n, v) for n, v in consts if n]
         prev = o
@@ -700,6 +808,8 @@ def first_type(c, i=0):
     """Output i's element type before ORT has told: 'to' for Cast, float for
     ConstantOfShape's float value, OUT_TYPES' for ops that set their own, else the
     first input's."""
+    if c['out_types']:
+        return c['out_types'][i]
     if c['op'] in OUT_TYPES and not c['then']:
         return OUT_TYPES[c['op']][i]
     if c['then']:                    # chains end in a Cast or a DequantizeLinear
@@ -725,8 +835,10 @@ def write_model(c, d, out_meta):
                 onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(ORT_TO_NP[m['dtype']])]
             ovi.append(helper.make_tensor_value_info(o, t, m['dims']))
     g = helper.make_graph(nodes, c['name'], ins, ovi, inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', c['opset'])],
-                          producer_name='ingot-tests-ort')
+    imports = [helper.make_opsetid('', c['opset'])]
+    if c['ml']:
+        imports.append(helper.make_opsetid('ai.onnx.ml', c['ml']))
+    m = helper.make_model(g, opset_imports=imports, producer_name='ingot-tests-ort')
     m.ir_version = 11 if c['opset'] >= 24 else 9 if c['opset'] >= 21 else 8
     onnx.save(m, os.path.join(d, 'model.onnx'))
 

@@ -43,6 +43,8 @@ static const FlagOps expected[] = {
 	  "FusedElementwise LayerNormalization ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp "
 	  "ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Concat Gather Pad "
 	  "Slice Transpose Resize" },
+	{ OPF_ML, "OPF_ML", "ArrayFeatureExtractor Binarizer LabelEncoder TreeEnsemble "
+	  "TreeEnsembleClassifier TreeEnsembleRegressor" },
 };
 
 /* Whether the space-separated list holds the word w. */

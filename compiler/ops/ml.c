@@ -1,0 +1,335 @@
+/* ml.c — op groups of the small ai.onnx.ml ops, lowered to runtime-stubs/kernels/ml.c:
+ * label_encoder (LabelEncoder, opsets 1, 2 and 4), binarizer (Binarizer) and
+ * array_feature_extractor (ArrayFeatureExtractor). The tree ensembles are ml_tree.c.
+ *
+ * LabelEncoder's keys, values and default become constant inputs 1-3 at import (the
+ * struct stays numeric). Opset 1 maps strings to their index in classes_strings or
+ * back, which way depending on X's dtype, so its import appends both directions'
+ * data (classes, their indices, default_int64, default_string) and inference, which
+ * knows the dtype, keeps that direction's three; opsets 2 and 4 append keys, values
+ * and the default of the values' type.
+ */
+#include "opimpl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ml.h"
+
+/* ---- label_encoder: LabelEncoder ---- */
+
+typedef struct LabelEncAttrs {
+	int64_t n_keys;
+	int64_t legacy;      /* opset 1 before inference: inputs 1-4 are classes, indices,
+	                        default_int64, default_string */
+	int64_t nan_match;   /* opset 4: a NaN key matches NaN */
+} LabelEncAttrs;
+
+static const AttrField label_enc_fields[] = {
+	{ "n_keys", AK_INT, offsetof(LabelEncAttrs, n_keys), NULL },
+	{ "legacy", AK_INT, offsetof(LabelEncAttrs, legacy), NULL },
+	{ "nan_match", AK_INT, offsetof(LabelEncAttrs, nan_match), NULL },
+};
+
+/* A string attribute as one slot (def when absent). */
+static char *str_attr(ImportCtx *c, const char *name, const char *def)
+{
+	const RawAttr *a = import_find(c, name);
+	if (a && a->kind != RA_STRING) {
+		import_fail(c, name, "expected a string");
+		return NULL;
+	}
+	const char *s = a ? a->s : def;
+	return ops_str_slots(c, name, &s, 1);
+}
+
+/* One of keys_/values_ {strings, int64s, floats, tensor}: its dtype, count and data. */
+static int le_list(ImportCtx *c, const char *pre, DType *dt, int64_t *n, void **data)
+{
+	static const char *const kinds[] = { "strings", "int64s", "floats", "tensor" };
+	const RawAttr *found = NULL;
+	char name[32];
+	int which = -1;
+	for (int k = 0; k < 4; k++) {
+		snprintf(name, sizeof name, "%s_%s", pre, kinds[k]);
+		const RawAttr *a = import_find(c, name);
+		if (!a)
+			continue;
+		if (found)
+			return import_fail(c, a->name, "%s is given as well: give one of them", found->name);
+		found = a;
+		which = k;
+	}
+	if (!found)
+		return import_fail(c, NULL, "LabelEncoder needs one of %s_strings, %s_int64s, %s_floats "
+		                   "and %s_tensor", pre, pre, pre, pre);
+	switch (which) {
+	case 0:
+		if (found->kind != RA_STRINGS)
+			return import_fail(c, found->name, "expected strings");
+		*dt = DT_STRING;
+		*n = found->n;
+		*data = ops_str_slots(c, found->name, found->strings, found->n);
+		return *data ? 0 : -1;
+	case 1:
+		if (found->kind != RA_INTS)
+			return import_fail(c, found->name, "expected ints");
+		*dt = DT_I64;
+		*n = found->n;
+		*data = (void *)found->ints;
+		return 0;
+	case 2:
+		if (found->kind != RA_FLOATS)
+			return import_fail(c, found->name, "expected floats");
+		*dt = DT_F32;
+		*n = found->n;
+		*data = (void *)found->floats;
+		return 0;
+	default: {
+		if (found->kind != RA_TENSOR)
+			return import_fail(c, found->name, "expected a tensor");
+		const Value *v = &c->g->values[found->tensor];
+		static const DType ok[] = { DT_STRING, DT_I64, DT_I32, DT_I16, DT_F32, DT_F64 };
+		*dt = v->type.dtype;
+		*n = type_numel(&v->type);
+		*data = (void *)ir_const_data(c->g, found->tensor);
+		for (size_t k = 0; k < COUNTOF(ok); k++)
+			if (ok[k] == *dt)
+				return 0;
+		return import_fail(c, found->name, "unsupported tensor type %s (string, int16, int32, "
+		                   "int64, float or double)", dtype_name(*dt));
+	}
+	}
+}
+
+/* The default of value type dt: default_tensor (opset 4) or default_string/int64/float. */
+static int le_default(ImportCtx *c, DType dt, unsigned char *out)
+{
+	const RawAttr *t = import_find(c, "default_tensor");
+	if (t) {
+		if (t->kind != RA_TENSOR || c->g->values[t->tensor].type.dtype != dt ||
+		    type_numel(&c->g->values[t->tensor].type) != 1)
+			return import_fail(c, "default_tensor", "expected one value of the values' type %s",
+			                   dtype_name(dt));
+		memcpy(out, ir_const_data(c->g, t->tensor), dtype_size(dt));
+		return 0;
+	}
+	if (dt == DT_STRING) {
+		char *s = str_attr(c, "default_string", "_Unused");
+		if (!s)
+			return -1;
+		memcpy(out, s, INGOT_STRING_CAP);
+		return 0;
+	}
+	if (dt == DT_F32 || dt == DT_F64) {
+		float f;
+		if (import_float(c, "default_float", -0.0f, &f))
+			return -1;
+		if (dt == DT_F32)
+			memcpy(out, &f, sizeof f);
+		else {
+			double d = f;
+			memcpy(out, &d, sizeof d);
+		}
+		return 0;
+	}
+	int64_t v;
+	if (import_int(c, "default_int64", -1, &v))
+		return -1;
+	if (dt == DT_I64)
+		memcpy(out, &v, 8);
+	else if (dt == DT_I32) {
+		int32_t w = (int32_t)v;
+		memcpy(out, &w, 4);
+	} else {
+		int16_t w = (int16_t)v;
+		memcpy(out, &w, 2);
+	}
+	return 0;
+}
+
+static int label_enc_import(ImportCtx *c)
+{
+	LabelEncAttrs *a = c->attrs;
+	Node *nd = &c->g->nodes[c->node];
+	if (nd->n_in != 1)
+		return import_fail(c, NULL, "LabelEncoder takes 1 input, got %d", nd->n_in);
+	if (nd->opset < 2) {
+		const RawAttr *cl = import_find(c, "classes_strings");
+		int64_t def;
+		if (!cl || cl->kind != RA_STRINGS)
+			return import_fail(c, "classes_strings", "expected strings (required at opset 1)");
+		char *slots = ops_str_slots(c, "classes_strings", cl->strings, cl->n);
+		char *dstr = str_attr(c, "default_string", "_Unused");
+		if (!slots || !dstr || import_int(c, "default_int64", -1, &def))
+			return -1;
+		int64_t *idx = arena_array(&c->g->arena, (size_t)(cl->n ? cl->n : 1), sizeof *idx);
+		for (int i = 0; i < cl->n; i++)
+			idx[i] = i;
+		a->n_keys = cl->n;
+		a->legacy = 1;
+		ops_append_const_input(c, "classes", DT_STRING, cl->n ? cl->n : 1, slots);
+		ops_append_const_input(c, "indices", DT_I64, cl->n ? cl->n : 1, idx);
+		ops_append_const_input(c, "default_int64", DT_I64, 1, &def);
+		ops_append_const_input(c, "default_string", DT_STRING, 1, dstr);
+		return 0;
+	}
+	DType kt, vt;
+	int64_t nk, nv;
+	void *kd, *vd;
+	unsigned char def[INGOT_STRING_CAP];
+	if (le_list(c, "keys", &kt, &nk, &kd) || le_list(c, "values", &vt, &nv, &vd))
+		return -1;
+	if (nk != nv)
+		return import_fail(c, NULL, "%lld keys but %lld values", (long long)nk, (long long)nv);
+	memset(def, 0, sizeof def);
+	if (le_default(c, vt, def))
+		return -1;
+	a->n_keys = nk;
+	a->nan_match = nd->opset >= 4;
+	if (nk == 0) {   /* every element gets the default: one unused key keeps tensors non-empty */
+		kd = arena_array(&c->g->arena, 1, dtype_size(kt));
+		vd = arena_array(&c->g->arena, 1, dtype_size(vt));
+	}
+	ops_append_const_input(c, "keys", kt, nk ? nk : 1, kd);
+	ops_append_const_input(c, "values", vt, nk ? nk : 1, vd);
+	ops_append_const_input(c, "default", vt, 1, def);
+	return 0;
+}
+
+static int label_enc_infer(InferCtx *c)
+{
+	Node *n = infer_node(c);
+	LabelEncAttrs *a = n->attrs;
+	const Type *x = infer_in(c, 0);
+	if (a->legacy) {
+		/* opset 1: X's dtype says the direction; keep that direction's keys, values and
+		 * default as inputs 1-3, the form of the later opsets */
+		bool from_str = x->dtype == DT_STRING;
+		if (!from_str && x->dtype != DT_I64)
+			return infer_fail(c, 0, "expected string or int64 (LabelEncoder 1), got %s",
+			                  dtype_name(x->dtype));
+		ValueId in[4] = { n->in[0], n->in[from_str ? 1 : 2], n->in[from_str ? 2 : 1],
+		                  n->in[from_str ? 3 : 4] };
+		memcpy(n->in, in, sizeof in);
+		n->n_in = 4;
+		a->legacy = 0;
+	}
+	if (x->dtype != infer_in(c, 1)->dtype)
+		return infer_fail(c, 0, "expected the keys' type %s, got %s",
+		                  dtype_name(infer_in(c, 1)->dtype), dtype_name(x->dtype));
+	return ops_set_out(c, 0, infer_in(c, 2)->dtype, x->rank, x->dims);
+}
+
+#define PARAM_STRUCT ingot_label_encoder_params
+static const ParamField label_enc_pfields[] = { INGOT_LABEL_ENCODER_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc label_enc_desc = PARAM_DESC(ingot_label_encoder_params, label_enc_pfields);
+
+static int label_enc_lower(LowerCtx *c)
+{
+	const LabelEncAttrs *a = c->g->nodes[c->node].attrs;
+	ingot_label_encoder_params *p = lower_params(c, &label_enc_desc);
+	p->key_dtype = lower_in(c, 0)->dtype;
+	p->val_dtype = lower_in(c, 2)->dtype;
+	p->n = type_numel(lower_in(c, 0));
+	p->n_keys = a->n_keys;
+	p->nan_match = a->nan_match;
+	LOWER_CALL(c, ingot_label_encoder, &label_enc_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
+	return 0;
+}
+
+const OpImpl op_impl_label_encoder = { sizeof(LabelEncAttrs), label_enc_fields,
+                                       COUNTOF(label_enc_fields), label_enc_import,
+                                       label_enc_infer, label_enc_lower };
+
+/* ---- binarizer: Binarizer ---- */
+
+typedef struct BinarizerAttrs {
+	float threshold;     /* default 0 */
+} BinarizerAttrs;
+
+static const AttrField binarizer_fields[] = {
+	{ "threshold", AK_FLOAT, offsetof(BinarizerAttrs, threshold), NULL },
+};
+
+static int binarizer_import(ImportCtx *c)
+{
+	BinarizerAttrs *a = c->attrs;
+	return import_float(c, "threshold", 0.0f, &a->threshold);
+}
+
+static const DType ml_num[] = { DT_F32, DT_F64, DT_I64, DT_I32, DT_UNDEF };
+
+static int binarizer_infer(InferCtx *c)
+{
+	const Type *x = infer_in(c, 0);
+	if (infer_check_dtype(c, 0, ml_num))
+		return -1;
+	return ops_set_out(c, 0, x->dtype, x->rank, x->dims);
+}
+
+#define PARAM_STRUCT ingot_binarizer_params
+static const ParamField binarizer_pfields[] = { INGOT_BINARIZER_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc binarizer_desc = PARAM_DESC(ingot_binarizer_params, binarizer_pfields);
+
+static int binarizer_lower(LowerCtx *c)
+{
+	const BinarizerAttrs *a = c->g->nodes[c->node].attrs;
+	ingot_binarizer_params *p = lower_params(c, &binarizer_desc);
+	p->dtype = lower_in(c, 0)->dtype;
+	p->n = type_numel(lower_in(c, 0));
+	p->threshold = a->threshold;
+	LOWER_CALL(c, ingot_binarizer, &binarizer_desc, p);
+	c->kc.split = true;   /* tasks own disjoint outputs */
+	return 0;
+}
+
+const OpImpl op_impl_binarizer = { sizeof(BinarizerAttrs), binarizer_fields,
+                                   COUNTOF(binarizer_fields), binarizer_import, binarizer_infer,
+                                   binarizer_lower };
+
+/* ---- array_feature_extractor: ArrayFeatureExtractor ---- */
+
+static const DType afe_types[] = { DT_F32, DT_F64, DT_I64, DT_I32, DT_STRING, DT_UNDEF };
+static const DType i64_only[] = { DT_I64, DT_UNDEF };
+
+static int afe_infer(InferCtx *c)
+{
+	const Type *x = infer_in(c, 0), *y = infer_in(c, 1);
+	if (infer_check_dtype(c, 0, afe_types) || infer_check_dtype(c, 1, i64_only))
+		return -1;
+	if (x->rank < 1)
+		return infer_fail(c, 0, "expected at least rank 1, got a scalar");
+	/* ONNX Runtime's rule, which the reference follows: 1-D data gives one row */
+	int64_t dims[IR_MAX_RANK];
+	int rank = x->rank == 1 ? 2 : x->rank;
+	dims[0] = 1;
+	for (int d = 0; d < x->rank - 1; d++)
+		dims[d] = x->dims[d];
+	dims[rank - 1] = type_numel(y);
+	return ops_set_out(c, 0, x->dtype, rank, dims);
+}
+
+#define PARAM_STRUCT ingot_array_feature_params
+static const ParamField afe_pfields[] = { INGOT_ARRAY_FEATURE_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc afe_desc = PARAM_DESC(ingot_array_feature_params, afe_pfields);
+
+static int afe_lower(LowerCtx *c)
+{
+	const Type *x = lower_in(c, 0);
+	ingot_array_feature_params *p = lower_params(c, &afe_desc);
+	p->esize = (int64_t)dtype_size(x->dtype);
+	p->n_last = x->dims[x->rank - 1];
+	p->outer = type_numel(x) / (p->n_last ? p->n_last : 1);
+	p->n_idx = type_numel(lower_in(c, 1));
+	if (p->n_last == 0)
+		p->outer = 0;
+	LOWER_CALL(c, ingot_array_feature, &afe_desc, p);
+	return 0;
+}
+
+const OpImpl op_impl_array_feature_extractor = { 0, NULL, 0, NULL, afe_infer, afe_lower };
