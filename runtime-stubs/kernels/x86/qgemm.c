@@ -1078,3 +1078,122 @@ INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, vo
 		qm_vec(&c, qg_vnni(), u0, u1, rows, ct, nch);
 	return INGOT_OK;
 }
+
+/* ---- QLinearAdd / QLinearMul ---- */
+
+/* The dequantized value of byte q of an operand: (q - zp) * scale in float. */
+static inline float qb_deq(int64_t dt, uint8_t q, int32_t zp, float s)
+{
+	return (float)(qg_b8(dt, &q, 0) - zp) * s;
+}
+
+#if defined(__AVX512F__)
+#define QB_N 16
+typedef __m512 qbf;
+#define QB_SET1(x) _mm512_set1_ps(x)
+/* 16 bytes at p as floats minus zp, times s */
+static inline qbf qb_load(const uint8_t *p, int sgn, qbf zp, qbf s)
+{
+	const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+	const __m512i i = sgn ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+	return _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(i), zp), s);
+}
+#define QB_ADD(a, b) _mm512_add_ps((a), (b))
+#define QB_MUL(a, b) _mm512_mul_ps((a), (b))
+/* rint(v / sy) + zp clamped to [lo, hi] (max first: a NaN takes lo), as 16 bytes at y */
+static inline void qb_store(qbf v, qbf sy, qbf zp, qbf lo, qbf hi, int sgn, uint8_t *y)
+{
+	qbf r = _mm512_roundscale_ps(_mm512_div_ps(v, sy), _MM_FROUND_CUR_DIRECTION);
+	const __m512i i = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), lo), hi));
+	_mm_storeu_si128((__m128i *)(void *)y, sgn ? _mm512_cvtsepi32_epi8(i) : _mm512_cvtusepi32_epi8(i));
+}
+#else
+#define QB_N 8
+typedef __m256 qbf;
+#define QB_SET1(x) _mm256_set1_ps(x)
+static inline qbf qb_load(const uint8_t *p, int sgn, qbf zp, qbf s)
+{
+	const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+	const __m256i i = sgn ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+	return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(i), zp), s);
+}
+#define QB_ADD(a, b) _mm256_add_ps((a), (b))
+#define QB_MUL(a, b) _mm256_mul_ps((a), (b))
+static inline void qb_store(qbf v, qbf sy, qbf zp, qbf lo, qbf hi, int sgn, uint8_t *y)
+{
+	qbf r = _mm256_round_ps(_mm256_div_ps(v, sy), _MM_FROUND_CUR_DIRECTION);
+	const __m256i i = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi));
+	__m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+	w = sgn ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);   /* in range: no saturation */
+	_mm_storel_epi64((__m128i *)(void *)y, w);
+}
+#endif
+
+/* What one QLinearAdd / Mul call computes with: la / lb the operands' layouts (0
+ * contiguous, 1 one element, whose dequantized value is ca / cb). */
+typedef struct qb_ctx {
+	int sa8, sb8, sy8, mul, la, lb;
+	qbf za, zb, sa, sb, sy, zy, lo, hi, ca, cb;
+} qb_ctx;
+
+/* QB_N outputs from QB_N bytes of each operand (an operand of one element reads none) */
+static inline void qb_step(const qb_ctx *c, const uint8_t *a, const uint8_t *b, uint8_t *y)
+{
+	const qbf va = c->la ? c->ca : qb_load(a, c->sa8, c->za, c->sa);
+	const qbf vb = c->lb ? c->cb : qb_load(b, c->sb8, c->zb, c->sb);
+	qb_store(c->mul ? QB_MUL(va, vb) : QB_ADD(va, vb), c->sy, c->zy, c->lo, c->hi, c->sy8, y);
+}
+
+INGOT_KERNEL int ingot_x86_qbinary(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_qbinary_params *p = (const ingot_x86_qbinary_params *)params;
+	const uint8_t *xa = (const uint8_t *)in[0], *xb = (const uint8_t *)in[3];
+	uint8_t *y = (uint8_t *)out[0];
+	int32_t za, zb;
+	float sa, sb;
+	double lo, hi;
+	int64_t e, e0, e1;
+	qb_ctx c;
+	(void)scratch;
+	if (!ingot_x86_qbinary_ok(p) || !xa || !in[1] || !xb || !in[4] || !in[6] || !y)
+		return INGOT_EINVAL;
+	if (!qg_span(p->n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	qg_range8(p->y_dtype, p->y_lo, p->y_hi, &lo, &hi);
+	sa = *(const float *)in[1];
+	sb = *(const float *)in[4];
+	za = in[2] ? qg_b8(p->a_dtype, in[2], 0) : 0;
+	zb = in[5] ? qg_b8(p->b_dtype, in[5], 0) : 0;
+	c.sa8 = p->a_dtype == INGOT_DT_I8;
+	c.sb8 = p->b_dtype == INGOT_DT_I8;
+	c.sy8 = p->y_dtype == INGOT_DT_I8;
+	c.mul = p->op == INGOT_X86_QB_MUL;
+	c.la = ingot_x86_qbinary_layout(p->rank, p->dims, p->sa);
+	c.lb = ingot_x86_qbinary_layout(p->rank, p->dims, p->sb);
+	c.za = QB_SET1((float)za);
+	c.zb = QB_SET1((float)zb);
+	c.sa = QB_SET1(sa);
+	c.sb = QB_SET1(sb);
+	c.sy = QB_SET1(*(const float *)in[6]);
+	c.zy = QB_SET1(in[7] ? (float)qg_b8(p->y_dtype, in[7], 0) : 0.0f);
+	c.lo = QB_SET1((float)lo);
+	c.hi = QB_SET1((float)hi);
+	c.ca = QB_SET1(qb_deq(p->a_dtype, xa[0], za, sa));
+	c.cb = QB_SET1(qb_deq(p->b_dtype, xb[0], zb, sb));
+	for (e = e0; e + QB_N <= e1; e += QB_N)
+		qb_step(&c, xa + e, xb + e, y + e);
+	if (e < e1) {   /* the last < QB_N through local copies */
+		uint8_t ta[QB_N], tb[QB_N], ty[QB_N];
+		const size_t r = (size_t)(e1 - e);
+		memset(ta, 0, sizeof ta);
+		memset(tb, 0, sizeof tb);
+		if (!c.la)
+			memcpy(ta, xa + e, r);
+		if (!c.lb)
+			memcpy(tb, xb + e, r);
+		qb_step(&c, ta, tb, ty);
+		memcpy(y + e, ty, r);
+	}
+	return INGOT_OK;
+}

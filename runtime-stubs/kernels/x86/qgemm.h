@@ -233,9 +233,49 @@ static inline void ingot_x86_qmatmul_pack(const uint8_t *b, int64_t b_dtype, int
 		dst[i] = 0;
 }
 
+/* = INGOT_QBINARY_FIELDS (quant.h): QLinearAdd / QLinearMul, same slots and values as
+ * ingot_qbinary, for 8-bit outputs and operands that are each either contiguous over
+ * the output's shape or one element broadcast to all (ingot_x86_qbinary_ok). Lanes of
+ * floats: the dequantized operands (x - zp) * scale (exact int - int, one float
+ * product: the reference's double product rounded to float), their float sum or
+ * product (a double product of two floats is exact, so rounding it to float is the
+ * float product), the float quotient by y's scale rounded half to even, + y's zero
+ * point (exact below 2^24; larger saturates either way), clamped (NaN to the low end). */
+#define INGOT_X86_QBINARY_FIELDS(F) F(I64, op) F(I64, a_dtype) F(I64, b_dtype) F(I64, y_dtype) \
+	F(I64, n) F(I64, rank) F(DIMS, dims) F(DIMS, sa) F(DIMS, sb) F(I64, y_lo) F(I64, y_hi)
+INGOT_PARAMS(ingot_x86_qbinary_params, INGOT_X86_QBINARY_FIELDS)
+enum { INGOT_X86_QB_ADD, INGOT_X86_QB_MUL };   /* = INGOT_QB_* (lower.c asserts it) */
+
+/* An operand's element strides st over the output's dims: 0 row-major (unit dims
+ * aside), 1 every stride 0 (one element), -1 another broadcast. */
+static inline int ingot_x86_qbinary_layout(int64_t rank, const int64_t *dims, const int64_t *st)
+{
+	int64_t want = 1, d;
+	int dense = 1, one = 1;
+	for (d = rank - 1; d >= 0; d--) {
+		if (dims[d] != 1 && st[d] != want)
+			dense = 0;
+		if (dims[d] != 1 && st[d] != 0)
+			one = 0;
+		want *= dims[d];
+	}
+	return dense ? 0 : one ? 1 : -1;
+}
+
+static inline int ingot_x86_qbinary_ok(const ingot_x86_qbinary_params *p)
+{
+	return p->rank >= 0 && p->rank <= INGOT_MAX_RANK && p->n >= 0 && ingot_x86_q_8bit(p->a_dtype) &&
+	       ingot_x86_q_8bit(p->b_dtype) && ingot_x86_q_8bit(p->y_dtype) &&
+	       (p->op == INGOT_X86_QB_ADD || p->op == INGOT_X86_QB_MUL) &&
+	       ingot_x86_qbinary_layout(p->rank, p->dims, p->sa) >= 0 &&
+	       ingot_x86_qbinary_layout(p->rank, p->dims, p->sb) >= 0;
+}
+
 INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_x86_qbinary(const void *params, const void *const *in, void *const *out,
                                    void *scratch, int task, int n_tasks);
 
 /* The paths this process takes: 0 the vpmaddwd emulation, 1 VEX (or zmm) vpdpbusd,
