@@ -626,9 +626,74 @@ static void qc_dw_row(const qc_geo *g, const uint8_t *src, uint8_t *t, int64_t w
 }
 
 /* Units [u0, u1) of (image, channel) of a depthwise conv; the rest as ingot_x86_qconv. */
+/* The vpdpbusd path of a depthwise channel whose weights w' = w - wz fit in s8 (any s8
+ * weights of zero point 0), at column stride and dilation 1 or 2 and KW <= 8: rows
+ * unphased (byte i: input column i - pw), the window's taps by groups of 4 columns
+ * of one row, whose 4 bytes for QL pixels come from one load: a dword permutation
+ * starts each 128-bit lane at its first pixel's byte, a byte shuffle picks pixel j's
+ * bytes j sw + k dw (k < 4); vpdpbusd adds them times the group's 4 weights (0 past
+ * KW), ng groups per row (wb: KH x ng). The same int32 sums as the vpmaddwd path. */
+#if defined(__AVX512F__)
+#define QV_PERMD(v, i) _mm512_permutexvar_epi32((i), (v))
+#define QV_PSHUFB(v, i) _mm512_shuffle_epi8((v), (i))
+#else
+#define QV_PERMD(v, i) _mm256_permutevar8x32_epi32((v), (i))
+#define QV_PSHUFB(v, i) _mm256_shuffle_epi8((v), (i))
+#endif
+
+static int qc_dw_dp_ok(int vnni, const qc_geo *g)
+{
+	return vnni && g->sw <= 2 && g->dw <= 2 && g->KW <= 8;
+}
+
+Q_AI void qc_dw_dp(int vnni, int ng, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
+                   int32_t corr, int64_t owr, int32_t *acc)
+{
+	int32_t di[QL];
+	uint8_t bi[4 * QL];
+	for (int l = 0; l < QL; l++)
+		di[l] = (int32_t)(l / 4 * g->sw + l % 4);
+	for (int l = 0; l < 4 * QL; l++)
+		bi[l] = (uint8_t)(l % 16 / 4 * g->sw + l % 4 * g->dw);
+	const qv pd = QV_LOAD(di), pb = QV_LOAD(bi);
+	for (int64_t oh = 0; oh < g->OH; oh++) {
+		const uint8_t *r0 = plane + oh * g->sh * rs;
+		for (int64_t ob = 0; ob < owr; ob += QL) {
+			qv a = QV_SET1(corr);
+			for (int64_t ky = 0; ky < g->KH; ky++) {
+				const uint8_t *rp = r0 + ky * g->dh * rs + ob * g->sw;
+#pragma GCC unroll 2
+				for (int gi = 0; gi < ng; gi++) {
+					const qv v = QV_PSHUFB(QV_PERMD(QV_LOAD(rp + 4 * gi * g->dw), pd), pb);
+					const qv w = QV_SET1(wb[ky * ng + gi]);
+					if (vnni == 1)
+						QDP_VEX(a, v, w);
+					else
+						QDP_EVEX(a, v, w);
+				}
+			}
+			QV_STORE(acc + oh * g->OW + ob, a);
+		}
+	}
+}
+
+static void qc_dw_dp_any(int vnni, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
+                         int32_t corr, int64_t owr, int32_t *acc)
+{
+	const int ng = g->KW > 4 ? 2 : 1;
+	if (vnni == 1 && ng == 1)
+		qc_dw_dp(1, 1, g, plane, rs, wb, corr, owr, acc);
+	else if (vnni == 1)
+		qc_dw_dp(1, 2, g, plane, rs, wb, corr, owr, acc);
+	else if (ng == 1)
+		qc_dw_dp(2, 1, g, plane, rs, wb, corr, owr, acc);
+	else
+		qc_dw_dp(2, 2, g, plane, rs, wb, corr, owr, acc);
+}
+
 static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *const *in, void *y,
                   const int32_t *bias, const float *wsc, float xsc, float ysc, double yz, double lo,
-                  double hi, int64_t u0, int64_t u1, uint8_t *scratch)
+                  double hi, int64_t u0, int64_t u1, uint8_t *scratch, int vnni)
 {
 	const int ql = p->qlinear != 0;
 	const uint8_t *x = (const uint8_t *)in[0], *w = (const uint8_t *)in[ql ? 3 : 1];
@@ -656,12 +721,37 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 			const float mult = ql ? xsc * wsc[p->w_s > 1 ? c : 0] / ysc : 0.0f;
 			uint32_t wsum = 0;
 			int32_t corr;
+			int dp = qc_dw_dp_ok(vnni, g);
 			for (int64_t k = 0; k < g->K; k++) {
 				const int32_t v = (int32_t)(int8_t)w[c * g->k4 + k] - wz;
-				wk[k] = (int32_t)((uint32_t)v & 0xffffu);
+				wk[k] = v;
 				wsum += (uint32_t)v;
+				dp = dp && v >= -128 && v <= 127;
 			}
 			corr = (int32_t)(0u - (uint32_t)g->xzu * wsum);
+			if (dp) {
+				/* rows as one phase of sw wq bytes; the weights as KH x ng groups of 4 bytes
+				 * (wk's K int32 hold them: ng <= KW) */
+				const int ng = g->KW > 4 ? 2 : 1;
+				qc_geo g1 = *g;
+				g1.sw = 1;
+				for (int64_t ky = 0; ky < g->KH; ky++) {
+					uint32_t b[2] = { 0, 0 };
+					for (int64_t kx = 0; kx < g->KW; kx++)
+						b[kx / 4] |= ((uint32_t)wk[ky * g->KW + kx] & 0xffu) << (8 * (kx % 4));
+					wk[ky * ng] = (int32_t)b[0];   /* row ky's groups, written after it is read */
+					if (ng == 2)
+						wk[ky * ng + 1] = (int32_t)b[1];
+				}
+				for (int64_t r = 0; r < hn; r++) {
+					const int64_t ih = r - g->ph;
+					qc_dw_row(&g1, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, rs, plane + r * rs);
+				}
+				qc_dw_dp_any(vnni, g, plane, rs, wk, corr, owr, acc);
+				goto requant;
+			}
+			for (int64_t k = 0; k < g->K; k++)
+				wk[k] = (int32_t)((uint32_t)wk[k] & 0xffffu);
 			for (int64_t r = 0; r < hn; r++) {
 				const int64_t ih = r - g->ph;
 				qc_dw_row(g, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, wq, plane + r * rs);
@@ -689,6 +779,7 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 			}
 			/* a row's last vector ran into the next row's start, which that row rewrote:
 			 * the plane's sums, requantized in one call */
+		requant:
 			if (!ql)
 				memcpy((int32_t *)y + u * P, acc, (size_t)P * sizeof *acc);
 			else
@@ -758,7 +849,7 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 		return INGOT_OK;
 	if (ingot_x86_qconv_dw(p)) {
 		if (qg_span(N * C, task, n_tasks, &u0, &u1))
-			qc_dw(p, &g, in, out[0], bias, wsc, xsc, ysc, yz, lo, hi, u0, u1, xp);
+			qc_dw(p, &g, in, out[0], bias, wsc, xsc, ysc, yz, lo, hi, u0, u1, xp, vnni);
 		return INGOT_OK;
 	}
 	rsum = (const int32_t *)(const void *)(w + ingot_x86_q_al64(M * g.k4));
