@@ -646,8 +646,8 @@ static int qc_dw_dp_ok(int vnni, const qc_geo *g)
 	return vnni && g->sw <= 2 && g->dw <= 2 && g->KW <= 8;
 }
 
-Q_AI void qc_dw_dp(int vnni, int ng, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
-                   int32_t corr, int64_t owr, int32_t *acc)
+/* The dword permutation and byte shuffle of column stride sw and dilation dw. */
+static void qc_dw_dp_idx(const qc_geo *g, qv *pd, qv *pb)
 {
 	int32_t di[QL];
 	uint8_t bi[4 * QL];
@@ -655,7 +655,13 @@ Q_AI void qc_dw_dp(int vnni, int ng, const qc_geo *g, const uint8_t *plane, int6
 		di[l] = (int32_t)(l / 4 * g->sw + l % 4);
 	for (int l = 0; l < 4 * QL; l++)
 		bi[l] = (uint8_t)(l % 16 / 4 * g->sw + l % 4 * g->dw);
-	const qv pd = QV_LOAD(di), pb = QV_LOAD(bi);
+	*pd = QV_LOAD(di);
+	*pb = QV_LOAD(bi);
+}
+
+Q_AI void qc_dw_dp(int vnni, int ng, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
+                   int32_t corr, int64_t owr, const qv pd, const qv pb, int32_t *acc)
+{
 	for (int64_t oh = 0; oh < g->OH; oh++) {
 		const uint8_t *r0 = plane + oh * g->sh * rs;
 		for (int64_t ob = 0; ob < owr; ob += QL) {
@@ -678,17 +684,17 @@ Q_AI void qc_dw_dp(int vnni, int ng, const qc_geo *g, const uint8_t *plane, int6
 }
 
 static void qc_dw_dp_any(int vnni, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
-                         int32_t corr, int64_t owr, int32_t *acc)
+                         int32_t corr, int64_t owr, const qv *idx, int32_t *acc)
 {
 	const int ng = g->KW > 4 ? 2 : 1;
 	if (vnni == 1 && ng == 1)
-		qc_dw_dp(1, 1, g, plane, rs, wb, corr, owr, acc);
+		qc_dw_dp(1, 1, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
 	else if (vnni == 1)
-		qc_dw_dp(1, 2, g, plane, rs, wb, corr, owr, acc);
+		qc_dw_dp(1, 2, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
 	else if (ng == 1)
-		qc_dw_dp(2, 1, g, plane, rs, wb, corr, owr, acc);
+		qc_dw_dp(2, 1, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
 	else
-		qc_dw_dp(2, 2, g, plane, rs, wb, corr, owr, acc);
+		qc_dw_dp(2, 2, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
 }
 
 static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *const *in, void *y,
@@ -708,6 +714,9 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 		int32_t *wk = acc + P + wq + QL;   /* acc: the channel's P sums (+ a row's overrun) */
 		int64_t toff[64];   /* tap t's byte offset from its output row's first (K <= 64) */
 		const int few = g->K <= 64;
+		qv idx[2] = { QV_ZERO(), QV_ZERO() };
+		if (qc_dw_dp_ok(vnni, g))
+			qc_dw_dp_idx(g, &idx[0], &idx[1]);
 		for (int64_t t = 0; few && t < g->K; t++) {
 			const int64_t col = t % g->KW * g->dw;
 			toff[t] = t / g->KW * g->dh * rs + col % g->sw * wq + col / g->sw;
@@ -747,7 +756,7 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 					const int64_t ih = r - g->ph;
 					qc_dw_row(&g1, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, rs, plane + r * rs);
 				}
-				qc_dw_dp_any(vnni, g, plane, rs, wk, corr, owr, acc);
+				qc_dw_dp_any(vnni, g, plane, rs, wk, corr, owr, idx, acc);
 				goto requant;
 			}
 			for (int64_t k = 0; k < g->K; k++)
@@ -1285,6 +1294,85 @@ INGOT_KERNEL int ingot_x86_qbinary(const void *params, const void *const *in, vo
 			memcpy(tb, xb + e, r);
 		qb_step(&c, ta, tb, ty);
 		memcpy(y + e, ty, r);
+	}
+	return INGOT_OK;
+}
+
+/* ---- MaxPool of 8-bit values ---- */
+
+/* Per output row: the window's input rows reduced by vector max into rb (bytes flipped
+ * to u8 order; rb[pw + ix] is column ix, pads and the slack past the row 0, the
+ * least: every window holds an input element, ingot_x86_qmaxpool_ok), then each
+ * output the max of its KW bytes of rb, 16 outputs a step at column stride 1 or 2. */
+INGOT_KERNEL int ingot_x86_qmaxpool(const void *params, const void *const *in, void *const *out,
+                                    void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_qmaxpool_params *p = (const ingot_x86_qmaxpool_params *)params;
+	const uint8_t *x = (const uint8_t *)in[0];
+	uint8_t *y = (uint8_t *)out[0];
+	uint8_t rb[INGOT_X86_QPOOL_MAX_W + 4 * 64 + 64];
+	const int two = p->nsp == 2;
+	const uint8_t flip = p->dtype == INGOT_DT_I8 ? 0x80 : 0;
+	const __m128i fl = _mm_set1_epi8((char)flip), lo8 = _mm_set1_epi16(0x00ff);
+	int64_t u0, u1;
+	(void)scratch;
+	if (!ingot_x86_qmaxpool_ok(p) || !x || !y)
+		return INGOT_EINVAL;
+	const int64_t H = two ? p->x_dims[2] : 1, W = p->x_dims[1 + p->nsp];
+	const int64_t OH = two ? p->y_dims[2] : 1, OW = p->y_dims[1 + p->nsp];
+	const int64_t KH = two ? p->kernel[0] : 1, KW = p->kernel[p->nsp - 1];
+	const int64_t sh = two ? p->strides[0] : 1, sw = p->strides[p->nsp - 1];
+	const int64_t ph = two ? p->pads[0] : 0, pw = p->pads[p->nsp - 1];
+	/* rb's bytes that outputs read: up to (OW - 1) sw + KW - 1 (< W + 2 x 64 by _ok), the
+	 * vectors up to 32 past */
+	const int64_t used = (OW - 1) * sw + KW + (sw <= 2 ? 32 + 16 * sw : 0);
+	if (used > (int64_t)sizeof rb || pw + W > (int64_t)sizeof rb)
+		return INGOT_EINVAL;
+	if (!qg_span(p->y_dims[0] * p->y_dims[1], task, n_tasks, &u0, &u1))
+		return INGOT_OK;
+	memset(rb, 0, sizeof rb);
+	for (int64_t u = u0; u < u1; u++) {
+		const uint8_t *xc = x + u * H * W;
+		uint8_t *yc = y + u * OH * OW;
+		for (int64_t oy = 0; oy < OH; oy++) {
+			const int64_t iy0 = oy * sh - ph < 0 ? 0 : oy * sh - ph;
+			const int64_t iy1 = oy * sh - ph + KH < H ? oy * sh - ph + KH : H;
+			uint8_t *d = rb + pw, *yr = yc + oy * OW;
+			int64_t i = 0;
+			for (; i + 16 <= W; i += 16) {
+				__m128i m = _mm_setzero_si128();
+				for (int64_t iy = iy0; iy < iy1; iy++)
+					m = _mm_max_epu8(m, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(xc + iy * W + i)), fl));
+				_mm_storeu_si128((__m128i *)(void *)(d + i), m);
+			}
+			for (; i < W; i++) {
+				uint8_t m = xc[iy0 * W + i] ^ flip;
+				for (int64_t iy = iy0 + 1; iy < iy1; iy++)
+					m = (uint8_t)(xc[iy * W + i] ^ flip) > m ? (uint8_t)(xc[iy * W + i] ^ flip) : m;
+				d[i] = m;
+			}
+			int64_t ox = 0;
+			if (sw <= 2) {
+				for (; ox + 16 <= OW; ox += 16) {
+					__m128i m = _mm_setzero_si128();
+					for (int64_t kx = 0; kx < KW; kx++) {
+						const uint8_t *s = rb + ox * sw + kx;
+						__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+						if (sw == 2)
+							v = _mm_packus_epi16(_mm_and_si128(v, lo8),
+							                     _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + 16)), lo8));
+						m = _mm_max_epu8(m, v);
+					}
+					_mm_storeu_si128((__m128i *)(void *)(yr + ox), _mm_xor_si128(m, fl));
+				}
+			}
+			for (; ox < OW; ox++) {
+				uint8_t m = 0;
+				for (int64_t kx = 0; kx < KW; kx++)
+					m = rb[ox * sw + kx] > m ? rb[ox * sw + kx] : m;
+				yr[ox] = m ^ flip;
+			}
+		}
 	}
 	return INGOT_OK;
 }

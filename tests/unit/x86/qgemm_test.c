@@ -8,7 +8,8 @@
  * longest exact K (32768) at extreme values; QLinearAdd / QLinearMul (ingot_x86_qbinary
  * against ingot_qbinary) on every byte pair for 10 x PROBLEMS random sets of scales and
  * zero points (ties, saturation, inf and NaN scales), operands of one shape or one of
- * one element. Each problem runs as 1, 3 and 7 tasks.
+ * one element; MaxPool of u8 / i8 (ingot_x86_qmaxpool against ingot_pool). Each problem
+ * runs as 1, 3 and 7 tasks.
  * Built by x86_qgemm.py with the flags of one x86 target; prints the dot product
  * path it ran (x86_qgemm.py builds it as it is, with -DINGOT_NO_VNNI, and on AVX-512
  * with -DINGOT_X86_AMX: matmuls of 32 rows or more and K >= 64 take AMX tiles where
@@ -20,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pool.h"
 #include "quant.h"
 #include "x86/qgemm.h"
 
@@ -418,6 +420,65 @@ static void qbinary_case(int id)
 	free(a); free(b); free(yr); free(yx);
 }
 
+/* MaxPool of u8 / i8 (ingot_x86_qmaxpool against ingot_pool): random 1-D and 2-D
+ * planes, windows, strides, pads (under the kernel) and ceil_mode-like last windows. */
+static void qmaxpool_case(int id)
+{
+	ingot_pool_params p;
+	ingot_x86_qmaxpool_params q;
+	int64_t xn, yn;
+	memset(&p, 0, sizeof p);
+	p.dtype = dt8();
+	p.kind = INGOT_POOL_MAX;
+	p.nsp = rnd() % 4 ? 2 : 1;
+	p.x_dims[0] = rint_in(1, 2);
+	p.x_dims[1] = rint_in(1, 9);
+	p.y_dims[0] = p.x_dims[0];
+	p.y_dims[1] = p.x_dims[1];
+	xn = yn = p.x_dims[0] * p.x_dims[1];
+	for (int d = 0; d < p.nsp; d++) {
+		const int64_t k = rint_in(1, 4), s = rnd() % 5 ? rint_in(1, 2) : rint_in(3, 4);
+		const int64_t in = rint_in(k, d == p.nsp - 1 ? 80 : 20), pb = rint_in(0, k - 1), pe = rint_in(0, k - 1);
+		int64_t o = (in + pb + pe - k) / s + 1;
+		if (rnd() % 3 == 0 && (o * s - pb) <= in - 1)   /* ceil_mode: one window more */
+			o++;
+		p.x_dims[2 + d] = in;
+		p.y_dims[2 + d] = o;
+		p.kernel[d] = k;
+		p.strides[d] = s;
+		p.dilations[d] = 1;
+		p.pads[d] = pb;
+		p.pads[p.nsp + d] = pe;
+		xn *= in;
+		yn *= o;
+	}
+	{
+		uint8_t *x = malloc((size_t)xn), *yr = malloc((size_t)yn), *yx = malloc((size_t)yn);
+		const void *in[1];
+		void *out[2] = { yr, NULL };
+		fill(x, xn, 0, 0);
+		in[0] = x;
+		memset(&q, 0, sizeof q);
+		memcpy(&q, &p, sizeof p);
+		if (ingot_pool(&p, in, out, NULL, 0, 1) != INGOT_OK || !ingot_x86_qmaxpool_ok(&q)) {
+			printf("FAIL maxpool #%d: refused\n", id);
+			failures++;
+		} else {
+			for (int nt = 1; nt <= 7; nt += 3) {
+				memset(yx, 0x5a, (size_t)yn);
+				out[0] = yx;
+				if (run_tasks(ingot_x86_qmaxpool, &q, in, out, 0, nt)) {
+					printf("FAIL maxpool #%d: ingot_x86_qmaxpool failed\n", id);
+					failures++;
+					break;
+				}
+				compare("maxpool", id, yr, yx, (size_t)yn, nt);
+			}
+		}
+		free(x); free(yr); free(yx);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -430,6 +491,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 10 * n; i++)
 		qbinary_case(i);
+	for (int i = 0; i < n; i++)
+		qmaxpool_case(i);
 	for (int i = 0; i < 4; i++) {   /* the longest exact K at extreme values */
 		conv_case(n + i, 1);
 		matmul_case(n + i, 1);

@@ -7,7 +7,8 @@ usage: x86_qgemm.py SRCDIR WORKDIR INGOT
 runs (cpu.py; a target it cannot run is skipped, exit 77) and runs it twice: with the
 vpdpbusd path the CPU check picks, and with INGOT_NO_VNNI=1 (the exact vpmaddwd
 emulation). Each run compares hundreds of random QLinearConv / ConvInteger /
-QLinearMatMul / MatMulInteger problems, each as 1, 3 and 7 tasks.
+QLinearMatMul / MatMulInteger problems, QLinearAdd / QLinearMul on every byte pair and
+u8 / i8 MaxPools, each as 1, 3 and 7 tasks.
 2. The ONNX node tests of those ops (tests/conformance/generate.py) with their weights
    bound (`ingot check --bind`, so the compiler packs them and calls the x86 kernels;
    the generated code is searched for the call) pass exactly (integers compare exactly)
@@ -44,7 +45,8 @@ for target in run:
         cmd = (["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror"] + FLAGS[target] + SAN + defs +
                ["-I" + stubs, "-I" + os.path.join(stubs, "kernels"),
                 os.path.join(src, "tests", "unit", "x86", "qgemm_test.c"),
-                os.path.join(stubs, "kernels", "quant.c"), os.path.join(stubs, "kernels", "x86", "qgemm.c"),
+                os.path.join(stubs, "kernels", "quant.c"), os.path.join(stubs, "kernels", "pool.c"),
+                os.path.join(stubs, "kernels", "x86", "qgemm.c"),
                 "-lm", "-o", exe])
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode:
