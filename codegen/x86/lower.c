@@ -5,7 +5,9 @@
  * unary ops with a vector form in ewtable.h and Gelu, f32 Add/Sub/Mul/Div, GlobalAveragePool, Softmax over
  * contiguous rows and LayerNormalization their x86 kernels; every other node the
  * reference kernel of the C target. QLinearConv / ConvInteger and QLinearMatMul /
- * MatMulInteger with constant 8-bit weights call the int8 kernels of x86/qgemm.c. An x86 kernel takes its reference kernel's
+ * MatMulInteger with constant 8-bit weights call the int8 kernels of x86/qgemm.c, and so
+ * do QLinearAdd / QLinearMul whose operands need no broadcast but a scalar's and u8 / i8
+ * MaxPool (ingot_x86_qmaxpool_ok). An x86 kernel takes its reference kernel's
  * parameters plus `packed`: the node is lowered the reference way, the struct is
  * copied and the kernel name, family and descriptor change. The x86 header repeats the
  * reference field lists (a model directory holds only the families it uses), so
@@ -126,7 +128,23 @@ SAME_PREFIX(INGOT_QMATMUL_FIELDS)
 #undef REF
 #undef TGT
 
+#define REF ingot_pool_params
+#define TGT ingot_x86_qmaxpool_params
+INGOT_POOL_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 int8 MaxPool struct size differs");
+#undef REF
+#undef TGT
+
+#define REF ingot_qbinary_params
+#define TGT ingot_x86_qbinary_params
+INGOT_QBINARY_FIELDS(SAME_FIELD)
+_Static_assert(sizeof(REF) == sizeof(TGT), "x86 QLinearAdd/Mul struct size differs");
+#undef REF
+#undef TGT
+
 #define EQ(a, b) ((int)(a) == (int)(b))
+_Static_assert(EQ(INGOT_X86_QB_ADD, INGOT_QB_ADD) && EQ(INGOT_X86_QB_MUL, INGOT_QB_MUL),
+               "x86 QLinearAdd/Mul op codes differ from the reference");
 _Static_assert(EQ(INGOT_X86_RNN_SIMPLE, INGOT_RNN_SIMPLE) && EQ(INGOT_X86_RNN_GRU, INGOT_RNN_GRU) &&
                EQ(INGOT_X86_RNN_LSTM, INGOT_RNN_LSTM) && EQ(INGOT_X86_RNN_RELU, INGOT_RNN_RELU) &&
                EQ(INGOT_X86_RNN_TANH, INGOT_RNN_TANH) && EQ(INGOT_X86_RNN_SIGMOID, INGOT_RNN_SIGMOID) &&
@@ -199,6 +217,12 @@ DESC(qconv, ingot_x86_qconv_params, INGOT_X86_QCONV_FIELDS)
 #undef PARAM_STRUCT
 #define PARAM_STRUCT ingot_x86_qmatmul_params
 DESC(qmatmul, ingot_x86_qmatmul_params, INGOT_X86_QMATMUL_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_qbinary_params
+DESC(qbinary, ingot_x86_qbinary_params, INGOT_X86_QBINARY_FIELDS)
+#undef PARAM_STRUCT
+#define PARAM_STRUCT ingot_x86_qmaxpool_params
+DESC(qmaxpool, ingot_x86_qmaxpool_params, INGOT_X86_QPOOL_FIELDS)
 #undef PARAM_STRUCT
 
 static bool const_f32(const Graph *g, ValueId v)
@@ -302,9 +326,22 @@ int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *pack
 		*packable = ingot_x86_qmatmul_ok(&q) && const_q8(g, node->in[cg_x86_q_slot(g, n)]);
 		return *packable ? X86_QMATMUL : X86_REF;
 	}
+	case OP_QLINEAR_ADD:
+	case OP_QLINEAR_MUL: {   /* 8-bit outputs, operands contiguous or of one element */
+		ingot_x86_qbinary_params q;
+		if (ref->fn != ingot_qbinary)
+			return X86_REF;
+		memcpy(&q, ref->params, sizeof q);
+		return ingot_x86_qbinary_ok(&q) && f32_slots(g, node, scales, 3) ? X86_QBINARY : X86_REF;
+	}
 	case OP_MAX_POOL:
 	case OP_AVERAGE_POOL: {
 		const ingot_pool_params *p = ref->params;
+		if (ref->fn == ingot_pool && p->kind == INGOT_POOL_MAX && p->dtype != INGOT_DT_F32) {
+			ingot_x86_qmaxpool_params q;   /* u8 / i8 MaxPool */
+			memcpy(&q, p, sizeof q);
+			return ingot_x86_qmaxpool_ok(&q) ? X86_QMAXPOOL : X86_REF;
+		}
 		if (ref->fn != ingot_pool || p->dtype != INGOT_DT_F32 || p->has_indices ||
 		    (p->nsp != 1 && p->nsp != 2) || p->x_dims[1 + p->nsp] > INGOT_X86_POOL_MAX_W)
 			return X86_REF;
@@ -373,6 +410,8 @@ static const struct {
 	{ X86_SOFTMAX, KERNEL_NAME_FAMILY(ingot_x86_softmax), &softmax_desc },
 	{ X86_POOL, KERNEL_NAME_FAMILY(ingot_x86_pool), &pool_desc },
 	{ X86_GPOOL, KERNEL_NAME_FAMILY(ingot_x86_global_pool), &global_pool_desc },
+	{ X86_QBINARY, KERNEL_NAME_FAMILY(ingot_x86_qbinary), &qbinary_desc },
+	{ X86_QMAXPOOL, KERNEL_NAME_FAMILY(ingot_x86_qmaxpool), &qmaxpool_desc },
 };
 
 bool cg_x86_winograd(const void *conv_params, bool packable)

@@ -21,7 +21,8 @@ int cg_x86_prepare(const Target *t, Graph *g);
 /* How node n runs on target t: 0 reference kernel, else X86_* below. *ref gets the
  * reference lowering. */
 enum { X86_REF, X86_CONV, X86_MATMUL, X86_GEMM, X86_POOL, X86_UNARY, X86_SOFTMAX,
-       X86_LAYERNORM, X86_RNN, X86_GPOOL, X86_MUNARY, X86_BINARY, X86_QCONV, X86_QMATMUL };
+       X86_LAYERNORM, X86_RNN, X86_GPOOL, X86_MUNARY, X86_BINARY, X86_QCONV, X86_QMATMUL,
+       X86_QBINARY, X86_QMAXPOOL };
 int cg_x86_kind(const Target *t, Graph *g, NodeId n, KernelCall *ref, bool *packable);
 
 /* The input slot of an int8 node's weights: 3 for QLinearConv / QLinearMatMul, else 1. */

@@ -626,9 +626,80 @@ static void qc_dw_row(const qc_geo *g, const uint8_t *src, uint8_t *t, int64_t w
 }
 
 /* Units [u0, u1) of (image, channel) of a depthwise conv; the rest as ingot_x86_qconv. */
+/* The vpdpbusd path of a depthwise channel whose weights w' = w - wz fit in s8 (any s8
+ * weights of zero point 0), at column stride and dilation 1 or 2 and KW <= 8: rows
+ * unphased (byte i: input column i - pw), the window's taps by groups of 4 columns
+ * of one row, whose 4 bytes for QL pixels come from one load: a dword permutation
+ * starts each 128-bit lane at its first pixel's byte, a byte shuffle picks pixel j's
+ * bytes j sw + k dw (k < 4); vpdpbusd adds them times the group's 4 weights (0 past
+ * KW), ng groups per row (wb: KH x ng). The same int32 sums as the vpmaddwd path. */
+#if defined(__AVX512F__)
+#define QV_PERMD(v, i) _mm512_permutexvar_epi32((i), (v))
+#define QV_PSHUFB(v, i) _mm512_shuffle_epi8((v), (i))
+#else
+#define QV_PERMD(v, i) _mm256_permutevar8x32_epi32((v), (i))
+#define QV_PSHUFB(v, i) _mm256_shuffle_epi8((v), (i))
+#endif
+
+static int qc_dw_dp_ok(int vnni, const qc_geo *g)
+{
+	return vnni && g->sw <= 2 && g->dw <= 2 && g->KW <= 8;
+}
+
+/* The dword permutation and byte shuffle of column stride sw and dilation dw. */
+static void qc_dw_dp_idx(const qc_geo *g, qv *pd, qv *pb)
+{
+	int32_t di[QL];
+	uint8_t bi[4 * QL];
+	for (int l = 0; l < QL; l++)
+		di[l] = (int32_t)(l / 4 * g->sw + l % 4);
+	for (int l = 0; l < 4 * QL; l++)
+		bi[l] = (uint8_t)(l % 16 / 4 * g->sw + l % 4 * g->dw);
+	*pd = QV_LOAD(di);
+	*pb = QV_LOAD(bi);
+}
+
+Q_AI void qc_dw_dp(int vnni, int ng, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
+                   int32_t corr, int64_t owr, const qv pd, const qv pb, int32_t *acc)
+{
+	for (int64_t oh = 0; oh < g->OH; oh++) {
+		const uint8_t *r0 = plane + oh * g->sh * rs;
+		for (int64_t ob = 0; ob < owr; ob += QL) {
+			qv a = QV_SET1(corr);
+			for (int64_t ky = 0; ky < g->KH; ky++) {
+				const uint8_t *rp = r0 + ky * g->dh * rs + ob * g->sw;
+#pragma GCC unroll 2
+				for (int gi = 0; gi < ng; gi++) {
+					const qv v = QV_PSHUFB(QV_PERMD(QV_LOAD(rp + 4 * gi * g->dw), pd), pb);
+					const qv w = QV_SET1(wb[ky * ng + gi]);
+					if (vnni == 1)
+						QDP_VEX(a, v, w);
+					else
+						QDP_EVEX(a, v, w);
+				}
+			}
+			QV_STORE(acc + oh * g->OW + ob, a);
+		}
+	}
+}
+
+static void qc_dw_dp_any(int vnni, const qc_geo *g, const uint8_t *plane, int64_t rs, const int32_t *wb,
+                         int32_t corr, int64_t owr, const qv *idx, int32_t *acc)
+{
+	const int ng = g->KW > 4 ? 2 : 1;
+	if (vnni == 1 && ng == 1)
+		qc_dw_dp(1, 1, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
+	else if (vnni == 1)
+		qc_dw_dp(1, 2, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
+	else if (ng == 1)
+		qc_dw_dp(2, 1, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
+	else
+		qc_dw_dp(2, 2, g, plane, rs, wb, corr, owr, idx[0], idx[1], acc);
+}
+
 static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *const *in, void *y,
                   const int32_t *bias, const float *wsc, float xsc, float ysc, double yz, double lo,
-                  double hi, int64_t u0, int64_t u1, uint8_t *scratch)
+                  double hi, int64_t u0, int64_t u1, uint8_t *scratch, int vnni)
 {
 	const int ql = p->qlinear != 0;
 	const uint8_t *x = (const uint8_t *)in[0], *w = (const uint8_t *)in[ql ? 3 : 1];
@@ -643,6 +714,9 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 		int32_t *wk = acc + P + wq + QL;   /* acc: the channel's P sums (+ a row's overrun) */
 		int64_t toff[64];   /* tap t's byte offset from its output row's first (K <= 64) */
 		const int few = g->K <= 64;
+		qv idx[2] = { QV_ZERO(), QV_ZERO() };
+		if (qc_dw_dp_ok(vnni, g))
+			qc_dw_dp_idx(g, &idx[0], &idx[1]);
 		for (int64_t t = 0; few && t < g->K; t++) {
 			const int64_t col = t % g->KW * g->dw;
 			toff[t] = t / g->KW * g->dh * rs + col % g->sw * wq + col / g->sw;
@@ -656,12 +730,37 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 			const float mult = ql ? xsc * wsc[p->w_s > 1 ? c : 0] / ysc : 0.0f;
 			uint32_t wsum = 0;
 			int32_t corr;
+			int dp = qc_dw_dp_ok(vnni, g);
 			for (int64_t k = 0; k < g->K; k++) {
 				const int32_t v = (int32_t)(int8_t)w[c * g->k4 + k] - wz;
-				wk[k] = (int32_t)((uint32_t)v & 0xffffu);
+				wk[k] = v;
 				wsum += (uint32_t)v;
+				dp = dp && v >= -128 && v <= 127;
 			}
 			corr = (int32_t)(0u - (uint32_t)g->xzu * wsum);
+			if (dp) {
+				/* rows as one phase of sw wq bytes; the weights as KH x ng groups of 4 bytes
+				 * (wk's K int32 hold them: ng <= KW) */
+				const int ng = g->KW > 4 ? 2 : 1;
+				qc_geo g1 = *g;
+				g1.sw = 1;
+				for (int64_t ky = 0; ky < g->KH; ky++) {
+					uint32_t b[2] = { 0, 0 };
+					for (int64_t kx = 0; kx < g->KW; kx++)
+						b[kx / 4] |= ((uint32_t)wk[ky * g->KW + kx] & 0xffu) << (8 * (kx % 4));
+					wk[ky * ng] = (int32_t)b[0];   /* row ky's groups, written after it is read */
+					if (ng == 2)
+						wk[ky * ng + 1] = (int32_t)b[1];
+				}
+				for (int64_t r = 0; r < hn; r++) {
+					const int64_t ih = r - g->ph;
+					qc_dw_row(&g1, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, rs, plane + r * rs);
+				}
+				qc_dw_dp_any(vnni, g, plane, rs, wk, corr, owr, idx, acc);
+				goto requant;
+			}
+			for (int64_t k = 0; k < g->K; k++)
+				wk[k] = (int32_t)((uint32_t)wk[k] & 0xffffu);
 			for (int64_t r = 0; r < hn; r++) {
 				const int64_t ih = r - g->ph;
 				qc_dw_row(g, ih >= 0 && ih < g->H ? xc + ih * g->W : NULL, t, wq, plane + r * rs);
@@ -689,6 +788,7 @@ static void qc_dw(const ingot_x86_qconv_params *p, const qc_geo *g, const void *
 			}
 			/* a row's last vector ran into the next row's start, which that row rewrote:
 			 * the plane's sums, requantized in one call */
+		requant:
 			if (!ql)
 				memcpy((int32_t *)y + u * P, acc, (size_t)P * sizeof *acc);
 			else
@@ -758,7 +858,7 @@ INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void
 		return INGOT_OK;
 	if (ingot_x86_qconv_dw(p)) {
 		if (qg_span(N * C, task, n_tasks, &u0, &u1))
-			qc_dw(p, &g, in, out[0], bias, wsc, xsc, ysc, yz, lo, hi, u0, u1, xp);
+			qc_dw(p, &g, in, out[0], bias, wsc, xsc, ysc, yz, lo, hi, u0, u1, xp, vnni);
 		return INGOT_OK;
 	}
 	rsum = (const int32_t *)(const void *)(w + ingot_x86_q_al64(M * g.k4));
@@ -1076,5 +1176,203 @@ INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, vo
 	nch = (ct + Q_CCH - 1) / Q_CCH;
 	if (qg_span((rows + Q_MR - 1) / Q_MR * nch, task, n_tasks, &u0, &u1))
 		qm_vec(&c, qg_vnni(), u0, u1, rows, ct, nch);
+	return INGOT_OK;
+}
+
+/* ---- QLinearAdd / QLinearMul ---- */
+
+/* The dequantized value of byte q of an operand: (q - zp) * scale in float. */
+static inline float qb_deq(int64_t dt, uint8_t q, int32_t zp, float s)
+{
+	return (float)(qg_b8(dt, &q, 0) - zp) * s;
+}
+
+#if defined(__AVX512F__)
+#define QB_N 16
+typedef __m512 qbf;
+#define QB_SET1(x) _mm512_set1_ps(x)
+/* 16 bytes at p as floats minus zp, times s */
+static inline qbf qb_load(const uint8_t *p, int sgn, qbf zp, qbf s)
+{
+	const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)p);
+	const __m512i i = sgn ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+	return _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(i), zp), s);
+}
+#define QB_ADD(a, b) _mm512_add_ps((a), (b))
+#define QB_MUL(a, b) _mm512_mul_ps((a), (b))
+/* rint(v / sy) + zp clamped to [lo, hi] (max first: a NaN takes lo), as 16 bytes at y */
+static inline void qb_store(qbf v, qbf sy, qbf zp, qbf lo, qbf hi, int sgn, uint8_t *y)
+{
+	qbf r = _mm512_roundscale_ps(_mm512_div_ps(v, sy), _MM_FROUND_CUR_DIRECTION);
+	const __m512i i = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), lo), hi));
+	_mm_storeu_si128((__m128i *)(void *)y, sgn ? _mm512_cvtsepi32_epi8(i) : _mm512_cvtusepi32_epi8(i));
+}
+#else
+#define QB_N 8
+typedef __m256 qbf;
+#define QB_SET1(x) _mm256_set1_ps(x)
+static inline qbf qb_load(const uint8_t *p, int sgn, qbf zp, qbf s)
+{
+	const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+	const __m256i i = sgn ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+	return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(i), zp), s);
+}
+#define QB_ADD(a, b) _mm256_add_ps((a), (b))
+#define QB_MUL(a, b) _mm256_mul_ps((a), (b))
+static inline void qb_store(qbf v, qbf sy, qbf zp, qbf lo, qbf hi, int sgn, uint8_t *y)
+{
+	qbf r = _mm256_round_ps(_mm256_div_ps(v, sy), _MM_FROUND_CUR_DIRECTION);
+	const __m256i i = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi));
+	__m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+	w = sgn ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);   /* in range: no saturation */
+	_mm_storel_epi64((__m128i *)(void *)y, w);
+}
+#endif
+
+/* What one QLinearAdd / Mul call computes with: la / lb the operands' layouts (0
+ * contiguous, 1 one element, whose dequantized value is ca / cb). */
+typedef struct qb_ctx {
+	int sa8, sb8, sy8, mul, la, lb;
+	qbf za, zb, sa, sb, sy, zy, lo, hi, ca, cb;
+} qb_ctx;
+
+/* QB_N outputs from QB_N bytes of each operand (an operand of one element reads none) */
+static inline void qb_step(const qb_ctx *c, const uint8_t *a, const uint8_t *b, uint8_t *y)
+{
+	const qbf va = c->la ? c->ca : qb_load(a, c->sa8, c->za, c->sa);
+	const qbf vb = c->lb ? c->cb : qb_load(b, c->sb8, c->zb, c->sb);
+	qb_store(c->mul ? QB_MUL(va, vb) : QB_ADD(va, vb), c->sy, c->zy, c->lo, c->hi, c->sy8, y);
+}
+
+INGOT_KERNEL int ingot_x86_qbinary(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_qbinary_params *p = (const ingot_x86_qbinary_params *)params;
+	const uint8_t *xa = (const uint8_t *)in[0], *xb = (const uint8_t *)in[3];
+	uint8_t *y = (uint8_t *)out[0];
+	int32_t za, zb;
+	float sa, sb;
+	double lo, hi;
+	int64_t e, e0, e1;
+	qb_ctx c;
+	(void)scratch;
+	if (!ingot_x86_qbinary_ok(p) || !xa || !in[1] || !xb || !in[4] || !in[6] || !y)
+		return INGOT_EINVAL;
+	if (!qg_span(p->n, task, n_tasks, &e0, &e1))
+		return INGOT_OK;
+	qg_range8(p->y_dtype, p->y_lo, p->y_hi, &lo, &hi);
+	sa = *(const float *)in[1];
+	sb = *(const float *)in[4];
+	za = in[2] ? qg_b8(p->a_dtype, in[2], 0) : 0;
+	zb = in[5] ? qg_b8(p->b_dtype, in[5], 0) : 0;
+	c.sa8 = p->a_dtype == INGOT_DT_I8;
+	c.sb8 = p->b_dtype == INGOT_DT_I8;
+	c.sy8 = p->y_dtype == INGOT_DT_I8;
+	c.mul = p->op == INGOT_X86_QB_MUL;
+	c.la = ingot_x86_qbinary_layout(p->rank, p->dims, p->sa);
+	c.lb = ingot_x86_qbinary_layout(p->rank, p->dims, p->sb);
+	c.za = QB_SET1((float)za);
+	c.zb = QB_SET1((float)zb);
+	c.sa = QB_SET1(sa);
+	c.sb = QB_SET1(sb);
+	c.sy = QB_SET1(*(const float *)in[6]);
+	c.zy = QB_SET1(in[7] ? (float)qg_b8(p->y_dtype, in[7], 0) : 0.0f);
+	c.lo = QB_SET1((float)lo);
+	c.hi = QB_SET1((float)hi);
+	c.ca = QB_SET1(qb_deq(p->a_dtype, xa[0], za, sa));
+	c.cb = QB_SET1(qb_deq(p->b_dtype, xb[0], zb, sb));
+	for (e = e0; e + QB_N <= e1; e += QB_N)
+		qb_step(&c, xa + e, xb + e, y + e);
+	if (e < e1) {   /* the last < QB_N through local copies */
+		uint8_t ta[QB_N], tb[QB_N], ty[QB_N];
+		const size_t r = (size_t)(e1 - e);
+		memset(ta, 0, sizeof ta);
+		memset(tb, 0, sizeof tb);
+		if (!c.la)
+			memcpy(ta, xa + e, r);
+		if (!c.lb)
+			memcpy(tb, xb + e, r);
+		qb_step(&c, ta, tb, ty);
+		memcpy(y + e, ty, r);
+	}
+	return INGOT_OK;
+}
+
+/* ---- MaxPool of 8-bit values ---- */
+
+/* Per output row: the window's input rows reduced by vector max into rb (bytes flipped
+ * to u8 order; rb[pw + ix] is column ix, pads and the slack past the row 0, the
+ * least: every window holds an input element, ingot_x86_qmaxpool_ok), then each
+ * output the max of its KW bytes of rb, 16 outputs a step at column stride 1 or 2. */
+INGOT_KERNEL int ingot_x86_qmaxpool(const void *params, const void *const *in, void *const *out,
+                                    void *scratch, int task, int n_tasks)
+{
+	const ingot_x86_qmaxpool_params *p = (const ingot_x86_qmaxpool_params *)params;
+	const uint8_t *x = (const uint8_t *)in[0];
+	uint8_t *y = (uint8_t *)out[0];
+	uint8_t rb[INGOT_X86_QPOOL_MAX_W + 4 * 64 + 64];
+	const int two = p->nsp == 2;
+	const uint8_t flip = p->dtype == INGOT_DT_I8 ? 0x80 : 0;
+	const __m128i fl = _mm_set1_epi8((char)flip), lo8 = _mm_set1_epi16(0x00ff);
+	int64_t u0, u1;
+	(void)scratch;
+	if (!ingot_x86_qmaxpool_ok(p) || !x || !y)
+		return INGOT_EINVAL;
+	const int64_t H = two ? p->x_dims[2] : 1, W = p->x_dims[1 + p->nsp];
+	const int64_t OH = two ? p->y_dims[2] : 1, OW = p->y_dims[1 + p->nsp];
+	const int64_t KH = two ? p->kernel[0] : 1, KW = p->kernel[p->nsp - 1];
+	const int64_t sh = two ? p->strides[0] : 1, sw = p->strides[p->nsp - 1];
+	const int64_t ph = two ? p->pads[0] : 0, pw = p->pads[p->nsp - 1];
+	/* rb's bytes that outputs read: up to (OW - 1) sw + KW - 1 (< W + 2 x 64 by _ok), the
+	 * vectors up to 32 past */
+	const int64_t used = (OW - 1) * sw + KW + (sw <= 2 ? 32 + 16 * sw : 0);
+	if (used > (int64_t)sizeof rb || pw + W > (int64_t)sizeof rb)
+		return INGOT_EINVAL;
+	if (!qg_span(p->y_dims[0] * p->y_dims[1], task, n_tasks, &u0, &u1))
+		return INGOT_OK;
+	memset(rb, 0, sizeof rb);
+	for (int64_t u = u0; u < u1; u++) {
+		const uint8_t *xc = x + u * H * W;
+		uint8_t *yc = y + u * OH * OW;
+		for (int64_t oy = 0; oy < OH; oy++) {
+			const int64_t iy0 = oy * sh - ph < 0 ? 0 : oy * sh - ph;
+			const int64_t iy1 = oy * sh - ph + KH < H ? oy * sh - ph + KH : H;
+			uint8_t *d = rb + pw, *yr = yc + oy * OW;
+			int64_t i = 0;
+			for (; i + 16 <= W; i += 16) {
+				__m128i m = _mm_setzero_si128();
+				for (int64_t iy = iy0; iy < iy1; iy++)
+					m = _mm_max_epu8(m, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(xc + iy * W + i)), fl));
+				_mm_storeu_si128((__m128i *)(void *)(d + i), m);
+			}
+			for (; i < W; i++) {
+				uint8_t m = xc[iy0 * W + i] ^ flip;
+				for (int64_t iy = iy0 + 1; iy < iy1; iy++)
+					m = (uint8_t)(xc[iy * W + i] ^ flip) > m ? (uint8_t)(xc[iy * W + i] ^ flip) : m;
+				d[i] = m;
+			}
+			int64_t ox = 0;
+			if (sw <= 2) {
+				for (; ox + 16 <= OW; ox += 16) {
+					__m128i m = _mm_setzero_si128();
+					for (int64_t kx = 0; kx < KW; kx++) {
+						const uint8_t *s = rb + ox * sw + kx;
+						__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+						if (sw == 2)
+							v = _mm_packus_epi16(_mm_and_si128(v, lo8),
+							                     _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + 16)), lo8));
+						m = _mm_max_epu8(m, v);
+					}
+					_mm_storeu_si128((__m128i *)(void *)(yr + ox), _mm_xor_si128(m, fl));
+				}
+			}
+			for (; ox < OW; ox++) {
+				uint8_t m = 0;
+				for (int64_t kx = 0; kx < KW; kx++)
+					m = rb[ox * sw + kx] > m ? rb[ox * sw + kx] : m;
+				yr[ox] = m ^ flip;
+			}
+		}
+	}
 	return INGOT_OK;
 }

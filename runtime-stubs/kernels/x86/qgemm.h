@@ -233,10 +233,78 @@ static inline void ingot_x86_qmatmul_pack(const uint8_t *b, int64_t b_dtype, int
 		dst[i] = 0;
 }
 
+/* = INGOT_QBINARY_FIELDS (quant.h): QLinearAdd / QLinearMul, same slots and values as
+ * ingot_qbinary, for 8-bit outputs and operands that are each either contiguous over
+ * the output's shape or one element broadcast to all (ingot_x86_qbinary_ok). Lanes of
+ * floats: the dequantized operands (x - zp) * scale (exact int - int, one float
+ * product: the reference's double product rounded to float), their float sum or
+ * product (a double product of two floats is exact, so rounding it to float is the
+ * float product), the float quotient by y's scale rounded half to even, + y's zero
+ * point (exact below 2^24; larger saturates either way), clamped (NaN to the low end). */
+#define INGOT_X86_QBINARY_FIELDS(F) F(I64, op) F(I64, a_dtype) F(I64, b_dtype) F(I64, y_dtype) \
+	F(I64, n) F(I64, rank) F(DIMS, dims) F(DIMS, sa) F(DIMS, sb) F(I64, y_lo) F(I64, y_hi)
+INGOT_PARAMS(ingot_x86_qbinary_params, INGOT_X86_QBINARY_FIELDS)
+enum { INGOT_X86_QB_ADD, INGOT_X86_QB_MUL };   /* = INGOT_QB_* (lower.c asserts it) */
+
+/* An operand's element strides st over the output's dims: 0 row-major (unit dims
+ * aside), 1 every stride 0 (one element), -1 another broadcast. */
+static inline int ingot_x86_qbinary_layout(int64_t rank, const int64_t *dims, const int64_t *st)
+{
+	int64_t want = 1, d;
+	int dense = 1, one = 1;
+	for (d = rank - 1; d >= 0; d--) {
+		if (dims[d] != 1 && st[d] != want)
+			dense = 0;
+		if (dims[d] != 1 && st[d] != 0)
+			one = 0;
+		want *= dims[d];
+	}
+	return dense ? 0 : one ? 1 : -1;
+}
+
+static inline int ingot_x86_qbinary_ok(const ingot_x86_qbinary_params *p)
+{
+	return p->rank >= 0 && p->rank <= INGOT_MAX_RANK && p->n >= 0 && ingot_x86_q_8bit(p->a_dtype) &&
+	       ingot_x86_q_8bit(p->b_dtype) && ingot_x86_q_8bit(p->y_dtype) &&
+	       (p->op == INGOT_X86_QB_ADD || p->op == INGOT_X86_QB_MUL) &&
+	       ingot_x86_qbinary_layout(p->rank, p->dims, p->sa) >= 0 &&
+	       ingot_x86_qbinary_layout(p->rank, p->dims, p->sb) >= 0;
+}
+
+/* = INGOT_POOL_FIELDS (pool.h): MaxPool of u8 / i8 (1 or 2 spatial dims, no Indices,
+ * dilation 1) where every window holds an input element (begin pads under the kernel,
+ * the last window starting inside): the max of a window's input elements, as the
+ * reference's; input rows of at most INGOT_X86_QPOOL_MAX_W and windows of at most 64
+ * columns (a padded row lives on the stack). Tasks split the N * C planes. */
+#define INGOT_X86_QPOOL_FIELDS(F) F(I64, dtype) F(I64, kind) F(I64, nsp) \
+	F(I64, count_include_pad) F(I64, storage_order) F(I64, has_indices) \
+	F(DIMS, x_dims) F(DIMS, y_dims) \
+	F(DIMS, kernel) F(DIMS, strides) F(DIMS, dilations) F(PADS, pads)
+INGOT_PARAMS(ingot_x86_qmaxpool_params, INGOT_X86_QPOOL_FIELDS)
+#define INGOT_X86_QPOOL_MAX_W 4096
+
+static inline int ingot_x86_qmaxpool_ok(const ingot_x86_qmaxpool_params *p)
+{
+	if (p->kind != 0 /* INGOT_POOL_MAX */ || (p->nsp != 1 && p->nsp != 2) || p->has_indices ||
+	    !ingot_x86_q_8bit(p->dtype) ||
+	    p->x_dims[1 + p->nsp] > INGOT_X86_QPOOL_MAX_W || p->kernel[p->nsp - 1] > 64)
+		return 0;
+	for (int64_t d = 0; d < p->nsp; d++)
+		if (p->dilations[d] != 1 || p->strides[d] < 1 || p->kernel[d] < 1 || p->pads[d] < 0 ||
+		    p->pads[p->nsp + d] < 0 || p->pads[d] >= p->kernel[d] || p->pads[p->nsp + d] >= p->kernel[d] ||
+		    p->y_dims[2 + d] < 1 || (p->y_dims[2 + d] - 1) * p->strides[d] - p->pads[d] > p->x_dims[2 + d] - 1)
+			return 0;
+	return 1;
+}
+
 INGOT_KERNEL int ingot_x86_qconv(const void *params, const void *const *in, void *const *out,
                                  void *scratch, int task, int n_tasks);
 INGOT_KERNEL int ingot_x86_qmatmul(const void *params, const void *const *in, void *const *out,
                                    void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_x86_qbinary(const void *params, const void *const *in, void *const *out,
+                                   void *scratch, int task, int n_tasks);
+INGOT_KERNEL int ingot_x86_qmaxpool(const void *params, const void *const *in, void *const *out,
+                                    void *scratch, int task, int n_tasks);
 
 /* The paths this process takes: 0 the vpmaddwd emulation, 1 VEX (or zmm) vpdpbusd,
  * 2 EVEX vpdpbusd on ymm; plus 4 when AMX tiles run (AVX-512 builds). For tests. */

@@ -5,7 +5,11 @@
  * per-channel weights, u8 and s8 operands, zero points, bias, clamps, ConvInteger;
  * matmuls with odd K and N, M = 1, batches (A broadcast or not), zero points and
  * scales per tensor, per row and per column, bias, clamps, MatMulInteger; and the
- * longest exact K (32768) at extreme values. Each problem runs as 1, 3 and 7 tasks.
+ * longest exact K (32768) at extreme values; QLinearAdd / QLinearMul (ingot_x86_qbinary
+ * against ingot_qbinary) on every byte pair for 10 x PROBLEMS random sets of scales and
+ * zero points (ties, saturation, inf and NaN scales), operands of one shape or one of
+ * one element; MaxPool of u8 / i8 (ingot_x86_qmaxpool against ingot_pool). Each problem
+ * runs as 1, 3 and 7 tasks.
  * Built by x86_qgemm.py with the flags of one x86 target; prints the dot product
  * path it ran (x86_qgemm.py builds it as it is, with -DINGOT_NO_VNNI, and on AVX-512
  * with -DINGOT_X86_AMX: matmuls of 32 rows or more and K >= 64 take AMX tiles where
@@ -14,8 +18,10 @@
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
+#include "pool.h"
 #include "quant.h"
 #include "x86/qgemm.h"
 
@@ -342,6 +348,137 @@ static void matmul_case(int id, int kmax)
 	}
 }
 
+/* A scale: log-uniform over [2^-14, 2^2], a power of two (exact ties) a third of the
+ * time, rarely infinite or NaN. */
+static float rscale(void)
+{
+	const int e = (int)rint_in(-14, 2), k = (int)(rnd() % 60);
+	if (k == 0)
+		return rnd() % 2 ? 1.0f / 0.0f : 0.0f / 0.0f;
+	return ldexpf(k < 20 ? 1.0f : rf(1.0f, 2.0f), e);
+}
+
+/* QLinearAdd / QLinearMul (ingot_x86_qbinary against ingot_qbinary): every byte pair
+ * (element i: a = i % 256, b = i / 256 % 256) and a tail of random ones, or a
+ * one-element operand against every byte, for one random set of scales and zero points. */
+static void qbinary_case(int id)
+{
+	ingot_qbinary_params p;
+	ingot_x86_qbinary_params q;
+	const int64_t n = 65536 + rint_in(0, 40);
+	const int bc = (int)(rnd() % 4);   /* 1: A is one element, 2: B is */
+	uint8_t *a = malloc((size_t)n), *b = malloc((size_t)n), *yr = malloc((size_t)n), *yx = malloc((size_t)n);
+	uint8_t za = (uint8_t)rnd(), zb = (uint8_t)rnd(), zy = (uint8_t)rnd();
+	float sa = rscale(), sb = rscale(), sy;
+	const void *in[8];
+	void *out[1];
+	memset(&p, 0, sizeof p);
+	p.op = rnd() % 2 ? INGOT_QB_MUL : INGOT_QB_ADD;
+	p.a_dtype = dt8();
+	p.b_dtype = dt8();
+	p.y_dtype = dt8();
+	p.n = n;
+	p.rank = 2;
+	p.dims[0] = 1;
+	p.dims[1] = n;
+	p.sa[1] = bc == 1 ? 0 : 1;
+	p.sb[1] = bc == 2 ? 0 : 1;
+	clamp((int)p.y_dtype, &p.y_lo, &p.y_hi);
+	/* y's scale spreads the results over part of the range, or far past it */
+	sy = (p.op == INGOT_QB_MUL ? sa * sb * 128.0f : sa + sb) * ldexpf(1.0f, (int)rint_in(-4, 1));
+	if (rnd() % 3 == 0)
+		sy = rscale();
+	for (int64_t i = 0; i < n; i++) {
+		a[i] = i < 65536 ? (uint8_t)i : (uint8_t)rnd();
+		b[i] = i < 65536 ? (uint8_t)(i >> 8) : (uint8_t)rnd();
+	}
+	if (bc == 1)
+		a[0] = (uint8_t)rnd();
+	if (bc == 2)
+		b[0] = (uint8_t)rnd();
+	in[0] = a; in[1] = &sa; in[2] = rnd() % 4 ? &za : NULL; in[3] = b; in[4] = &sb;
+	in[5] = rnd() % 4 ? &zb : NULL; in[6] = &sy; in[7] = rnd() % 4 ? &zy : NULL;
+	out[0] = yr;
+	memset(yr, 0xa5, (size_t)n);
+	memset(&q, 0, sizeof q);
+	memcpy(&q, &p, sizeof p);
+	if (ingot_qbinary(&p, in, out, NULL, 0, 1) != INGOT_OK || !ingot_x86_qbinary_ok(&q)) {
+		printf("FAIL qbinary #%d: refused\n", id);
+		failures++;
+	} else {
+		for (int nt = 1; nt <= 7; nt += 3) {
+			memset(yx, 0x5a, (size_t)n);
+			out[0] = yx;
+			if (run_tasks(ingot_x86_qbinary, &q, in, out, 0, nt)) {
+				printf("FAIL qbinary #%d: ingot_x86_qbinary failed\n", id);
+				failures++;
+				break;
+			}
+			compare(p.op == INGOT_QB_MUL ? "qmul" : "qadd", id, yr, yx, (size_t)n, nt);
+		}
+	}
+	free(a); free(b); free(yr); free(yx);
+}
+
+/* MaxPool of u8 / i8 (ingot_x86_qmaxpool against ingot_pool): random 1-D and 2-D
+ * planes, windows, strides, pads (under the kernel) and ceil_mode-like last windows. */
+static void qmaxpool_case(int id)
+{
+	ingot_pool_params p;
+	ingot_x86_qmaxpool_params q;
+	int64_t xn, yn;
+	memset(&p, 0, sizeof p);
+	p.dtype = dt8();
+	p.kind = INGOT_POOL_MAX;
+	p.nsp = rnd() % 4 ? 2 : 1;
+	p.x_dims[0] = rint_in(1, 2);
+	p.x_dims[1] = rint_in(1, 9);
+	p.y_dims[0] = p.x_dims[0];
+	p.y_dims[1] = p.x_dims[1];
+	xn = yn = p.x_dims[0] * p.x_dims[1];
+	for (int d = 0; d < p.nsp; d++) {
+		const int64_t k = rint_in(1, 4), s = rnd() % 5 ? rint_in(1, 2) : rint_in(3, 4);
+		const int64_t in = rint_in(k, d == p.nsp - 1 ? 80 : 20), pb = rint_in(0, k - 1), pe = rint_in(0, k - 1);
+		int64_t o = (in + pb + pe - k) / s + 1;
+		if (rnd() % 3 == 0 && (o * s - pb) <= in - 1)   /* ceil_mode: one window more */
+			o++;
+		p.x_dims[2 + d] = in;
+		p.y_dims[2 + d] = o;
+		p.kernel[d] = k;
+		p.strides[d] = s;
+		p.dilations[d] = 1;
+		p.pads[d] = pb;
+		p.pads[p.nsp + d] = pe;
+		xn *= in;
+		yn *= o;
+	}
+	{
+		uint8_t *x = malloc((size_t)xn), *yr = malloc((size_t)yn), *yx = malloc((size_t)yn);
+		const void *in[1];
+		void *out[2] = { yr, NULL };
+		fill(x, xn, 0, 0);
+		in[0] = x;
+		memset(&q, 0, sizeof q);
+		memcpy(&q, &p, sizeof p);
+		if (ingot_pool(&p, in, out, NULL, 0, 1) != INGOT_OK || !ingot_x86_qmaxpool_ok(&q)) {
+			printf("FAIL maxpool #%d: refused\n", id);
+			failures++;
+		} else {
+			for (int nt = 1; nt <= 7; nt += 3) {
+				memset(yx, 0x5a, (size_t)yn);
+				out[0] = yx;
+				if (run_tasks(ingot_x86_qmaxpool, &q, in, out, 0, nt)) {
+					printf("FAIL maxpool #%d: ingot_x86_qmaxpool failed\n", id);
+					failures++;
+					break;
+				}
+				compare("maxpool", id, yr, yx, (size_t)yn, nt);
+			}
+		}
+		free(x); free(yr); free(yx);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -352,6 +489,10 @@ int main(int argc, char **argv)
 		conv_case(i, 0);
 		matmul_case(i, 0);
 	}
+	for (int i = 0; i < 10 * n; i++)
+		qbinary_case(i);
+	for (int i = 0; i < n; i++)
+		qmaxpool_case(i);
 	for (int i = 0; i < 4; i++) {   /* the longest exact K at extreme values */
 		conv_case(n + i, 1);
 		matmul_case(n + i, 1);
