@@ -57,7 +57,7 @@ static bool eat(Parser *P, const char *tok)
 {
 	size_t n = strlen(tok);
 	skip_ws(P);
-	if ((size_t)(P->end - P->p) >= n && memcmp(P->p, tok, n) == 0) {
+	if (P->p <= P->end && (size_t)(P->end - P->p) >= n && memcmp(P->p, tok, n) == 0) {
 		P->p += n;
 		return true;
 	}
@@ -116,27 +116,44 @@ static int parse_value_name(Parser *P)
 	return parse_word(P);
 }
 
+/* The number at P->p copied out (NUL-terminated, at most cap - 1 bytes, never past the
+ * line's end): strtoll and strtod would skip a newline and read past the text. */
+static size_t number_text(const Parser *P, char *buf, size_t cap)
+{
+	size_t n = 0;
+	while (P->p + n < P->end && n + 1 < cap &&
+	       ((P->p[n] >= '0' && P->p[n] <= '9') || (P->p[n] >= 'a' && P->p[n] <= 'z') ||
+	        (P->p[n] >= 'A' && P->p[n] <= 'Z') || P->p[n] == '+' || P->p[n] == '-' || P->p[n] == '.')) {
+		buf[n] = P->p[n];
+		n++;
+	}
+	buf[n] = 0;
+	return n;
+}
+
 static int parse_i64(Parser *P, int64_t *v)
 {
-	char *e;
+	char buf[64], *e;
 	skip_ws(P);
+	number_text(P, buf, sizeof buf);
 	errno = 0;
-	long long x = strtoll(P->p, &e, 10);
-	if (e == P->p || errno)
+	long long x = strtoll(buf, &e, 10);
+	if (e == buf || errno)
 		return fail(P, "expected an integer");
-	P->p = e;
+	P->p += e - buf;
 	*v = x;
 	return 0;
 }
 
 static int parse_f64(Parser *P, double *v)
 {
-	char *e;
+	char buf[512], *e;   /* %.17g and hex floats fit */
 	skip_ws(P);
-	*v = strtod(P->p, &e);
-	if (e == P->p)
+	number_text(P, buf, sizeof buf);
+	*v = strtod(buf, &e);
+	if (e == buf)
 		return fail(P, "expected a number");
-	P->p = e;
+	P->p += e - buf;
 	return 0;
 }
 
@@ -226,12 +243,13 @@ static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 	if (dt == DT_I64 || dt == DT_U64) {
 		int64_t v;
 		if (dt == DT_U64) {
-			char *e;
+			char buf[64], *e;
 			skip_ws(P);
-			unsigned long long u = strtoull(P->p, &e, 10);
-			if (e == P->p)
+			number_text(P, buf, sizeof buf);
+			unsigned long long u = strtoull(buf, &e, 10);
+			if (e == buf)
 				return fail(P, "expected an integer");
-			P->p = e;
+			P->p += e - buf;
 			memcpy(dst, &u, 8);
 			return 0;
 		}
@@ -272,12 +290,13 @@ static int parse_const(Parser *P)
 	int64_t bytes = type_bytes(&t), n = type_numel(&t);
 	if (eat(P, "blob(")) {
 		int64_t off, len, hash;
-		char *e;
+		char buf[64], *e;
 		if (parse_i64(P, &off) || expect(P, ",") || parse_i64(P, &len) || expect(P, ","))
 			return -1;
 		skip_ws(P);
-		hash = (int64_t)strtoull(P->p, &e, 16);
-		P->p = e;
+		number_text(P, buf, sizeof buf);
+		hash = (int64_t)strtoull(buf, &e, 16);
+		P->p += e - buf;
 		if (expect(P, ")"))
 			return -1;
 		if (!P->blob)

@@ -27,7 +27,8 @@ static uint8_t *slurp(const char *path, size_t *len)
 		fprintf(stderr, "fuzz_replay: cannot read %s\n", path);
 		exit(2);
 	}
-	buf = malloc((size_t)n + 1);
+	buf = malloc(n ? (size_t)n : 1);   /* exactly n bytes, as libFuzzer hands them: ASan
+	                                     * then sees a read one past the end */
 	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
 		exit(2);
 	fclose(f);
@@ -80,8 +81,13 @@ int main(int argc, char **argv)
 			}
 			}
 		}
-		LLVMFuzzerTestOneInput(buf, len);
+		uint8_t *exact = malloc(len ? len : 1);   /* the mutation, in exactly len bytes */
+		if (!exact)
+			return 2;
+		memcpy(exact, buf, len);
 		free(buf);
+		LLVMFuzzerTestOneInput(exact, len);
+		free(exact);
 	}
 	printf("fuzz_replay: %d seeds, %ld mutations, no crash\n", n_seeds, rounds);
 	return 0;
