@@ -118,7 +118,7 @@ static int parse_value_name(Parser *P)
 
 /* The number at P->p copied out (NUL-terminated, at most cap - 1 bytes, never past the
  * line's end): strtoll and strtod would skip a newline and read past the text. */
-static size_t number_text(const Parser *P, char *buf, size_t cap)
+static void number_text(const Parser *P, char *buf, size_t cap)
 {
 	size_t n = 0;
 	while (P->p + n < P->end && n + 1 < cap &&
@@ -128,7 +128,18 @@ static size_t number_text(const Parser *P, char *buf, size_t cap)
 		n++;
 	}
 	buf[n] = 0;
-	return n;
+}
+
+/* An unsigned number in `base` at P->p (after blanks), as strtoull reads it; false, and
+ * P->p unmoved, when there is none. */
+static bool scan_u64(Parser *P, int base, unsigned long long *v)
+{
+	char buf[64], *e;
+	skip_ws(P);
+	number_text(P, buf, sizeof buf);
+	*v = strtoull(buf, &e, base);
+	P->p += e - buf;
+	return e != buf;
 }
 
 static int parse_i64(Parser *P, int64_t *v)
@@ -243,13 +254,9 @@ static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 	if (dt == DT_I64 || dt == DT_U64) {
 		int64_t v;
 		if (dt == DT_U64) {
-			char buf[64], *e;
-			skip_ws(P);
-			number_text(P, buf, sizeof buf);
-			unsigned long long u = strtoull(buf, &e, 10);
-			if (e == buf)
+			unsigned long long u;
+			if (!scan_u64(P, 10, &u))
 				return fail(P, "expected an integer");
-			P->p += e - buf;
 			memcpy(dst, &u, 8);
 			return 0;
 		}
@@ -290,13 +297,11 @@ static int parse_const(Parser *P)
 	int64_t bytes = type_bytes(&t), n = type_numel(&t);
 	if (eat(P, "blob(")) {
 		int64_t off, len, hash;
-		char buf[64], *e;
+		unsigned long long h;
 		if (parse_i64(P, &off) || expect(P, ",") || parse_i64(P, &len) || expect(P, ","))
 			return -1;
-		skip_ws(P);
-		number_text(P, buf, sizeof buf);
-		hash = (int64_t)strtoull(buf, &e, 16);
-		P->p += e - buf;
+		scan_u64(P, 16, &h);   /* none reads as 0, as before: the hash check below compares it */
+		hash = (int64_t)h;
 		if (expect(P, ")"))
 			return -1;
 		if (!P->blob)
