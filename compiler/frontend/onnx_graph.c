@@ -89,10 +89,10 @@ static bool is_ml_domain(const char *d)
 	return d && strcmp(d, "ai.onnx.ml") == 0;
 }
 
-/* Whether op_type is one of ingot's ai.onnx.ml ops (OPF_ML): those live only there. */
-static bool is_ml_op(const char *op_type)
+/* Whether op (ir_op_lookup's answer, OP_COUNT if none) is one of ingot's ai.onnx.ml ops
+ * (OPF_ML): those live only there. */
+static bool is_ml_op(Op op)
 {
-	Op op = op_type ? ir_op_lookup(op_type) : OP_COUNT;
 	return op < OP_COUNT && op_has(op, OPF_ML);
 }
 
@@ -100,12 +100,12 @@ static bool is_ml_op(const char *op_type)
  * in ai.onnx.preview (version 1 only, so the node's ai.onnx opset does not matter for
  * them); no other op there is known. The ai.onnx.ml ops (OPF_ML) live in ai.onnx.ml, and
  * no ai.onnx op does. */
-static bool is_known_domain(const char *d, const char *op_type)
+static bool is_known_domain(const char *d, const char *op_type, Op op)
 {
 	if (is_default_domain(d))
-		return !is_ml_op(op_type);
+		return !is_ml_op(op);
 	if (is_ml_domain(d))
-		return is_ml_op(op_type);
+		return is_ml_op(op);
 	if (strcmp(d, "ai.onnx.preview") == 0)
 		return op_type && strcmp(op_type, "FlexAttention") == 0;
 	return strcmp(d, "ai.onnx.preview.training") == 0 && op_type &&
@@ -148,15 +148,16 @@ static int check_node(GraphImport *gi, size_t i)
 		return -1;
 	if (!n->op_type || !n->op_type[0])
 		return onnx_fail(L, DC_PARSE, &loc, "node has no op_type");
-	if (is_default_domain(n->domain) && is_ml_op(n->op_type))
+	Op op = ir_op_lookup(n->op_type);   /* once: it scans the op names */
+	if (is_default_domain(n->domain) && is_ml_op(op))
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain 'ai.onnx' "
 		                 "(%s is an ai.onnx.ml op)", n->op_type, n->op_type);
-	if (!is_known_domain(n->domain, n->op_type))
+	if (!is_known_domain(n->domain, n->op_type, op))
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s' of domain '%s' (%s)",
 		                 n->op_type, n->domain, L->n_functions
 		                 ? "no model-local function has this domain and name"
 		                 : "the model defines no local functions");
-	if (strcmp(n->op_type, "Constant") != 0 && ir_op_lookup(n->op_type) >= OP_FIRST_INTERNAL)
+	if (strcmp(n->op_type, "Constant") != 0 && op >= OP_FIRST_INTERNAL)
 		return onnx_fail(L, DC_UNSUPPORTED, &loc, "unsupported op '%s'", n->op_type);
 	int rc = 0;
 	for (size_t k = 0; k < n->n_attribute; k++) {
