@@ -238,6 +238,21 @@ static int parse_type(Parser *P, Type *t)
 	return type_bytes(t) < 0 ? fail(P, "type too large") : 0;
 }
 
+/* A real number as print.c writes it: digits, nan, -nan, inf or -inf. */
+static int parse_real(Parser *P, double *v)
+{
+	skip_ws(P);
+	if (eat(P, "nan") || eat(P, "-nan"))
+		*v = (double)NAN;
+	else if (eat(P, "inf"))
+		*v = (double)INFINITY;
+	else if (eat(P, "-inf"))
+		*v = -(double)INFINITY;
+	else
+		return parse_f64(P, v);
+	return 0;
+}
+
 /* Element i of a constant from text. */
 static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 {
@@ -265,15 +280,22 @@ static int parse_elem(Parser *P, DType dt, uint8_t *dst)
 		memcpy(dst, &v, 8);
 		return 0;
 	}
+	if (dt == DT_C64 || dt == DT_C128) {  /* print.c's (re, im) */
+		double re, im;
+		if (expect(P, "(") || parse_real(P, &re) || expect(P, ",") || parse_real(P, &im) ||
+		    expect(P, ")"))
+			return -1;
+		if (dt == DT_C64) {
+			float pr[2] = { (float)re, (float)im };
+			memcpy(dst, pr, sizeof pr);
+		} else {
+			double pr[2] = { re, im };
+			memcpy(dst, pr, sizeof pr);
+		}
+		return 0;
+	}
 	double v;
-	skip_ws(P);
-	if (eat(P, "nan") || eat(P, "-nan"))
-		v = (double)NAN;
-	else if (eat(P, "inf"))
-		v = (double)INFINITY;
-	else if (eat(P, "-inf"))
-		v = -(double)INFINITY;
-	else if (parse_f64(P, &v))
+	if (parse_real(P, &v))
 		return -1;
 	if (!literal_fits(dt, v))
 		return fail(P, "%g is out of range for %s", v, dtype_name(dt));

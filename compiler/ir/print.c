@@ -73,6 +73,21 @@ static void print_elem(FILE *f, DType dt, const uint8_t *p, int64_t i)
 		fputc('"', f);
 		return;
 	}
+	if (dt == DT_C64 || dt == DT_C128) {  /* (re, im): a Scalar holds one part only */
+		const uint8_t *e = p + es * (size_t)i;
+		double re, im;
+		if (dt == DT_C64) {
+			float pr[2];
+			memcpy(pr, e, sizeof pr);
+			re = pr[0], im = pr[1];
+		} else {
+			double pr[2];
+			memcpy(pr, e, sizeof pr);
+			re = pr[0], im = pr[1];
+		}
+		fprintf(f, dt == DT_C64 ? "(%.9g, %.9g)" : "(%.17g, %.17g)", re, im);
+		return;
+	}
 	memset(&s, 0, sizeof s);
 	s.dtype = dt;
 	memcpy(s.bytes, p + es * (size_t)i, es);
