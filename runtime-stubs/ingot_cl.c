@@ -284,7 +284,8 @@ static INGOT_UNUSED int ingot_cl_kernels(ingot_cl_state *st)
 		e = clSetKernelArg(st->k[i], 0, c->params_size, c->params);
 		for (j = 0; j < c->n_bufs && e == CL_SUCCESS; j++) {
 			cl_mem *m = c->buf[j].mem == INGOT_CL_WEIGHTS ? &st->weights :
-			            c->buf[j].mem == INGOT_CL_STATUS ? &st->status : &st->pool;
+			            c->buf[j].mem == INGOT_CL_STATUS ? &st->status :
+			            c->buf[j].mem == INGOT_CL_TABLES ? &st->tables : &st->pool;
 			e = clSetKernelArg(st->k[i], (cl_uint)(1 + 2 * j), sizeof *m, m);
 			if (e == CL_SUCCESS)
 				e = clSetKernelArg(st->k[i], (cl_uint)(2 + 2 * j), sizeof c->buf[j].off, &c->buf[j].off);
@@ -338,12 +339,13 @@ static INGOT_UNUSED int ingot_cl_from_cache(ingot_cl_state *st, const char *path
 	return INGOT_EDEVICE;
 }
 
-/* Everything NAME_cl_init does: device, context, queue, the pool, the weights
- * (uploaded once), the program (from the binary cache, else built from source, once)
+/* Everything NAME_cl_init does: device, context, queue, the pool, the weights and
+ * the kernels' tables (uploaded once), the program (from the binary cache, else built from source, once)
  * and each call's kernel with its arguments. */
 static INGOT_UNUSED int ingot_cl_setup(ingot_cl_state *st, const ingot_cl_options *o,
                                        const char *const *src, cl_uint n_src, const char *build_opts,
                                        size_t pool_bytes, const void *weights, size_t weights_bytes,
+                                       const void *tables, size_t tables_bytes,
                                        const ingot_cl_call *calls, int n_calls, cl_kernel *k)
 {
 	static const ingot_cl_options defaults = INGOT_CL_OPTIONS_DEFAULT;
@@ -370,6 +372,7 @@ static INGOT_UNUSED int ingot_cl_setup(ingot_cl_state *st, const ingot_cl_option
 		return ingot_cl_fail(&st->err, e, "clCreateCommandQueue");
 	if ((rc = ingot_cl_buffer(st, CL_MEM_READ_WRITE, pool_bytes, NULL, &st->pool)) != 0 ||
 	    (rc = ingot_cl_buffer(st, CL_MEM_READ_ONLY, weights_bytes, weights, &st->weights)) != 0 ||
+	    (rc = ingot_cl_buffer(st, CL_MEM_READ_ONLY, tables_bytes, tables, &st->tables)) != 0 ||
 	    (rc = ingot_cl_buffer(st, CL_MEM_READ_WRITE, sizeof zero, &zero, &st->status)) != 0)
 		return rc;
 	for (rc = 0; rc < n_calls && !calls[rc].kernel; rc++)
@@ -467,6 +470,8 @@ static INGOT_UNUSED void ingot_cl_teardown(ingot_cl_state *st)
 		clReleaseMemObject(st->pool);
 	if (st->weights)
 		clReleaseMemObject(st->weights);
+	if (st->tables)
+		clReleaseMemObject(st->tables);
 	if (st->status)
 		clReleaseMemObject(st->status);
 	if (st->prog)

@@ -66,9 +66,10 @@ typedef struct ingot_cl_error {
 /* What NAME.c hands the helpers of ingot_cl.c. */
 
 /* A kernel argument's buffer: the device pool (which mirrors the host arena's
- * offsets), the weights (NAME_weights, uploaded once), or the status word (nonzero:
- * a kernel met an index out of range), at a byte offset. */
-enum { INGOT_CL_POOL, INGOT_CL_WEIGHTS, INGOT_CL_STATUS };
+ * offsets), the weights (NAME_weights, uploaded once), the status word (nonzero:
+ * a kernel met an index out of range), or the tables the compiler computed for the
+ * kernels (NAME_cl_tables, uploaded once), at a byte offset. */
+enum { INGOT_CL_POOL, INGOT_CL_WEIGHTS, INGOT_CL_STATUS, INGOT_CL_TABLES };
 typedef struct ingot_cl_buf {
 	int mem;
 	cl_long off;
@@ -93,7 +94,7 @@ typedef struct ingot_cl_state {
 	cl_device_id dev;
 	cl_command_queue q;          /* one in-order queue */
 	cl_program prog;
-	cl_mem pool, weights, status;
+	cl_mem pool, weights, status, tables;
 	const ingot_cl_call *calls;
 	cl_kernel *k;                /* one per call, created at init with its arguments set */
 	int n_calls;

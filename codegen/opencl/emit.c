@@ -14,13 +14,18 @@
  * (plan_memory's liveness reuse holds for it too); the weights are one buffer. */
 #include "opencl_target.h"
 
+#include "shape.h"
+
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct OclEmit {
 	const Target *t;
 	Emitter calls;               /* the rows of NAME_cl_calls[] */
 	int n_calls;
+	Emitter tables;              /* the words of NAME_cl_tables[] (OclCall.table) */
+	int64_t n_table_words;
 	bool status;                 /* a kernel checks indices: read the status word */
 } OclEmit;
 
@@ -32,11 +37,10 @@ static int64_t pool_off(const Graph *g, ValueId v)
 	return g->values[v].arena_off;
 }
 
-/* The buffer of input slot k (a dummy for a slot the node leaves out). */
-static void emit_buf(CEmit *c, const Node *n, int k, Emitter *e)
+/* The buffer of an input slot's value (a dummy for IR_NONE: a slot the node leaves out). */
+static void emit_buf(CEmit *c, ValueId v, Emitter *e)
 {
 	const Graph *g = cg_c_graph(c);
-	ValueId v = k < n->n_in ? n->in[k] : IR_NONE;
 	if (v == IR_NONE)
 		em_printf(e, " { INGOT_CL_POOL, 0 },");
 	else if (g->values[v].is_const)
@@ -67,6 +71,97 @@ static int emit_transfer(CEmit *c, Emitter *body, NodeId id)
 	return 1;
 }
 
+/* Appends a call's table to NAME_cl_tables; returns its byte offset there. */
+static int64_t add_table(OclEmit *s, const OclCall *oc)
+{
+	int64_t n, at = s->n_table_words;
+	uint32_t *t = cg_ocl_table(oc, &n);
+	for (int64_t i = 0; i < n; i++)
+		em_printf(&s->tables, "%s0x%08" PRIx32 ",%s", i % 8 ? " " : "\t", t[i], i % 8 == 7 || i == n - 1 ? "\n" : "");
+	free(t);
+	s->n_table_words += n;
+	return 4 * at;
+}
+
+/* One row of NAME_cl_calls[]: oc's kernel with params kc (oc->ref or a part of it)
+ * on input slots in[0..oc->n_slots) and output y; and its launch in the body. */
+static void emit_call(CEmit *c, OclEmit *s, Emitter *body, NodeId id, const OclCall *oc,
+                      const KernelCall *kc, const ValueId *in, int n_in, int64_t y_off)
+{
+	const Graph *g = cg_c_graph(c);
+	const Node *n = &g->nodes[id];
+	int64_t copy = 0;
+	if (oc->kernel) {
+		int p = kc->pdesc ? cg_c_add_params(c, id, kc) : -1;
+		int64_t table = oc->table ? add_table(s, oc) : -1;
+		if (p < 0)
+			die("OpenCL kernel %s without parameters", oc->kernel);
+		em_printf(&s->calls, "\t{ \"%s\", &p%d, sizeof p%d, %d, {", oc->kernel, p, p,
+		          oc->n_slots + 1 + oc->status + oc->n_extra_out);
+		for (int k = 0; k < oc->n_slots; k++)
+			if (oc->table && k == 1)
+				em_printf(&s->calls, " { INGOT_CL_TABLES, %" PRId64 " },", table);
+			else
+				emit_buf(c, k < n_in ? in[k] : IR_NONE, &s->calls);
+		if (oc->status)
+			em_printf(&s->calls, " { INGOT_CL_STATUS, 0 },");
+		for (int k = 1; k <= oc->n_extra_out; k++) {
+			ValueId v = k < n->n_out ? n->out[k] : IR_NONE;
+			em_printf(&s->calls, " { INGOT_CL_POOL, %" PRId64 " },", v == IR_NONE ? 0 : pool_off(g, v));
+		}
+		s->status |= oc->status;
+	} else {   /* a view the plan could not alias: a copy inside the pool */
+		copy = type_bytes(&g->values[n->out[0]].type);
+		em_printf(&s->calls, "\t{ NULL, NULL, 0, 2, {");
+		emit_buf(c, in[0], &s->calls);
+	}
+	em_printf(&s->calls, " { INGOT_CL_POOL, %" PRId64 " } }, %d, { %" PRId64 ", %" PRId64 ", %" PRId64
+	          " }, { %" PRId64 ", %" PRId64 ", %" PRId64 " } },\n", y_off, oc->dims,
+	          oc->gws[0], oc->gws[1], oc->gws[2], oc->lws[0], oc->lws[1], oc->lws[2]);
+	em_line(body, "\tif ((rc = ingot_cl_launch(&cl->st, %d, %" PRId64 ")) != 0)   /* on the device */",
+	        s->n_calls, copy);
+	em_line(body, "\t\treturn rc;");
+	s->n_calls++;
+}
+
+/* A Concat of more inputs than one kernel takes: a launch per OCL_CONCAT_PART
+ * inputs, each writing its columns of every row. The part's parameters describe
+ * its row as [gap before][its inputs][gap after], a gap as a negative row_bytes
+ * entry (ingot_cl_concat writes nothing there and takes no buffer for it). */
+static void emit_concat_parts(CEmit *c, OclEmit *s, Emitter *body, NodeId id, OclCall *oc)
+{
+	const Graph *g = cg_c_graph(c);
+	const Node *n = &g->nodes[id];
+	const ingot_concat_params *p = oc->ref.params;
+	int64_t total = 0, before = 0;
+	for (int k = 0; k < p->n; k++)
+		total += cg_ocl_concat_bytes(p, k);
+	for (int k0 = 0; k0 < p->n; k0 += OCL_CONCAT_PART) {
+		int m = p->n - k0 < OCL_CONCAT_PART ? (int)(p->n - k0) : OCL_CONCAT_PART;
+		ingot_concat_params part;
+		KernelCall kc = oc->ref;
+		ValueId in[INGOT_CL_CONCAT_SLOTS];
+		int64_t cols = 0;
+		int j = 0;
+		memset(&part, 0, sizeof part);
+		part.outer = p->outer;
+		in[j] = IR_NONE;
+		part.row_bytes[j++] = -before;   /* a gap of 0 bytes when first */
+		for (int k = 0; k < m; k++) {
+			in[j] = n->in[k0 + k];
+			part.row_bytes[j++] = cg_ocl_concat_bytes(p, k0 + k);
+			cols += cg_ocl_concat_bytes(p, k0 + k);
+		}
+		in[j] = IR_NONE;
+		part.row_bytes[j++] = -(total - before - cols);
+		part.n = j;
+		kc.params = &part;
+		oc->gws[0] = p->outer * cols / 4 > 0 ? p->outer * cols / 4 : 1;
+		emit_call(c, s, body, id, oc, &kc, in, j, pool_off(g, n->out[0]));
+		before += cols;
+	}
+}
+
 /* CEmitHooks.node: transfers and device nodes; the host's nodes stay C calls. */
 static int emit_node(CEmit *c, Emitter *body, NodeId id, void *state)
 {
@@ -74,7 +169,6 @@ static int emit_node(CEmit *c, Emitter *body, NodeId id, void *state)
 	Graph *g = cg_c_graph(c);
 	const Node *n = &g->nodes[id];
 	OclCall oc;
-	int64_t copy = 0;
 	if (n->op == OP_COPY_TO_DEVICE || n->op == OP_COPY_TO_HOST)
 		return emit_transfer(c, body, id);
 	if (!n->device)
@@ -85,33 +179,11 @@ static int emit_node(CEmit *c, Emitter *body, NodeId id, void *state)
 		return -1;
 	}
 	cg_c_comment(c, body, id);
-	if (oc.kernel) {
-		int p = oc.ref.pdesc ? cg_c_add_params(c, id, &oc.ref) : -1;
-		if (p < 0)
-			die("OpenCL kernel %s without parameters", oc.kernel);
-		em_printf(&s->calls, "\t{ \"%s\", &p%d, sizeof p%d, %d, {", oc.kernel, p, p,
-		          oc.n_slots + 1 + oc.status + oc.n_extra_out);
-		for (int k = 0; k < oc.n_slots; k++)
-			emit_buf(c, n, k, &s->calls);
-		if (oc.status)
-			em_printf(&s->calls, " { INGOT_CL_STATUS, 0 },");
-		for (int k = 1; k <= oc.n_extra_out; k++) {
-			ValueId v = k < n->n_out ? n->out[k] : IR_NONE;
-			em_printf(&s->calls, " { INGOT_CL_POOL, %" PRId64 " },", v == IR_NONE ? 0 : pool_off(g, v));
-		}
-		s->status |= oc.status;
-	} else {   /* a view the plan could not alias: a copy inside the pool */
-		copy = type_bytes(&g->values[n->out[0]].type);
-		em_printf(&s->calls, "\t{ NULL, NULL, 0, 2, {");
-		emit_buf(c, n, 0, &s->calls);
-	}
-	em_printf(&s->calls, " { INGOT_CL_POOL, %" PRId64 " } }, %d, { %" PRId64 ", %" PRId64 ", %" PRId64
-	          " }, { %" PRId64 ", %" PRId64 ", %" PRId64 " } },\n", pool_off(g, n->out[0]), oc.dims,
-	          oc.gws[0], oc.gws[1], oc.gws[2], oc.lws[0], oc.lws[1], oc.lws[2]);
-	em_line(body, "\tif ((rc = ingot_cl_launch(&cl->st, %d, %" PRId64 ")) != 0)   /* on the device */",
-	        s->n_calls, copy);
-	em_line(body, "\t\treturn rc;");
-	s->n_calls++;
+	if (oc.kernel && strcmp(oc.kernel, "ingot_cl_concat") == 0 &&
+	    ((const ingot_concat_params *)oc.ref.params)->n > INGOT_CL_CONCAT_SLOTS)
+		emit_concat_parts(c, s, body, id, &oc);
+	else
+		emit_call(c, s, body, id, &oc, &oc.ref, n->in, n->n_in, pool_off(g, n->out[0]));
 	return 1;
 }
 
@@ -130,6 +202,15 @@ static void emit_source(CEmit *c, Emitter *e, void *state)
 		em_raw(e, s->calls.buf, s->calls.len);
 	else
 		em_line(e, "\t{ NULL, NULL, 0, 0, { { 0, 0 } }, 1, { 1, 1, 1 }, { 0, 0, 0 } }   /* none */");
+	em_line(e, "};");
+	em_blank(e);
+	em_line(e, "/* Tables the compiler computed for device kernels (Resize's taps), uploaded once. */");
+	em_line(e, "static const uint32_t %s_cl_tables[%" PRId64 "] = {", name,
+	        s->n_table_words ? s->n_table_words : 1);
+	if (s->tables.len)
+		em_raw(e, s->tables.buf, s->tables.len);
+	else
+		em_line(e, "\t0   /* none */");
 	em_line(e, "};");
 	em_blank(e);
 	em_line(e, "struct %s_cl {", name);
@@ -157,9 +238,11 @@ static void emit_exec(CEmit *c, Emitter *e, void *state)
 	em_line(e, "\t}");
 	em_line(e, "\tif (ingot_cl_setup(&cl->st, opt, %s_cl_source, sizeof %s_cl_source / sizeof *%s_cl_source,",
 	        name, name, name);
-	em_line(e, "\t                   %s_cl_build_options, %" PRId64 ", %s, %" PRId64 ", %s_cl_calls, %d, cl->k) != 0) {",
-	        name, cg_c_graph(c)->arena_bytes, wsize ? arena_printf(&cg_c_graph(c)->arena, "%s_weights", name)
-	        : "NULL", wsize, name, s->n_calls);
+	em_line(e, "\t                   %s_cl_build_options, %" PRId64 ", %s, %" PRId64 ",", name,
+	        cg_c_graph(c)->arena_bytes, wsize ? arena_printf(&cg_c_graph(c)->arena, "%s_weights", name) : "NULL",
+	        wsize);
+	em_line(e, "\t                   %s_cl_tables, sizeof %s_cl_tables, %s_cl_calls, %d, cl->k) != 0) {", name, name,
+	        name, s->n_calls);
 	em_line(e, "\t\tif (err)");
 	em_line(e, "\t\t\t*err = cl->st.err;");
 	em_line(e, "\t\t%s_cl_release(cl);", name);
@@ -301,6 +384,7 @@ int cg_ocl_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	memset(&s, 0, sizeof s);
 	s.t = t;
 	em_init(&s.calls);
+	em_init(&s.tables);
 	memset(&h, 0, sizeof h);
 	h.node = emit_node;
 	h.source = emit_source;
@@ -315,5 +399,6 @@ int cg_ocl_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d)
 	if (!rc)
 		rc = cg_copy_stub(o->out_dir, "ingot_cl.h", d);
 	em_free(&s.calls);
+	em_free(&s.tables);
 	return rc;
 }

@@ -6,7 +6,9 @@
  *   2. runtime-stubs/kernels/ewtable.h and ewmath.h, the per-element math of the
  *      reference kernels (their float half: they skip the rest under OpenCL C);
  *   3. the parameter structs, generated from the runtime-stubs field lists, so the
- *      host's struct (kernels/<family>.h) and the device's have one layout;
+ *      host's struct (kernels/<family>.h) and the device's have one layout (a double
+ *      field is a ulong of its bits on a device without cl_khr_fp64: no kernel
+ *      needs double precision);
  *   4. runtime-stubs/kernels/opencl/ingot.cl, the kernels.
  */
 #include "opencl_target.h"
@@ -28,7 +30,7 @@
 #define OCL_FIELD(kind, name) OCL_FIELD_##kind(name)
 #define OCL_FIELD_I64(n) "\tlong " #n ";\n"
 #define OCL_FIELD_F32(n) "\tfloat " #n ";\n"
-#define OCL_FIELD_F64(n) "\tdouble " #n ";\n"
+#define OCL_FIELD_F64(n) "\tINGOT_CL_F64 " #n ";\n"   /* prelude: double or its bits */
 #define OCL_FIELD_DIMS(n) "\tlong " #n "[" OCL_STR(INGOT_MAX_RANK) "];\n"
 #define OCL_FIELD_PADS(n) "\tlong " #n "[2 * " OCL_STR(INGOT_MAX_RANK) "];\n"
 #define OCL_STRUCT(T, FIELDS) "typedef struct " #T " {\n" FIELDS(OCL_FIELD) "} " #T ";\n"
@@ -49,13 +51,8 @@ static const char structs[] =
 	OCL_STRUCT(ingot_strided_params, INGOT_STRIDED_FIELDS)
 	OCL_STRUCT(ingot_concat_params, INGOT_CONCAT_FIELDS)
 	OCL_STRUCT(ingot_gather_params, INGOT_GATHER_FIELDS)
-	OCL_STRUCT(ingot_pad_params, INGOT_PAD_FIELDS);
-
-/* the structs with double fields, declared only where the device has cl_khr_fp64 */
-static const char structs_fp64[] =
-	"#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-	OCL_STRUCT(ingot_resize_params, INGOT_RESIZE_FIELDS)
-	"#endif\n";
+	OCL_STRUCT(ingot_pad_params, INGOT_PAD_FIELDS)
+	OCL_STRUCT(ingot_resize_params, INGOT_RESIZE_FIELDS);
 
 /* the libm names ewmath.h's float functions call (INGOT_EW_M(fn) is fn##f) */
 static const char *const libm[] = { "fabs", "ceil", "expm1", "erf", "erfc", "exp", "floor", "fmax",
@@ -93,6 +90,10 @@ static void prelude(Emitter *e)
 	em_printf(e, "typedef long int64_t;\ntypedef ulong uint64_t;\n");
 	/* a field name that is an OpenCL C keyword (pool's `kernel`) */
 	em_printf(e, "#define kernel ingot_kernel\n");
+	/* a double field (Resize's scales) as its bits where the device has no doubles:
+	 * same size and alignment, and no kernel reads one */
+	em_printf(e, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+	          "#define INGOT_CL_F64 double\n#else\n#define INGOT_CL_F64 ulong\n#endif\n");
 	for (size_t i = 0; i < sizeof libm / sizeof *libm; i++)
 		em_printf(e, "#define %sf %s\n", libm[i], libm[i]);
 	for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
@@ -146,7 +147,6 @@ void cg_ocl_emit_program(Emitter *e, const Target *t, const char *name)
 	emit_part(e, "kernels/ewtable.h", stub_text("kernels/ewtable.h"));
 	emit_part(e, "kernels/ewmath.h", stub_text("kernels/ewmath.h"));
 	emit_part(e, "the parameter structs of the reference kernels", structs);
-	emit_part(e, "the parameter structs with double fields", structs_fp64);
 	emit_part(e, "kernels/opencl/ingot.cl", stub_text("kernels/opencl/ingot.cl"));
 	em_line(e, "};");
 	em_line(e, "static const char %s_cl_build_options[] = \"-DINGOT_CL_TILE=%d\";", name,

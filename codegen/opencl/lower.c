@@ -16,6 +16,7 @@
 #include "reduce.h"
 #include "shape.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ingot_unary codes of the float functions (ewtable.h's rows with a float form) */
@@ -43,8 +44,11 @@ static bool float_binary(const ingot_binary_params *p)
 	}
 }
 
-/* Concat inputs one kernel takes (ingot_cl_concat's x0..x6; INGOT_CL_MAX_BUFS - 1) */
-#define INGOT_CL_CONCAT_MAX 7
+/* the most tap combinations one Resize output element may sum (an antialiased
+ * downscale has many per axis) */
+#define RESIZE_MAX_TAPS 4096
+#define OCL_STR2(x) #x
+#define OCL_STR(x) OCL_STR2(x)
 
 static int64_t round_up(int64_t v, int64_t m)
 {
@@ -192,14 +196,10 @@ static bool pick(const Target *t, const Graph *g, NodeId id, OclCall *oc, const 
 	} else if (strcmp(fn, "ingot_concat") == 0) {
 		const ingot_concat_params *p = kc->params;
 		int64_t row = 0;
-		if (p->n > INGOT_CL_CONCAT_MAX) {
-			*why = "OpenCL concatenates 7 inputs at most";
-			return false;
-		}
 		for (int k = 0; k < p->n; k++)
-			row += p->row_bytes[k] / 4;
+			row += cg_ocl_concat_bytes(p, k) / 4;
 		oc->kernel = "ingot_cl_concat";
-		oc->n_slots = INGOT_CL_CONCAT_MAX;
+		oc->n_slots = INGOT_CL_CONCAT_SLOTS;
 		set_1d(oc, p->outer * row);
 	} else if (strcmp(fn, "ingot_gather") == 0) {
 		const ingot_gather_params *p = kc->params;
@@ -221,19 +221,20 @@ static bool pick(const Target *t, const Graph *g, NodeId id, OclCall *oc, const 
 		set_1d(oc, numel);
 	} else if (strcmp(fn, "ingot_resize") == 0) {
 		const ingot_resize_params *p = kc->params;
-		int64_t numel = 1;
-		bool ok = p->dtype == INGOT_DT_F32 && !p->antialias &&
-		          (p->mode == INGOT_INTERP_NEAREST || p->mode == INGOT_INTERP_LINEAR);
+		int64_t numel = 1, combos = 1;
+		bool ok = p->dtype == INGOT_DT_F32;
 		for (int d = 0; d < p->rank; d++) {
-			ok &= p->taps[d] <= 2;
 			numel *= p->y_dims[d];
+			combos *= p->taps[d] ? p->taps[d] : 1;
+			ok &= p->x_dims[d] <= INT32_MAX && p->y_dims[d] * p->taps[d] <= INT32_MAX / 4;
 		}
-		if (!ok) {
-			*why = "OpenCL resizes f32 by nearest or linear interpolation without antialias only";
+		if (!ok || combos > RESIZE_MAX_TAPS) {
+			*why = "OpenCL resizes f32 with at most " OCL_STR(RESIZE_MAX_TAPS) " taps per output";
 			return false;
 		}
 		oc->kernel = "ingot_cl_resize";
-		oc->n_slots = 1;
+		oc->n_slots = 2;
+		oc->table = true;
 		set_1d(oc, numel);
 	} else if (op_has(n->op, OPF_VIEW)) {
 		oc->kernel = NULL;   /* an alias of its input, or one device-side copy */
@@ -243,6 +244,48 @@ static bool pick(const Target *t, const Graph *g, NodeId id, OclCall *oc, const 
 		return false;
 	}
 	return true;
+}
+
+int64_t cg_ocl_concat_bytes(const void *concat_params, int k)
+{
+	const ingot_concat_params *p = concat_params;
+	return k < 16 ? p->row_bytes[k] : p->row_bytes_hi[k - 16];
+}
+
+uint32_t *cg_ocl_table(const OclCall *oc, int64_t *n_words)
+{
+	const ingot_resize_params *p = oc->ref.params;
+	int64_t n = 1, at = 1;
+	uint32_t *t;
+	float ext = (float)p->extrapolation;
+	for (int d = 0; d < p->rank; d++)
+		n += 2 * p->y_dims[d] * p->taps[d];
+	t = malloc((size_t)n * sizeof *t);
+	if (!t)
+		die("out of memory");
+	memcpy(&t[0], &ext, 4);
+	for (int d = 0; d < p->rank; d++) {
+		int64_t k = p->y_dims[d] * p->taps[d];
+		int64_t *idx;
+		double *w;
+		if (!k)
+			continue;
+		idx = malloc((size_t)k * sizeof *idx);
+		w = malloc((size_t)k * sizeof *w);
+		if (!idx || !w)
+			die("out of memory");
+		ingot_resize_taps(p, d, idx, w);
+		for (int64_t j = 0; j < k; j++, at += 2) {
+			int32_t i32 = (int32_t)idx[j];
+			float f = (float)w[j];
+			memcpy(&t[at], &i32, 4);
+			memcpy(&t[at + 1], &f, 4);
+		}
+		free(idx);
+		free(w);
+	}
+	*n_words = n;
+	return t;
 }
 
 /* The ops whose kernels copy 4-byte elements as bits (int32 and uint32 too). */

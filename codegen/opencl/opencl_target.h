@@ -15,9 +15,22 @@ typedef struct OclCall {
 	bool status;                 /* then the status word (an index out of range) */
 	int n_extra_out;             /* then outputs 1..n_extra_out (missing ones: a dummy);
 	                              * output 0 comes last */
+	bool table;                  /* input slot 1 is a table the compiler computes
+	                              * (cg_ocl_table), in NAME_cl_tables */
 	int dims;                    /* NDRange dimensions, 1..3 */
 	int64_t gws[3], lws[3];      /* global and local sizes; lws[0] == 0: the driver's */
 } OclCall;
+
+/* The table of a call with oc->table (Resize's taps, ingot.cl's ingot_cl_resize) as
+ * 32-bit words, malloc'd; *n_words set. */
+uint32_t *cg_ocl_table(const OclCall *oc, int64_t *n_words);
+
+/* ingot_cl_concat's input slots (x0..x6: INGOT_CL_MAX_BUFS - 1); a Concat of more
+ * inputs launches once per OCL_CONCAT_PART of them (emit.c), with two gap slots. */
+#define INGOT_CL_CONCAT_SLOTS 7
+#define OCL_CONCAT_PART (INGOT_CL_CONCAT_SLOTS - 2)
+/* Concat input k's bytes per row (row_bytes, then row_bytes_hi past 16). */
+int64_t cg_ocl_concat_bytes(const void *concat_params, int k);
 
 /* Whether the device can run node n (Target.supported of PlaceConfig); why not. */
 bool cg_ocl_supported(const void *target, Graph *g, NodeId n, const char **why);

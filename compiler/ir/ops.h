@@ -207,7 +207,7 @@ typedef enum OpFlag {
 	X(TF_IDF_VECTORIZER, TfIdfVectorizer, tfidf, 1, 2, 1, 1, 0x0, 0) \
 	/* image.c */ \
 	X(RESIZE, Resize, resize, 1, 4, 1, 1, 0xe, OPF_DEVICE) \
-	X(UPSAMPLE, Upsample, upsample, 1, 2, 1, 1, 0x2, 0) \
+	X(UPSAMPLE, Upsample, upsample, 1, 2, 1, 1, 0x2, OPF_DEVICE) \
 	X(GRID_SAMPLE, GridSample, grid_sample, 2, 2, 1, 1, 0x0, 0) \
 	X(AFFINE_GRID, AffineGrid, affine_grid, 2, 2, 1, 1, 0x2, 0) \
 	X(ROI_ALIGN, RoiAlign, roi_align, 3, 3, 1, 1, 0x0, 0) \

@@ -136,9 +136,8 @@ static double rs_coord(const ingot_resize_params *p, int d, int64_t o)
 	}
 }
 
-/* Fills the tap table of axis d: for each output index, k taps (input index,
- * weight); index -1 in the first tap marks a tf_crop_and_resize extrapolation. */
-static void rs_table(const ingot_resize_params *p, int d, int64_t *idx, double *w)
+/* image.h: the tap table of axis d */
+INGOT_KERNEL void ingot_resize_taps(const ingot_resize_params *p, int d, int64_t *idx, double *w)
 {
 	int64_t k = p->taps[d], in = p->x_dims[d], o, j;
 	int64_t start = 1 - k / 2;
@@ -293,7 +292,7 @@ INGOT_KERNEL int ingot_resize(const void *params, const void *const *in, void *c
 		tidx[d] = (int64_t *)(void *)sp;
 		tw[d] = (double *)(void *)(sp + 8 * n);
 		sp += 16 * n;
-		rs_table(p, d, tidx[d], tw[d]);
+		ingot_resize_taps(p, d, tidx[d], tw[d]);
 	}
 	{   /* only H and W resized (or fewer), no extrapolation, f32 or nearest: by rows */
 		int fast = p->ctm != INGOT_CTM_TF_CROP_AND_RESIZE &&

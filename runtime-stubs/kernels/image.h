@@ -40,6 +40,11 @@ enum {
 	F(F64, extrapolation) F(DIMS, x_dims) F(DIMS, y_dims) F(DIMS, taps) \
 	INGOT_F64X8(F, scale) INGOT_F64X8(F, roi_lo) INGOT_F64X8(F, roi_hi)
 INGOT_PARAMS(ingot_resize_params, INGOT_RESIZE_FIELDS)
+/* Fills the tap table of axis d (taps[d] > 0): for each output index, taps[d] taps
+ * (input index, weight); index -1 in the first tap marks a tf_crop_and_resize
+ * extrapolation. ingot_resize builds its tables with it, and --target opencl
+ * computes the device kernel's tables with it at compile time. */
+INGOT_KERNEL void ingot_resize_taps(const ingot_resize_params *p, int d, int64_t *idx, double *w);
 
 /* GridSample padding_mode. */
 enum { INGOT_GS_ZEROS, INGOT_GS_BORDER, INGOT_GS_REFLECTION };

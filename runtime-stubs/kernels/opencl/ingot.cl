@@ -467,25 +467,32 @@ __kernel void ingot_cl_strided(ingot_strided_params p, INGOT_CL_BUF(x), INGOT_CL
 	INGOT_CL_OUT_U(y_b, y_o)[i] = INGOT_CL_IN_U(x_b, x_o)[off];
 }
 
-/* Concat of up to 7 inputs: `outer` rows, input k contributing row_bytes[k] bytes per row */
+/* Concat of up to 7 inputs: `outer` rows, input k contributing row_bytes[k] bytes per
+ * row. A negative row_bytes[k] is a gap of that many bytes, written by another
+ * launch: a Concat of more inputs is launched in parts (codegen/opencl/emit.c), each
+ * [gap][its inputs][gap], over its own columns only. */
 __kernel void ingot_cl_concat(ingot_concat_params p, INGOT_CL_BUF(x0), INGOT_CL_BUF(x1),
                               INGOT_CL_BUF(x2), INGOT_CL_BUF(x3), INGOT_CL_BUF(x4),
                               INGOT_CL_BUF(x5), INGOT_CL_BUF(x6), INGOT_CL_OBUF(y))
 {
-	long e = get_global_id(0), row = 0, c, k;
-	for (k = 0; k < p.n; k++)
-		row += p.row_bytes[k] / 4;
-	if (e >= p.outer * row)
+	long e = get_global_id(0), row = 0, cols = 0, gap = 0, c, k;
+	for (k = 0; k < p.n; k++) {
+		long w = p.row_bytes[k] / 4;
+		row += w < 0 ? -w : w;
+		cols += w < 0 ? 0 : w;
+	}
+	gap = p.n && p.row_bytes[0] < 0 ? -p.row_bytes[0] / 4 : 0;
+	if (e >= p.outer * cols)
 		return;
-	c = e % row;
-	for (k = 0; k < p.n && c >= p.row_bytes[k] / 4; k++)
-		c -= p.row_bytes[k] / 4;
-	long src = e / row * (p.row_bytes[k] / 4) + c;
+	c = e % cols;
+	for (k = 0; k < p.n && (p.row_bytes[k] < 0 || c >= p.row_bytes[k] / 4); k++)
+		c -= p.row_bytes[k] < 0 ? 0 : p.row_bytes[k] / 4;
+	long src = e / cols * (p.row_bytes[k] / 4) + c;
 	__global const uchar *b = k == 0 ? x0_b : k == 1 ? x1_b : k == 2 ? x2_b : k == 3 ? x3_b :
 	                          k == 4 ? x4_b : k == 5 ? x5_b : x6_b;
 	long bo = k == 0 ? x0_o : k == 1 ? x1_o : k == 2 ? x2_o : k == 3 ? x3_o :
 	          k == 4 ? x4_o : k == 5 ? x5_o : x6_o;
-	INGOT_CL_OUT_U(y_b, y_o)[e] = INGOT_CL_IN_U(b, bo)[src];
+	INGOT_CL_OUT_U(y_b, y_o)[e / cols * row + gap + e % cols] = INGOT_CL_IN_U(b, bo)[src];
 }
 
 /* Gather along the middle axis of [outer, axis_dim, inner] with int32 or int64
@@ -549,47 +556,19 @@ __kernel void ingot_cl_pad(ingot_pad_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y)
 	INGOT_CL_OUT_U(y_b, y_o)[i] = outside ? (uint)p.value : INGOT_CL_IN_U(x_b, x_o)[off];
 }
 
-/* ---- Resize (nearest, n-linear; no antialias), the reference's double-precision
- * coordinates, so only on devices with cl_khr_fp64 (codegen/opencl puts the
- * parameter struct under the same test) ---- */
-#ifdef cl_khr_fp64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-
-/* image.c's rs_coord: the input coordinate of output index o on axis d */
-static double ingot_cl_rs_coord(const ingot_resize_params *p, int d, long o, double s, double lo,
-                                double hi)
+/* ---- Resize (every mode: nearest, n-linear, cubic, antialias): the taps of each
+ * resized axis come from a table the compiler computed with the reference kernel's
+ * ingot_resize_taps (codegen/opencl/lower.c), so the device needs no double
+ * precision and picks the very pixels the C kernel picks. Table t (32-bit words):
+ * word 0 the extrapolation value (float bits), then for each axis d with taps[d] > 0
+ * in axis order, y_dims[d] * taps[d] pairs (input index, weight as float bits); an
+ * index of -1 marks a tf_crop_and_resize extrapolation. Weights multiply from 1 in
+ * axis order and the sum runs in float, the first axis's taps slowest. ---- */
+__kernel void ingot_cl_resize(ingot_resize_params p, INGOT_CL_BUF(x), INGOT_CL_BUF(t), INGOT_CL_OBUF(y))
 {
-	double in = (double)p->x_dims[d], x = (double)o, out_w = s * in;
-	switch (p->ctm) {
-	case INGOT_CTM_ALIGN_CORNERS:
-		return out_w == 1.0 ? 0.0 : x * (in - 1.0) / (out_w - 1.0);
-	case INGOT_CTM_ASYMMETRIC:
-		return x / s;
-	case INGOT_CTM_TF_CROP_AND_RESIZE:
-		if (out_w == 1.0)
-			return (hi - lo) * (in - 1.0) / 2.0 + lo * (in - 1.0);
-		return x * (hi - lo) * (in - 1.0) / (out_w - 1.0) + lo * (in - 1.0);
-	case INGOT_CTM_PYTORCH_HALF_PIXEL:
-		return out_w == 1.0 ? -0.5 : (x + 0.5) / s - 0.5;
-	case INGOT_CTM_HALF_PIXEL_SYMMETRIC:
-		return in / 2.0 * (1.0 - (double)p->y_dims[d] / out_w) + (x + 0.5) / s - 0.5;
-	case INGOT_CTM_TF_HALF_PIXEL_FOR_NN:
-		return (x + 0.5) / s;
-	default:
-		return (x + 0.5) / s - 0.5;
-	}
-}
-
-/* one output element per work-item; taps per axis as image.c's rs_table */
-__kernel void ingot_cl_resize(ingot_resize_params p, INGOT_CL_BUF(x), INGOT_CL_OBUF(y))
-{
-	const double sc[8] = { p.scale0, p.scale1, p.scale2, p.scale3, p.scale4, p.scale5, p.scale6, p.scale7 };
-	const double rl[8] = { p.roi_lo0, p.roi_lo1, p.roi_lo2, p.roi_lo3, p.roi_lo4, p.roi_lo5, p.roi_lo6,
-	                       p.roi_lo7 };
-	const double rh[8] = { p.roi_hi0, p.roi_hi1, p.roi_hi2, p.roi_hi3, p.roi_hi4, p.roi_hi5, p.roi_hi6,
-	                       p.roi_hi7 };
-	long i = get_global_id(0), total = 1, rem, xs[8], i0[8], i1[8], off = 0;
-	double w0[8], w1[8];
+	__global const uint *tab = INGOT_CL_IN_U(t_b, t_o);
+	__global const uint *ax[8];
+	long i = get_global_id(0), total = 1, rem, xs[8], k[8], st[8], off = 0, at = 1;
 	int rank = (int)p.rank, d, na = 0;
 	for (d = 0; d < rank; d++)
 		total *= p.y_dims[d];
@@ -599,71 +578,48 @@ __kernel void ingot_cl_resize(ingot_resize_params p, INGOT_CL_BUF(x), INGOT_CL_O
 		xs[d] = rem;
 		rem *= p.x_dims[d];
 	}
-	for (d = rank - 1, rem = i; d >= 0; d--) {
-		long o = rem % p.y_dims[d], in = p.x_dims[d], base, pick;
-		double c, r;
-		rem /= p.y_dims[d];
+	for (d = 0, rem = i; d < rank; d++) {   /* each axis's taps for this output index */
+		long o, inner = 1;
+		for (int e = d + 1; e < rank; e++)
+			inner *= p.y_dims[e];
+		o = rem / inner;
+		rem %= inner;
 		if (!p.taps[d]) {
 			off += o * xs[d];
 			continue;
 		}
-		c = ingot_cl_rs_coord(&p, d, o, sc[d], rl[d], rh[d]);
-		if (p.ctm == INGOT_CTM_TF_CROP_AND_RESIZE && (c < 0.0 || c > (double)(in - 1))) {
-			INGOT_CL_OUT(y_b, y_o)[i] = (float)p.extrapolation;
+		ax[na] = tab + at + 2 * o * p.taps[d];
+		if ((int)ax[na][0] < 0) {
+			INGOT_CL_OUT(y_b, y_o)[i] = as_float(tab[0]);
 			return;
 		}
-		c = c != c ? -1e15 : c < -1e15 ? -1e15 : c > 1e15 ? 1e15 : c;
-		base = (long)ceil(c) - 1;
-		r = c - (double)base;
-		if (p.mode == INGOT_INTERP_NEAREST) {
-			switch (p.nearest) {
-			case INGOT_NEAREST_ROUND_PREFER_CEIL: pick = r < 0.5 ? base : base + 1; break;
-			case INGOT_NEAREST_FLOOR: pick = r == 1.0 ? base + 1 : base; break;
-			case INGOT_NEAREST_CEIL: pick = base + 1; break;
-			case INGOT_NEAREST_SIMPLE: pick = sc[d] < 1.0 || r == 1.0 ? base + 1 : base; break;
-			default: pick = r <= 0.5 ? base : base + 1; break;
-			}
-			off += clamp(pick, 0L, in - 1) * xs[d];
-			continue;
-		}
-		/* linear: taps base and base + 1, weights 1 - |0 - r| and 1 - |1 - r| (rs_table) */
-		{
-			double wa = fabs(0.0 - r), wb = fabs(1.0 - r), sum;
-			double ua = wa < 1.0 ? 1.0 - wa : 0.0, ub = wb < 1.0 ? 1.0 - wb : 0.0;
-			if (p.exclude_outside) {
-				ua = base < 0 || base >= in ? 0.0 : ua;
-				ub = base + 1 < 0 || base + 1 >= in ? 0.0 : ub;
-				sum = ua + ub;
-				if (sum != 0.0) {
-					ua /= sum;
-					ub /= sum;
-				}
-			}
-			/* collected from the last axis back; used first axis first */
-			i0[na] = clamp(base, 0L, in - 1) * xs[d];
-			i1[na] = clamp(base + 1, 0L, in - 1) * xs[d];
-			w0[na] = ua;
-			w1[na] = ub;
-			na++;
-		}
+		k[na] = p.taps[d];
+		st[na] = xs[d];
+		at += 2 * p.y_dims[d] * p.taps[d];
+		na++;
 	}
-	if (p.mode == INGOT_INTERP_NEAREST) {
-		INGOT_CL_OUT(y_b, y_o)[i] = INGOT_CL_IN(x_b, x_o)[off];
+	if (p.mode == INGOT_INTERP_NEAREST) {   /* one tap per axis, weight 1 */
+		for (d = 0; d < na; d++)
+			off += (long)ax[d][0] * st[d];
+		INGOT_CL_OUT_U(y_b, y_o)[i] = INGOT_CL_IN_U(x_b, x_o)[off];
 		return;
 	}
-	/* the taps in the reference's order: the first axis slowest, the last fastest */
-	double acc = 0.0;
-	for (long t = 0; t < (1L << na); t++) {
-		double wt = 1.0;
-		long o2 = off;
-		for (int j = 0; j < na; j++) {   /* axis j from the first: index na - 1 - j */
-			int k = na - 1 - j;
-			bool hi = (t >> (na - 1 - j)) & 1;
-			wt *= hi ? w1[k] : w0[k];
-			o2 += hi ? i1[k] : i0[k];
+	long n = 1, c;
+	for (d = 0; d < na; d++)
+		n *= k[d];
+	float acc = 0.0f;
+	for (c = 0; c < n; c++) {   /* the last axis's tap fastest */
+		float wt = 1.0f;
+		long o2 = off, q = c, j[8];
+		for (d = na - 1; d >= 0; d--) {
+			j[d] = q % k[d];
+			q /= k[d];
 		}
-		acc += wt * (double)INGOT_CL_IN(x_b, x_o)[o2];
+		for (d = 0; d < na; d++) {
+			o2 += (long)ax[d][2 * j[d]] * st[d];
+			wt *= as_float(ax[d][2 * j[d] + 1]);
+		}
+		acc += wt * INGOT_CL_IN(x_b, x_o)[o2];
 	}
-	INGOT_CL_OUT(y_b, y_o)[i] = (float)acc;
+	INGOT_CL_OUT(y_b, y_o)[i] = acc;
 }
-#endif

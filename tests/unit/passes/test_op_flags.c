@@ -42,7 +42,7 @@ static const FlagOps expected[] = {
 	  "GlobalAveragePool GlobalMaxPool Softmax LogSoftmax Reshape Flatten Squeeze Unsqueeze "
 	  "FusedElementwise LayerNormalization ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp "
 	  "ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Concat Gather Pad "
-	  "Slice Transpose Resize" },
+	  "Slice Transpose Resize Upsample" },
 	{ OPF_ML, "OPF_ML", "ArrayFeatureExtractor Binarizer LabelEncoder TreeEnsemble "
 	  "TreeEnsembleClassifier TreeEnsembleRegressor" },
 };
