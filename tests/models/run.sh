@@ -13,6 +13,11 @@ if ! [ -x "$py" ]; then
 fi
 # a target whose instructions this CPU lacks (x86-avx512 on an AVX2 CPU): skipped, exit 77
 "$py" "$(dirname "$0")/../unit/x86/cpu.py" "$target" || exit 77
+# --target opencl without an OpenCL platform: skipped, exit 77 (tests/opencl)
+if [ "$target" = opencl ] && ! "$py" "$(dirname "$0")/../opencl/has_platform.py"; then
+	echo "SKIP: no OpenCL platform (install pocl-opencl-icd)"
+	exit 77
+fi
 start=$(date +%s)
 "$py" "$export_py" "$out"
 out=$(cd "$out" && pwd)  # check resolves data-set paths from the runner's directory

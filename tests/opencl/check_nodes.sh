@@ -13,11 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ingot=$1 data=$2 list=$3 work=$4
 rm -rf "$work"
 mkdir -p "$work"
-if ! /usr/bin/python3 -c "
-import ctypes, ctypes.util, sys
-n = ctypes.util.find_library('OpenCL')
-c = ctypes.c_uint(0)
-sys.exit(0 if n and ctypes.CDLL(n).clGetPlatformIDs(0, None, ctypes.byref(c)) == 0 and c.value else 1)"; then
+if ! /usr/bin/python3 "$here/has_platform.py"; then
 	echo "SKIP: no OpenCL platform (install pocl-opencl-icd)"
 	exit 77
 fi
