@@ -19,6 +19,8 @@ graph's edge, so the expected values are written here from the ONNX definitions:
   1.30 does, and ingot does for INT4); from integers the low 2 bits.
   QuantizeLinear saturates to [0, 3] / [-2, 1] after rounding half to even.
 - QuantizeLinear / DequantizeLinear take FLOAT8E8M0 scales from opset 24.
+- BitCast (26) keeps the bits: 2-bit to 2-bit, 4-bit to 4-bit, FLOAT8E8M0 to the
+  other 8-bit types.
 It also checks corners of issue 18 that main had fixed: zero points of shape [1] with a
 scalar scale in UINT8, UINT4, FLOAT8E5M2 and INT2.
 `ingot check --target c` must pass every case.
@@ -288,6 +290,32 @@ dirs.append(write("dequantize_e5m2_zp1", [helper.make_node("DequantizeLinear", [
                     np.array([e5m2_value(c) * 2.0 for c in codes], np.float32))],
                   [tensor("s", np.array(2.0, np.float32)), small("zp", F8E5M2, [0], [1])], opset=21))
 
+# BitCast (26) on the types ONNX Runtime cannot hand across the graph's edge: the bits
+# are kept, so the expected codes are the input's, read as the other type: the 2-bit
+# types among themselves, the 4-bit ones likewise, FLOAT8E8M0 with the other 8-bit
+# types (COMPLEX64/128, which ingot does not carry, stay refused).
+I4, F4, U8 = 22, 23, TensorProto.UINT8
+
+
+def bitcast_case(name, src, dst, codes):
+    n = len(codes)
+    return write(name, [helper.make_node("BitCast", ["x"], ["y"], to=dst)],
+                 [("x", src, [n], small("x", src, codes, [n]))],
+                 [("y", dst, [n], small("y", dst, codes, [n]))], opset=26)
+
+
+c2 = [int(v) for v in rng.integers(0, 4, 10)]
+c4 = [int(v) for v in rng.integers(0, 16, 10)]
+c8 = [int(v) for v in rng.integers(0, 256, 10)]
+dirs.append(bitcast_case("bitcast_i2_u2", I2, U2, c2))
+dirs.append(bitcast_case("bitcast_u2_i2", U2, I2, c2))
+dirs.append(bitcast_case("bitcast_i4_f4e2m1", I4, F4, c4))
+dirs.append(bitcast_case("bitcast_f4e2m1_i4", F4, I4, c4))
+dirs.append(bitcast_case("bitcast_u4_i4", U4, I4, c4))
+dirs.append(bitcast_case("bitcast_e8m0_e5m2", E8M0, F8E5M2, c8))
+dirs.append(write("bitcast_u8_e8m0", [helper.make_node("BitCast", ["x"], ["y"], to=E8M0)],
+                  [("x", U8, [10], np.array(c8, np.uint8))],
+                  [("y", E8M0, [10], small("y", E8M0, c8, [10]))], opset=26))
 failures = []
 r = subprocess.run([ingot, "check", "--target", "c", "-j", "2"] + dirs, capture_output=True, text=True)
 print(r.stdout, end="")
@@ -308,6 +336,19 @@ r = subprocess.run([ingot, "compile", p, "-o", os.path.join(bad, "out")], captur
 lines = r.stderr.strip().splitlines()
 if r.returncode == 0 or len(lines) != 1 or "round_mode" not in lines[0] or p not in lines[0]:
     failures.append("round_mode: expected one error line, got rc %d: %r" % (r.returncode, r.stderr))
+
+# BitCast between bit widths (INT4 to UINT2) is one error line naming the file and `to`
+g = helper.make_graph([helper.make_node("BitCast", ["x"], ["y"], to=U2)], "bad",
+                      [helper.make_tensor_value_info("x", I4, [2])],
+                      [helper.make_tensor_value_info("y", U2, None)])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)])
+m.ir_version = 11
+p = os.path.join(bad, "bitcast_width.onnx")
+onnx.save(m, p)
+r = subprocess.run([ingot, "compile", p, "-o", os.path.join(bad, "out2")], capture_output=True, text=True)
+lines = r.stderr.strip().splitlines()
+if r.returncode == 0 or len(lines) != 1 or "to" not in lines[0] or p not in lines[0]:
+    failures.append("bitcast width: expected one error line, got rc %d: %r" % (r.returncode, r.stderr))
 
 for f in failures:
     print("FAIL " + f)
