@@ -290,6 +290,72 @@ dirs.append(write("dequantize_e5m2_zp1", [helper.make_node("DequantizeLinear", [
                     np.array([e5m2_value(c) * 2.0 for c in codes], np.float32))],
                   [tensor("s", np.array(2.0, np.float32)), small("zp", F8E5M2, [0], [1])], opset=21))
 
+# the control-flow ops and Shape/Size take the new types (24: FLOAT8E8M0, 25: UINT2 and
+# INT2): an If on E8M0, a Loop carrying UINT2, a Scan over INT2, Shape and Size of E8M0
+ce = rng.integers(0, 255, (2, 3))
+cu = rng.integers(0, 4, (2, 3))
+ci = rng.integers(-2, 2, (2, 3))
+then_g = helper.make_graph([helper.make_node("Identity", ["xe"], ["o"])], "then", [],
+                           [helper.make_tensor_value_info("o", E8M0, [2, 3])])
+else_g = helper.make_graph([helper.make_node("Transpose", ["xe"], ["t"]),
+                            helper.make_node("Reshape", ["t", "shape"], ["o"])], "else", [],
+                           [helper.make_tensor_value_info("o", E8M0, [2, 3])])
+loop_g = helper.make_graph([helper.make_node("Identity", ["cin"], ["cout"]),
+                            helper.make_node("Transpose", ["v"], ["vo"], perm=[1, 0])], "body",
+                           [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                            helper.make_tensor_value_info("cin", TensorProto.BOOL, []),
+                            helper.make_tensor_value_info("v", U2, [2, 3])],
+                           [helper.make_tensor_value_info("cout", TensorProto.BOOL, []),
+                            helper.make_tensor_value_info("vo", U2, [2, 3])])
+scan_g = helper.make_graph([helper.make_node("Identity", ["e"], ["so"]),
+                            helper.make_node("Identity", ["st"], ["eo"])], "scan",
+                           [helper.make_tensor_value_info("st", I2, [3]),
+                            helper.make_tensor_value_info("e", I2, [3])],
+                           [helper.make_tensor_value_info("so", I2, [3]),
+                            helper.make_tensor_value_info("eo", I2, [3])])
+s0 = rng.integers(-2, 2, 3)
+dirs.append(write("control_e8m0_u2_i2",
+                  [helper.make_node("If", ["c"], ["ye"], then_branch=then_g, else_branch=else_g),
+                   helper.make_node("Loop", ["n", "", "xu"], ["yu"], body=loop_g),
+                   helper.make_node("Scan", ["s0", "xi"], ["sf", "ys"], body=scan_g, num_scan_inputs=1),
+                   helper.make_node("Shape", ["xe"], ["sh"]), helper.make_node("Size", ["xe"], ["sz"])],
+                  [("xe", E8M0, [2, 3], small("xe", E8M0, ce, [2, 3])),
+                   ("c", TensorProto.BOOL, [], np.array(False)),
+                   ("xu", U2, [2, 3], small("xu", U2, cu, [2, 3])),
+                   ("s0", I2, [3], small("s0", I2, s0, [3])),
+                   ("xi", I2, [2, 3], small("xi", I2, ci, [2, 3]))],
+                  [("ye", E8M0, [2, 3], small("ye", E8M0, ce.T.reshape(2, 3), [2, 3])),
+                   ("yu", U2, [2, 3], small("yu", U2, cu, [2, 3])),
+                   ("sf", I2, [3], small("sf", I2, ci[1], [3])),
+                   ("ys", I2, [2, 3], small("ys", I2, np.stack([s0, ci[0]]), [2, 3])),
+                   ("sh", TensorProto.INT64, [2], np.array([2, 3], np.int64)),
+                   ("sz", TensorProto.INT64, [], np.array(6, np.int64))],
+                  [tensor("shape", np.array([2, 3], np.int64)), tensor("n", np.array(2, np.int64))]))
+
+
+def bf16(name, v, dims):
+    """A BFLOAT16 TensorProto of values exact in bf16 (the top half of their f32 bits)."""
+    t = TensorProto()
+    t.name, t.data_type = name, TensorProto.BFLOAT16
+    t.raw_data = (np.asarray(v, np.float32).view(np.uint32) >> 16).astype("<u2").tobytes()
+    t.dims.extend(dims)
+    return t
+
+
+# TopK and SplitToSequence take BFLOAT16 from opset 24
+xb = rng.permutation(np.arange(-8, 8, dtype=np.float32) / 4).reshape(2, 8)
+order = np.argsort(-xb, axis=1, kind="stable")[:, :3]
+dirs.append(write("topk_splittoseq_bf16",
+                  [helper.make_node("TopK", ["x", "k"], ["v", "i"]),
+                   helper.make_node("SplitToSequence", ["x"], ["sq"], axis=1, keepdims=0),
+                   helper.make_node("ConcatFromSequence", ["sq"], ["t"], axis=0, new_axis=1)],
+                  [("x", TensorProto.BFLOAT16, [2, 8], bf16("x", xb, [2, 8]))],
+                  [("v", TensorProto.BFLOAT16, [2, 3],
+                    bf16("v", np.take_along_axis(xb, order, 1), [2, 3])),
+                   ("i", TensorProto.INT64, [2, 3], order.astype(np.int64)),
+                   ("t", TensorProto.BFLOAT16, [8, 2], bf16("t", xb.T, [8, 2]))],
+                  [tensor("k", np.array([3], np.int64))], opset=24))
+
 # BitCast (26) on the types ONNX Runtime cannot hand across the graph's edge: the bits
 # are kept, so the expected codes are the input's, read as the other type: the 2-bit
 # types among themselves, the 4-bit ones likewise, FLOAT8E8M0 with the other 8-bit
