@@ -290,8 +290,9 @@ dirs.append(write("dequantize_e5m2_zp1", [helper.make_node("DequantizeLinear", [
                     np.array([e5m2_value(c) * 2.0 for c in codes], np.float32))],
                   [tensor("s", np.array(2.0, np.float32)), small("zp", F8E5M2, [0], [1])], opset=21))
 
-# the control-flow ops and Shape/Size take the new types (24: FLOAT8E8M0, 25: UINT2 and
-# INT2): an If on E8M0, a Loop carrying UINT2, a Scan over INT2, Shape and Size of E8M0
+# the control-flow ops, Shape/Size and Constant take the new types (24: FLOAT8E8M0, 25:
+# UINT2 and INT2): an If on E8M0, a Loop carrying UINT2, a Scan over INT2, Shape and Size
+# of E8M0, Constants of INT2 and E8M0
 ce = rng.integers(0, 255, (2, 3))
 cu = rng.integers(0, 4, (2, 3))
 ci = rng.integers(-2, 2, (2, 3))
@@ -318,7 +319,10 @@ dirs.append(write("control_e8m0_u2_i2",
                   [helper.make_node("If", ["c"], ["ye"], then_branch=then_g, else_branch=else_g),
                    helper.make_node("Loop", ["n", "", "xu"], ["yu"], body=loop_g),
                    helper.make_node("Scan", ["s0", "xi"], ["sf", "ys"], body=scan_g, num_scan_inputs=1),
-                   helper.make_node("Shape", ["xe"], ["sh"]), helper.make_node("Size", ["xe"], ["sz"])],
+                   helper.make_node("Shape", ["xe"], ["sh"]), helper.make_node("Size", ["xe"], ["sz"]),
+                   helper.make_node("Constant", [], ["k2"], value=small("kv2", I2, [-2, 1, -1], [3])),
+                   helper.make_node("Constant", [], ["ke"], value=small("kve", E8M0, [0, 127, 254], [3])),
+                   helper.make_node("Identity", ["k2"], ["yk2"]), helper.make_node("Identity", ["ke"], ["yke"])],
                   [("xe", E8M0, [2, 3], small("xe", E8M0, ce, [2, 3])),
                    ("c", TensorProto.BOOL, [], np.array(False)),
                    ("xu", U2, [2, 3], small("xu", U2, cu, [2, 3])),
@@ -329,7 +333,9 @@ dirs.append(write("control_e8m0_u2_i2",
                    ("sf", I2, [3], small("sf", I2, ci[1], [3])),
                    ("ys", I2, [2, 3], small("ys", I2, np.stack([s0, ci[0]]), [2, 3])),
                    ("sh", TensorProto.INT64, [2], np.array([2, 3], np.int64)),
-                   ("sz", TensorProto.INT64, [], np.array(6, np.int64))],
+                   ("sz", TensorProto.INT64, [], np.array(6, np.int64)),
+                   ("yk2", I2, [3], small("yk2", I2, [-2, 1, -1], [3])),
+                   ("yke", E8M0, [3], small("yke", E8M0, [0, 127, 254], [3]))],
                   [tensor("shape", np.array([2, 3], np.int64)), tensor("n", np.array(2, np.int64))]))
 
 
