@@ -37,7 +37,8 @@ NEWER = {
 OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise", "CopyToDevice", "CopyToHost",
          "BranchError", "MatMulW8", "QLinearAdd", "QLinearAveragePool",
          "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul",
-         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "TreeEnsemble", "TreeEnsembleClassifier",
+         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "LinearRegressor", "Scaler",
+         "TreeEnsemble", "TreeEnsembleClassifier",
          "TreeEnsembleRegressor"}
 
 first = {}

@@ -70,4 +70,17 @@ INGOT_PARAMS(ingot_array_feature_params, INGOT_ARRAY_FEATURE_FIELDS)
 INGOT_KERNEL int ingot_array_feature(const void *params, const void *const *in,
                                      void *const *out, void *scratch, int task, int n_tasks);
 
+/* Scaler and LinearRegressor (kind INGOT_ML_SCALER / INGOT_ML_LINREG) over rows of
+ * cols elements of X (dtype f32, f64, i32 or i64); out[0] is f32. Scaler: y[r, c] =
+ * (x - in[1][c]) * in[2][c] in float, in[1] / in[2] (f32) of n_a / n_b elements, 1 or
+ * cols (one element broadcasts). LinearRegressor: y[r, t] = sum_c x[r, c] *
+ * in[1][t * cols + c] + in[2][t] (n_b = 0: no intercepts), targets outputs a row,
+ * accumulated in double. */
+enum { INGOT_ML_SCALER = 0, INGOT_ML_LINREG = 1 };
+#define INGOT_ML_LINEAR_FIELDS(F) F(I64, kind) F(I64, dtype) F(I64, rows) F(I64, cols) \
+	F(I64, n_a) F(I64, n_b) F(I64, targets)
+INGOT_PARAMS(ingot_ml_linear_params, INGOT_ML_LINEAR_FIELDS)
+INGOT_KERNEL int ingot_ml_linear(const void *params, const void *const *in,
+                                 void *const *out, void *scratch, int task, int n_tasks);
+
 #endif

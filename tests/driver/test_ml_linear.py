@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""ml_linear: scikit-learn's linear models through the ai.onnx.ml ops Scaler and
+LinearRegressor (ml opset 1), written with python3-onnx's helper (Debian has no
+skl2onnx) as sklearn-onnx writes them: StandardScaler as Scaler(offset = mean_, scale =
+1 / scale_), LinearRegression / Ridge as LinearRegressor(coefficients = coef_ row by
+row, intercepts = intercept_, targets). `ingot check` compares the compiled models with
+sklearn's transform / predict: ingot computes Scaler in float, as ONNX Runtime does, and
+LinearRegressor's sums in double from the float32 coefficients, so both agree with
+sklearn's float64 results to 1e-5. Also int64 input to Scaler, a one-value offset and a
+[C] input, a regressor without intercepts, and the one error line of an unsupported
+post_transform and of an ai.onnx.ml op ingot lacks (SVMRegressor). Skipped (77) when
+python3-sklearn is missing."""
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from common import check, check_all_pass, main, run, save, stderr_lines, vi, write_test_dir
+
+try:
+    from sklearn.linear_model import LinearRegression, Ridge
+    from sklearn.preprocessing import StandardScaler
+except ImportError:
+    print("SKIP: python3-sklearn is not installed")
+    sys.exit(77)
+
+T = TensorProto
+ML = "ai.onnx.ml"
+
+
+def model(node, inputs, outputs):
+    g = helper.make_graph([node], "g", inputs, outputs)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, 1)],
+                          producer_name="tests/driver")
+    m.ir_version = 8
+    return m
+
+
+def test(ingot, work):
+    rng = np.random.default_rng(1818)
+    X = (rng.standard_normal((40, 5)) * [1, 10, 0.1, 3, 100] + [0, 5, -1, 2, 50]).astype(np.float32)
+    Xte = (rng.standard_normal((12, 5)) * [1, 10, 0.1, 3, 100] + [0, 5, -1, 2, 50]).astype(np.float32)
+    dirs = []
+
+    sc = StandardScaler().fit(X)
+    node = helper.make_node("Scaler", ["x"], ["y"], name="scaler", domain=ML,
+                            offset=sc.mean_.astype(np.float32).tolist(),
+                            scale=(1 / sc.scale_).astype(np.float32).tolist())
+    dirs.append(write_test_dir(work, "standard_scaler", model(node, [vi("x", T.FLOAT, [12, 5])],
+                                                              [vi("y", T.FLOAT, [12, 5])]),
+                               [Xte], [sc.transform(Xte).astype(np.float32)]))
+    Xi = rng.integers(-50, 50, (6, 5)).astype(np.int64)
+    dirs.append(write_test_dir(work, "scaler_int64", model(node, [vi("x", T.INT64, [6, 5])],
+                                                           [vi("y", T.FLOAT, [6, 5])]),
+                               [Xi], [sc.transform(Xi.astype(np.float64)).astype(np.float32)]))
+    node1 = helper.make_node("Scaler", ["x"], ["y"], name="scaler_1d", domain=ML, offset=[2.5],
+                             scale=[0.5, 2, 4, 0.25, 1])
+    x1 = Xte[0]
+    dirs.append(write_test_dir(work, "scaler_one_offset_1d", model(node1, [vi("x", T.FLOAT, [5])],
+                                                                   [vi("y", T.FLOAT, [5])]),
+                               [x1], [((x1.astype(np.float64) - 2.5) * [0.5, 2, 4, 0.25, 1]).astype(np.float32)]))
+
+    Y = np.stack([X @ [1, -2, 3, 0.5, 0.01] + 4, X @ [0.3, 0.1, -7, 1, -0.02] - 1,
+                  X @ [2, 0, 0, -1, 0.005]], 1) + rng.standard_normal((40, 3)) * 0.1
+    lr = LinearRegression().fit(X, Y)
+    node = helper.make_node("LinearRegressor", ["x"], ["y"], name="linreg", domain=ML,
+                            coefficients=lr.coef_.astype(np.float32).ravel().tolist(),
+                            intercepts=lr.intercept_.astype(np.float32).tolist(), targets=3)
+    dirs.append(write_test_dir(work, "linear_regression_3", model(node, [vi("x", T.FLOAT, [12, 5])],
+                                                                  [vi("y", T.FLOAT, [12, 3])]),
+                               [Xte], [lr.predict(Xte).astype(np.float32)]))
+    rd = Ridge(alpha=0.5, fit_intercept=False).fit(X, Y[:, 0])
+    node = helper.make_node("LinearRegressor", ["x"], ["y"], name="ridge", domain=ML,
+                            coefficients=rd.coef_.astype(np.float32).tolist())
+    dirs.append(write_test_dir(work, "ridge_no_intercept", model(node, [vi("x", T.FLOAT, [12, 5])],
+                                                                 [vi("y", T.FLOAT, [12, 1])]),
+                               [Xte], [rd.predict(Xte).astype(np.float32).reshape(-1, 1)]))
+    check_all_pass(ingot, dirs, "--rtol", "1e-5", "--atol", "1e-5")
+
+    def one_error(name, m, *words):
+        path = save(m, "%s/%s.onnx" % (work, name))
+        rc, out, err = run([ingot, "compile", path, "-o", "%s/%s_out" % (work, name)])
+        lines = stderr_lines(err)
+        check(rc != 0 and len(lines) == 1 and all(w in lines[0] for w in words),
+              "%s: expected one error line with %s, got rc %d:\n%s" % (name, words, rc, err))
+
+    io = ([vi("x", T.FLOAT, [2, 5])], [vi("y", T.FLOAT, [2, 1])])
+    node = helper.make_node("LinearRegressor", ["x"], ["y"], name="softmax_reg", domain=ML,
+                            coefficients=[1.0] * 5, post_transform="SOFTMAX")
+    one_error("softmax_reg", model(node, *io), "softmax_reg", "post_transform")
+    node = helper.make_node("LinearRegressor", ["x"], ["y"], name="short_coef", domain=ML,
+                            coefficients=[1.0] * 4)
+    one_error("short_coef", model(node, *io), "short_coef", "coefficients")
+    node = helper.make_node("SVMRegressor", ["x"], ["y"], name="svm", domain=ML,
+                            coefficients=[1.0], support_vectors=[0.0] * 5, n_supports=1, rho=[0.0])
+    one_error("svm", model(node, *io), "svm", "SVMRegressor", "unsupported")
+
+
+if __name__ == "__main__":
+    main(test)
