@@ -37,7 +37,7 @@ NEWER = {
 OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise", "CopyToDevice", "CopyToHost",
          "BranchError", "MatMulW8", "QLinearAdd", "QLinearAveragePool",
          "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul",
-         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "LinearRegressor", "Scaler",
+         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "LinearRegressor", "Normalizer", "Scaler",
          "TreeEnsemble", "TreeEnsembleClassifier",
          "TreeEnsembleRegressor"}
 

@@ -300,6 +300,7 @@ typedef enum OpFlag {
 	X(BINARIZER, Binarizer, binarizer, 1, 1, 1, 1, 0x0, OPF_ML) \
 	X(LABEL_ENCODER, LabelEncoder, label_encoder, 1, 5, 1, 1, 0x0, OPF_ML) \
 	X(LINEAR_REGRESSOR, LinearRegressor, ml_linear, 1, 3, 1, 1, 0x0, OPF_ML) \
+	X(NORMALIZER, Normalizer, ml_linear, 1, 1, 1, 1, 0x0, OPF_ML) \
 	X(SCALER, Scaler, ml_linear, 1, 3, 1, 1, 0x0, OPF_ML) \
 	X(TREE_ENSEMBLE, TreeEnsemble, tree_ensemble, 1, 8, 1, 1, 0x0, OPF_ML) \
 	X(TREE_ENSEMBLE_CLASSIFIER, TreeEnsembleClassifier, tree_ensemble, 1, 9, 1, 2, 0x0, OPF_ML) \

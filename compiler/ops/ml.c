@@ -334,19 +334,25 @@ static int afe_lower(LowerCtx *c)
 
 const OpImpl op_impl_array_feature_extractor = { 0, NULL, 0, NULL, afe_infer, afe_lower };
 
-/* ---- ml_linear: Scaler and LinearRegressor (ai.onnx.ml 1). Their float lists become
- * constant inputs 1-2 at import: Scaler's offset and scale (absent: 0 and 1),
- * LinearRegressor's coefficients and intercepts (absent: one unused 0, n_b = 0) ---- */
+/* ---- ml_linear: Scaler, LinearRegressor and Normalizer (ai.onnx.ml 1). The float
+ * lists become constant inputs 1-2 at import: Scaler's offset and scale (absent: 0 and
+ * 1), LinearRegressor's coefficients and intercepts (absent: one unused 0, n_b = 0);
+ * Normalizer has none ---- */
 
 typedef struct MlLinearAttrs {
 	int64_t n_a, n_b;     /* elements of inputs 1 and 2 (n_b = 0: no intercepts) */
 	int64_t targets;      /* LinearRegressor: outputs per row */
+	int norm;             /* Normalizer: 0 MAX, 1 L1, 2 L2 */
 } MlLinearAttrs;
+
+static const char *const ml_norm_names[] = { "MAX", "L1", "L2", NULL };
 
 static const AttrField ml_linear_fields[] = {
 	{ "n_a", AK_INT, offsetof(MlLinearAttrs, n_a), NULL },
 	{ "n_b", AK_INT, offsetof(MlLinearAttrs, n_b), NULL },
 	{ "targets", AK_INT, offsetof(MlLinearAttrs, targets), NULL },
+	{ "norm", AK_ENUM, offsetof(MlLinearAttrs, norm), ml_norm_names, .has_default = true,
+	  .def = 0 },
 };
 
 /* A float-list attribute appended as an f32 input; absent: one element def (*n = 0
@@ -371,6 +377,12 @@ static int ml_linear_import(ImportCtx *c)
 	const Node *nd = &c->g->nodes[c->node];
 	if (nd->n_in != 1)
 		return import_fail(c, NULL, "%s takes 1 input, got %d", ir_op_name(nd->op), nd->n_in);
+	if (nd->op == OP_NORMALIZER) {
+		const RawAttr *nm = import_find(c, "norm");
+		if (!nm)
+			return import_fail(c, "norm", "required (MAX, L1 or L2)");
+		return import_enum(c, "norm", ml_norm_names, 0, &a->norm);
+	}
 	if (nd->op == OP_SCALER) {
 		a->targets = 0;
 		return ml_float_input(c, "offset", 0.0f, 1, &a->n_a) ||
@@ -398,6 +410,11 @@ static int ml_linear_infer(InferCtx *c)
 	if (infer_check_dtype(c, 0, ml_num))
 		return -1;
 	int64_t cols = x->rank ? x->dims[x->rank - 1] : 1;
+	if (nd->op == OP_NORMALIZER) {
+		if (x->rank < 1 || x->rank > 2)
+			return infer_fail(c, 0, "expected [N, C] or [C], got rank %d", x->rank);
+		return ops_set_out(c, 0, DT_F32, x->rank, x->dims);
+	}
 	if (nd->op == OP_SCALER) {
 		if ((a->n_a != 1 && a->n_a != cols) || (a->n_b != 1 && a->n_b != cols))
 			return infer_fail(c, 0, "offset has %lld and scale %lld values: expected 1 or the "
@@ -426,7 +443,8 @@ static int ml_linear_lower(LowerCtx *c)
 	const MlLinearAttrs *a = nd->attrs;
 	const Type *x = lower_in(c, 0);
 	ingot_ml_linear_params *p = lower_params(c, &ml_linear_desc);
-	p->kind = nd->op == OP_SCALER ? INGOT_ML_SCALER : INGOT_ML_LINREG;
+	p->kind = nd->op == OP_SCALER ? INGOT_ML_SCALER : nd->op == OP_LINEAR_REGRESSOR ?
+	          INGOT_ML_LINREG : INGOT_ML_NORM_MAX + a->norm;
 	p->dtype = x->dtype;
 	p->cols = x->rank ? x->dims[x->rank - 1] : 1;
 	p->rows = p->cols ? type_numel(x) / p->cols : 0;

@@ -1,7 +1,7 @@
 /* ml.c — reference kernels of the ai.onnx.ml ops (ml.h): tree ensembles walked over
  * the normalized node table, their post transforms as ONNX's reference implementation
  * writes them (including PROBIT's approximate inverse erf), LabelEncoder by linear
- * search, Binarizer, ArrayFeatureExtractor, Scaler and LinearRegressor. */
+ * search, Binarizer, ArrayFeatureExtractor, Scaler, LinearRegressor and Normalizer. */
 #include "ml.h"
 
 #include <float.h>
@@ -296,6 +296,25 @@ INGOT_KERNEL int ingot_ml_linear(const void *params, const void *const *in,
 	float *y = (float *)out[0];
 	int64_t r, c, t, r0 = task * p->rows / n_tasks, r1 = (task + 1) * p->rows / n_tasks;
 	(void)scratch;
+	if (p->kind >= INGOT_ML_NORM_MAX) {
+		if (!in[0] || !y)
+			return INGOT_EINVAL;
+		for (r = r0; r < r1; r++) {
+			double z = 0;
+			for (c = 0; c < p->cols; c++) {
+				double v = fabs(ingot_ld_num(p->dtype, in[0], r * p->cols + c));
+				z = p->kind == INGOT_ML_NORM_MAX ? (v > z ? v : z) :
+				    p->kind == INGOT_ML_NORM_L1 ? z + v : z + v * v;
+			}
+			if (p->kind == INGOT_ML_NORM_L2)
+				z = sqrt(z);
+			if (z < 1e-30)
+				z = 1e-30;
+			for (c = 0; c < p->cols; c++)
+				y[r * p->cols + c] = (float)(ingot_ld_num(p->dtype, in[0], r * p->cols + c) / z);
+		}
+		return INGOT_OK;
+	}
 	if (!in[0] || !a || !y || (p->n_b && !b) || p->n_a < 1)
 		return INGOT_EINVAL;
 	for (r = r0; r < r1; r++) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""ml_linear: scikit-learn's linear models through the ai.onnx.ml ops Scaler and
-LinearRegressor (ml opset 1), written with python3-onnx's helper (Debian has no
+"""ml_linear: scikit-learn's linear models through the ai.onnx.ml ops Scaler,
+LinearRegressor and Normalizer (ml opset 1), written with python3-onnx's helper (Debian has no
 skl2onnx) as sklearn-onnx writes them: StandardScaler as Scaler(offset = mean_, scale =
 1 / scale_), LinearRegression / Ridge as LinearRegressor(coefficients = coef_ row by
-row, intercepts = intercept_, targets). `ingot check` compares the compiled models with
+row, intercepts = intercept_, targets), Normalizer(norm = MAX, L1, L2) as
+sklearn's Normalizer (the spec's reference: x / max(norm, 1e-30)). `ingot check` compares the compiled models with
 sklearn's transform / predict: ingot computes Scaler in float, as ONNX Runtime does, and
 LinearRegressor's sums in double from the float32 coefficients, so both agree with
 sklearn's float64 results to 1e-5. Also int64 input to Scaler, a one-value offset and a
@@ -19,7 +20,7 @@ from common import check, check_all_pass, main, run, save, stderr_lines, vi, wri
 
 try:
     from sklearn.linear_model import LinearRegression, Ridge
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.preprocessing import Normalizer, StandardScaler
 except ImportError:
     print("SKIP: python3-sklearn is not installed")
     sys.exit(77)
@@ -75,6 +76,14 @@ def test(ingot, work):
     dirs.append(write_test_dir(work, "ridge_no_intercept", model(node, [vi("x", T.FLOAT, [12, 5])],
                                                                  [vi("y", T.FLOAT, [12, 1])]),
                                [Xte], [rd.predict(Xte).astype(np.float32).reshape(-1, 1)]))
+    Xn = np.vstack([Xte, np.zeros((1, 5), np.float32)])   # an all-zero row stays zero
+    for norm in ("max", "l1", "l2"):
+        node = helper.make_node("Normalizer", ["x"], ["y"], name="norm_" + norm, domain=ML,
+                                norm=norm.upper())
+        dirs.append(write_test_dir(work, "normalizer_" + norm,
+                                   model(node, [vi("x", T.FLOAT, [13, 5])], [vi("y", T.FLOAT, [13, 5])]),
+                                   [Xn], [Normalizer(norm=norm).transform(Xn.astype(np.float64))
+                                          .astype(np.float32)]))
     check_all_pass(ingot, dirs, "--rtol", "1e-5", "--atol", "1e-5")
 
     def one_error(name, m, *words):
