@@ -15,31 +15,21 @@ Debian's python3-onnx (1.12) knows neither 2-bit type nor opset 25, so the file 
 as protobuf here, without onnx.checker.
 usage: emit_qdq_small.py INGOT OUT_DIR"""
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.join(here, "..", "unit", "small_types")]
+from qdq_models import read_pb, run_or_exit, write_pb  # noqa: E402
+from small_io import small as packed  # noqa: E402  (4-/2-bit TensorProtos from codes)
+
 ingot, out = sys.argv[1], os.path.abspath(sys.argv[2])
 rng = np.random.default_rng(18)
 os.makedirs(out, exist_ok=True)
 U4, I2 = 21, 26
-
-
-def packed(name, dt, codes, dims):
-    """A 4- or 2-bit TensorProto from one code per element (raw_data packed)."""
-    per = 4 if dt == I2 else 2
-    bits = 8 // per
-    c = [int(v) & ((1 << bits) - 1) for v in np.asarray(codes).ravel()]
-    raw = bytearray()
-    for i in range(0, len(c), per):
-        raw.append(sum(v << (bits * j) for j, v in enumerate(c[i:i + per])))
-    t = TensorProto()
-    t.name, t.data_type, t.raw_data = name, dt, bytes(raw)
-    t.dims.extend(dims)
-    return t
 
 
 def unpack(t, signed):
@@ -51,25 +41,8 @@ def unpack(t, signed):
     return np.where(v >= (1 << (bits - 1)), v - (1 << bits), v) if signed else v
 
 
-def write_pb(path, arr, name):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(arr, name).SerializeToString())
-
-
-def read_pb(path):
-    t = TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
-
-
 def run(argv):
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("emit_qdq_small: %s failed (exit %d)\n%s%s" % (" ".join(argv), r.returncode,
-                                                                r.stdout, r.stderr))
-    return r
+    return run_or_exit("emit_qdq_small", argv)
 
 
 w2 = rng.integers(-2, 2, (8, 6))        # INT2 weights (odd count per row: packing across rows)

@@ -394,33 +394,29 @@ print(r.stdout, end="")
 if r.returncode or "%d passed, 0 failed" % len(dirs) not in r.stdout:
     failures.append("ingot check --target c: %s" % r.stderr.strip())
 
-# a bad round_mode is one error line naming the file and the node
+# bad nodes: one error line naming the file and the attribute
 bad = os.path.join(work, "bad")
 os.makedirs(bad)
-g = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=E8M0, round_mode="sideways")], "bad",
-                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-                      [helper.make_tensor_value_info("y", E8M0, None)])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 25)])
-m.ir_version = 11
-p = os.path.join(bad, "round_mode.onnx")
-onnx.save(m, p)
-r = subprocess.run([ingot, "compile", p, "-o", os.path.join(bad, "out")], capture_output=True, text=True)
-lines = r.stderr.strip().splitlines()
-if r.returncode == 0 or len(lines) != 1 or "round_mode" not in lines[0] or p not in lines[0]:
-    failures.append("round_mode: expected one error line, got rc %d: %r" % (r.returncode, r.stderr))
 
-# BitCast between bit widths (INT4 to UINT2) is one error line naming the file and `to`
-g = helper.make_graph([helper.make_node("BitCast", ["x"], ["y"], to=U2)], "bad",
-                      [helper.make_tensor_value_info("x", I4, [2])],
-                      [helper.make_tensor_value_info("y", U2, None)])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)])
-m.ir_version = 11
-p = os.path.join(bad, "bitcast_width.onnx")
-onnx.save(m, p)
-r = subprocess.run([ingot, "compile", p, "-o", os.path.join(bad, "out2")], capture_output=True, text=True)
-lines = r.stderr.strip().splitlines()
-if r.returncode == 0 or len(lines) != 1 or "to" not in lines[0] or p not in lines[0]:
-    failures.append("bitcast width: expected one error line, got rc %d: %r" % (r.returncode, r.stderr))
+
+def one_error(name, node, xt, yt, opset, word):
+    g = helper.make_graph([node], "bad", [helper.make_tensor_value_info("x", xt, [2])],
+                          [helper.make_tensor_value_info("y", yt, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 11
+    p = os.path.join(bad, name + ".onnx")
+    onnx.save(m, p)
+    r = subprocess.run([ingot, "compile", p, "-o", os.path.join(bad, name)], capture_output=True,
+                       text=True)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode == 0 or len(lines) != 1 or word not in lines[0] or p not in lines[0]:
+        failures.append("%s: expected one error line, got rc %d: %r" % (name, r.returncode, r.stderr))
+
+
+one_error("round_mode", helper.make_node("Cast", ["x"], ["y"], to=E8M0, round_mode="sideways"),
+          TensorProto.FLOAT, E8M0, 25, "round_mode")
+# BitCast between bit widths (INT4 to UINT2)
+one_error("bitcast_width", helper.make_node("BitCast", ["x"], ["y"], to=U2), I4, U2, 26, "'to'")
 
 for f in failures:
     print("FAIL " + f)
