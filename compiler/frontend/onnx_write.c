@@ -13,8 +13,9 @@
  * newer (per-axis DequantizeLinear), and ai.onnx.ml at its nodes' opset when it has
  * ai.onnx.ml nodes (written in that domain; FlexAttention in ai.onnx.preview and the
  * optimizers in ai.onnx.preview.training, version 1 each). What cannot be written is
- * one error naming the node: control flow bodies, ingot's own ops, string and
- * scalar-typed attributes or constants. */
+ * one error naming the node: control flow bodies, ingot's own ops, the ai.onnx.ml ops
+ * but Binarizer and ArrayFeatureExtractor (their imports turn attributes into constant
+ * inputs), string and scalar-typed attributes or constants. */
 #include "frontend.h"
 
 #include <errno.h>
@@ -242,6 +243,11 @@ static Onnx__NodeProto *node_proto(Writer *w, NodeId id)
 	}
 	if (n->n_bodies) {
 		fail_node(w, id, "control flow bodies yet");
+		return NULL;
+	}
+	/* the other ai.onnx.ml ops hold attributes the import moved into constant inputs */
+	if (op_has(n->op, OPF_ML) && n->op != OP_BINARIZER && n->op != OP_ARRAY_FEATURE_EXTRACTOR) {
+		fail_node(w, id, "this ai.onnx.ml op yet (its attributes became constant inputs)");
 		return NULL;
 	}
 	np->op_type = (char *)ir_op_name(n->op);

@@ -11,10 +11,12 @@ away). The written file must
     ai.onnx.ml opset;
   - compile back (ingot on the written file) to what the quantized compile of the
     original model computes, bit for bit, on every output.
+A Scaler (whose attributes ingot's import turns into inputs) is one error line instead.
 Debian's python3-onnx (1.12) knows neither 2-bit type nor opset 25, so the file is read
 as protobuf here, without onnx.checker.
 usage: emit_qdq_small.py INGOT OUT_DIR"""
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -125,6 +127,26 @@ for i, (a, b) in enumerate(zip(*outs)):
 if not outs[0][1].any() or outs[0][1].all():
     failures.append("Binarizer output is constant %r: the test would not notice a wrong threshold"
                     % outs[0][1])
+
+# an ai.onnx.ml op whose attributes ingot's import turned into inputs (Scaler) is one
+# error line naming the node, not a file with the wrong inputs
+g = helper.make_graph([N("MatMul", ["x", "w"], ["h"], name="fc"),
+                       N("Scaler", ["h"], ["y"], name="scale_it", domain="ai.onnx.ml",
+                         offset=[0.5], scale=[2.0])], "bad",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                      [numpy_helper.from_array(rng.standard_normal((8, 3)).astype(np.float32), "w")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 1)])
+m.ir_version = 8
+bad = os.path.join(out, "scaler.onnx")
+onnx.save(m, bad)
+r = subprocess.run([ingot, "compile", bad, "--quantize", "int8", "--calibrate", calib, "--emit-qdq",
+                    os.path.join(out, "scaler_qdq.onnx"), "-o", os.path.join(out, "scaler_out")],
+                   capture_output=True, text=True)
+lines = r.stderr.strip().splitlines()
+if r.returncode == 0 or len(lines) != 1 or "scale_it" not in lines[0]:
+    failures.append("Scaler: expected one error line naming the node, got rc %d: %r"
+                    % (r.returncode, r.stderr))
 
 for f in failures:
     print("FAIL " + f)
