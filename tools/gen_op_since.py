@@ -37,7 +37,8 @@ NEWER = {
 OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise", "CopyToDevice", "CopyToHost",
          "BranchError", "MatMulW8", "QLinearAdd", "QLinearAveragePool",
          "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul",
-         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "LinearRegressor", "Normalizer", "Scaler",
+         "ArrayFeatureExtractor", "Binarizer", "Imputer", "LabelEncoder", "LinearRegressor", "Normalizer",
+         "Scaler",
          "TreeEnsemble", "TreeEnsembleClassifier",
          "TreeEnsembleRegressor"}
 

@@ -298,6 +298,7 @@ typedef enum OpFlag {
 	 * LabelEncoder's keys, values and default become inputs 1-3 */ \
 	X(ARRAY_FEATURE_EXTRACTOR, ArrayFeatureExtractor, array_feature_extractor, 2, 2, 1, 1, 0x0, OPF_ML) \
 	X(BINARIZER, Binarizer, binarizer, 1, 1, 1, 1, 0x0, OPF_ML) \
+	X(IMPUTER, Imputer, ml_linear, 1, 2, 1, 1, 0x0, OPF_ML) \
 	X(LABEL_ENCODER, LabelEncoder, label_encoder, 1, 5, 1, 1, 0x0, OPF_ML) \
 	X(LINEAR_REGRESSOR, LinearRegressor, ml_linear, 1, 3, 1, 1, 0x0, OPF_ML) \
 	X(NORMALIZER, Normalizer, ml_linear, 1, 1, 1, 1, 0x0, OPF_ML) \

@@ -77,11 +77,12 @@ INGOT_KERNEL int ingot_array_feature(const void *params, const void *const *in,
  * (x - in[1][c]) * in[2][c] in float, in[1] / in[2] (f32) of n_a / n_b elements, 1 or
  * cols (one element broadcasts). LinearRegressor: y[r, t] = sum_c x[r, c] *
  * in[1][t * cols + c] + in[2][t] (n_b = 0: no intercepts), targets outputs a row,
- * accumulated in double. */
+ * accumulated in double. Imputer (INGOT_ML_IMPUTE): y = x, but in[1][c] (f64, n_a
+ * elements, 1 or cols) where x equals `replaced` (NaN: where x is NaN), in X's dtype. */
 enum { INGOT_ML_SCALER = 0, INGOT_ML_LINREG = 1, INGOT_ML_NORM_MAX = 2, INGOT_ML_NORM_L1 = 3,
-       INGOT_ML_NORM_L2 = 4 };
+       INGOT_ML_NORM_L2 = 4, INGOT_ML_IMPUTE = 5 };
 #define INGOT_ML_LINEAR_FIELDS(F) F(I64, kind) F(I64, dtype) F(I64, rows) F(I64, cols) \
-	F(I64, n_a) F(I64, n_b) F(I64, targets)
+	F(I64, n_a) F(I64, n_b) F(I64, targets) F(F64, replaced)
 INGOT_PARAMS(ingot_ml_linear_params, INGOT_ML_LINEAR_FIELDS)
 INGOT_KERNEL int ingot_ml_linear(const void *params, const void *const *in,
                                  void *const *out, void *scratch, int task, int n_tasks);

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""ml_linear: scikit-learn's linear models through the ai.onnx.ml ops Scaler,
-LinearRegressor and Normalizer (ml opset 1), written with python3-onnx's helper (Debian has no
+"""ml_linear: scikit-learn's linear models and preprocessing through the ai.onnx.ml
+ops Scaler, LinearRegressor, Normalizer and Imputer (ml opset 1), written with python3-onnx's helper (Debian has no
 skl2onnx) as sklearn-onnx writes them: StandardScaler as Scaler(offset = mean_, scale =
 1 / scale_), LinearRegression / Ridge as LinearRegressor(coefficients = coef_ row by
 row, intercepts = intercept_, targets), Normalizer(norm = MAX, L1, L2) as
-sklearn's Normalizer (the spec's reference: x / max(norm, 1e-30)). `ingot check` compares the compiled models with
+sklearn's Normalizer (the spec's reference: x / max(norm, 1e-30)), SimpleImputer as
+Imputer (imputed_value_floats = statistics_, replaced_value_float NaN; an int64 one
+with imputed_value_int64s and replaced_value_int64 -1, exact). `ingot check` compares the compiled models with
 sklearn's transform / predict: ingot computes Scaler in float, as ONNX Runtime does, and
 LinearRegressor's sums in double from the float32 coefficients, so both agree with
 sklearn's float64 results to 1e-5. Also int64 input to Scaler, a one-value offset and a
@@ -20,6 +22,7 @@ from common import check_all_pass, main, one_error as one_error_in, vi, write_te
 
 try:
     from sklearn.linear_model import LinearRegression, Ridge
+    from sklearn.impute import SimpleImputer
     from sklearn.preprocessing import Normalizer, StandardScaler
 except ImportError:
     print("SKIP: python3-sklearn is not installed")
@@ -84,6 +87,25 @@ def test(ingot, work):
                                    model(node, [vi("x", T.FLOAT, [13, 5])], [vi("y", T.FLOAT, [13, 5])]),
                                    [Xn], [Normalizer(norm=norm).transform(Xn.astype(np.float64))
                                           .astype(np.float32)]))
+    Xm = X.copy()
+    Xm[rng.random(Xm.shape) < 0.2] = np.nan
+    imp = SimpleImputer(strategy="mean").fit(Xm)
+    node = helper.make_node("Imputer", ["x"], ["y"], name="imputer", domain=ML,
+                            imputed_value_floats=imp.statistics_.astype(np.float32).tolist(),
+                            replaced_value_float=float("nan"))
+    Xq = Xte.copy()
+    Xq[rng.random(Xq.shape) < 0.3] = np.nan
+    dirs.append(write_test_dir(work, "simple_imputer_mean", model(node, [vi("x", T.FLOAT, [12, 5])],
+                                                                  [vi("y", T.FLOAT, [12, 5])]),
+                               [Xq], [imp.transform(Xq).astype(np.float32)]))
+    Xk = rng.integers(-1, 4, (30, 4)).astype(np.int64)
+    impk = SimpleImputer(missing_values=-1, strategy="most_frequent").fit(Xk)
+    node = helper.make_node("Imputer", ["x"], ["y"], name="imputer_i64", domain=ML,
+                            imputed_value_int64s=impk.statistics_.astype(np.int64).tolist(),
+                            replaced_value_int64=-1)
+    dirs.append(write_test_dir(work, "simple_imputer_i64", model(node, [vi("x", T.INT64, [30, 4])],
+                                                                 [vi("y", T.INT64, [30, 4])]),
+                               [Xk], [impk.transform(Xk).astype(np.int64)]))
     check_all_pass(ingot, dirs, "--rtol", "1e-5", "--atol", "1e-5")
 
     def one_error(name, m, *words):
@@ -96,6 +118,9 @@ def test(ingot, work):
     node = helper.make_node("LinearRegressor", ["x"], ["y"], name="short_coef", domain=ML,
                             coefficients=[1.0] * 4)
     one_error("short_coef", model(node, *io), "short_coef", "coefficients")
+    node = helper.make_node("Imputer", ["x"], ["y"], name="imputer_types", domain=ML,
+                            imputed_value_int64s=[1])
+    one_error("imputer_types", model(node, *io), "imputer_types", "imputed_value_int64s")
     node = helper.make_node("SVMRegressor", ["x"], ["y"], name="svm", domain=ML,
                             coefficients=[1.0], support_vectors=[0.0] * 5, n_supports=1, rho=[0.0])
     one_error("svm", model(node, *io), "svm", "SVMRegressor", "unsupported")

@@ -22,7 +22,7 @@ NEWEST_OPS = ["Swish", "TensorScatter", "CumProd", "BitCast", "SwiGLU", "LinearA
               "CausalConvWithState", "FlexAttention",
               # ai.onnx.ml, the ops sklearn-onnx exports for trees and encoders
               "TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble", "LabelEncoder",
-              "Binarizer", "ArrayFeatureExtractor", "Scaler", "Normalizer", "LinearRegressor"]
+              "Binarizer", "ArrayFeatureExtractor", "Scaler", "Normalizer", "Imputer", "LinearRegressor"]
 NEWEST_TYPES = {"FLOAT8E8M0": "DT_F8E8M0", "INT2": "DT_I2", "UINT2": "DT_U2"}   # ONNX: ir.h
 WHY_MISSING = {}
 

@@ -43,7 +43,7 @@ static const FlagOps expected[] = {
 	  "FusedElementwise LayerNormalization ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp "
 	  "ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Concat Gather Pad "
 	  "Slice Transpose Resize" },
-	{ OPF_ML, "OPF_ML", "ArrayFeatureExtractor Binarizer LabelEncoder LinearRegressor Normalizer Scaler TreeEnsemble "
+	{ OPF_ML, "OPF_ML", "ArrayFeatureExtractor Binarizer Imputer LabelEncoder LinearRegressor Normalizer Scaler TreeEnsemble "
 	  "TreeEnsembleClassifier TreeEnsembleRegressor" },
 };
 
