@@ -463,6 +463,22 @@ static inline INGOT_UNUSED void ingot_unpack_sub(int64_t dt, const uint8_t *src,
 	}
 }
 
+/* Packs n one-byte elements of packed dtype dt from src into ingot_packed_bytes(dt, n)
+ * bytes of dst, the first element in the lowest bits (ingot_unpack_sub's inverse). */
+static inline INGOT_UNUSED void ingot_pack_sub(int64_t dt, const uint8_t *src, uint8_t *dst,
+                                               size_t n)
+{
+	size_t i, k = (size_t)ingot_dtype_pack(dt), bits = 8 / k;
+	unsigned mask = (1u << bits) - 1u;
+	for (i = 0; i < n; i += k) {
+		unsigned b = 0;
+		size_t j;
+		for (j = 0; j < k && i + j < n; j++)
+			b |= (src[i + j] & mask) << (bits * j);
+		dst[i / k] = (uint8_t)b;
+	}
+}
+
 /* Size in bytes of one element of an INGOT_DT_* type (0 for unknown ones). */
 static inline INGOT_UNUSED size_t ingot_dtype_size(int dt)
 {

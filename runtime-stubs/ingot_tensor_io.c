@@ -756,13 +756,13 @@ TIO_FN void tio_write_pb(FILE *f, const ingot_tensor *t)
 	}
 	putc((TIO_F_RAW << 3) | 2, f);
 	if (ingot_dtype_is_packed(t->dtype)) {       /* 2 or 4 elements per byte, the first lowest */
-		size_t e, k = (size_t)ingot_dtype_pack(t->dtype), bits = 8 / k;
-		tio_put_varint(f, (uint64_t)ingot_packed_bytes(t->dtype, t->bytes));
-		for (e = 0; e < t->bytes; e += k) {
-			unsigned b = 0, j;
-			for (j = 0; j < k && e + j < t->bytes; j++)
-				b |= (((const uint8_t *)t->data)[e + j] & ((1u << bits) - 1u)) << (bits * j);
-			putc((int)b, f);
+		size_t e, nb = ingot_packed_bytes(t->dtype, t->bytes);
+		uint8_t buf[64];
+		tio_put_varint(f, (uint64_t)nb);
+		for (e = 0; e < t->bytes; e += sizeof buf) {   /* 64 elements: 16 or 32 bytes */
+			size_t m = t->bytes - e < sizeof buf ? t->bytes - e : sizeof buf;
+			ingot_pack_sub(t->dtype, (const uint8_t *)t->data + e, buf, m);
+			fwrite(buf, 1, ingot_packed_bytes(t->dtype, m), f);
 		}
 		return;
 	}

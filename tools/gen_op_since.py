@@ -37,7 +37,9 @@ NEWER = {
 OTHER = {"Adagrad", "Adam", "Momentum", "FlexAttention", "FusedElementwise", "CopyToDevice", "CopyToHost",
          "BranchError", "MatMulW8", "QLinearAdd", "QLinearAveragePool",
          "QLinearGlobalAveragePool", "QLinearLookup", "QLinearMul",
-         "ArrayFeatureExtractor", "Binarizer", "LabelEncoder", "TreeEnsemble", "TreeEnsembleClassifier",
+         "ArrayFeatureExtractor", "Binarizer", "Imputer", "LabelEncoder", "LinearRegressor", "Normalizer",
+         "Scaler",
+         "TreeEnsemble", "TreeEnsembleClassifier",
          "TreeEnsembleRegressor"}
 
 first = {}

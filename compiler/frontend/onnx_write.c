@@ -7,11 +7,15 @@
  * each group's attribute table: an integer or enum field at its declared default is
  * left out (so attributes newer than the model's opset, which all default, are not
  * written), lists that are absent or empty are left out, floats are always written.
- * Constants become initializers (raw data), graph inputs and outputs keep their names
- * and get their static types. The model imports ai.onnx at the graph's opset, which
- * must be 13 or newer (per-axis DequantizeLinear). What cannot be written is one error
- * naming the node: control flow bodies, ingot's own ops, string, 4-bit and scalar-typed
- * attributes or constants. */
+ * Constants become initializers (raw data; the 4- and 2-bit types packed two or four to
+ * a byte as ONNX stores them), graph inputs and outputs keep their names and get their
+ * static types. The model imports ai.onnx at the graph's opset, which must be 13 or
+ * newer (per-axis DequantizeLinear), and ai.onnx.ml at its nodes' opset when it has
+ * ai.onnx.ml nodes (written in that domain; FlexAttention in ai.onnx.preview and the
+ * optimizers in ai.onnx.preview.training, version 1 each). What cannot be written is
+ * one error naming the node: control flow bodies, ingot's own ops, the ai.onnx.ml ops
+ * but Binarizer and ArrayFeatureExtractor (their imports turn attributes into constant
+ * inputs), string and scalar-typed attributes or constants. */
 #include "frontend.h"
 
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include <string.h>
 
 #include "onnx.pb-c.h"
+#include "opimpl.h"
 
 typedef struct Writer {
 	Graph *g;
@@ -28,6 +33,8 @@ typedef struct Writer {
 	Onnx__TensorProto **inits;
 	int n_inits;
 	bool *is_init;                 /* per value: already an initializer */
+	int ml_opset;                  /* of the ai.onnx.ml nodes written, 0 if none */
+	bool preview, training;        /* ai.onnx.preview / .training nodes written */
 } Writer;
 
 static void *zalloc(Writer *w, size_t n)
@@ -44,7 +51,7 @@ static int fail_node(Writer *w, NodeId id, const char *what)
 
 static bool writable_dtype(DType t)
 {
-	return t != DT_UNDEF && t != DT_STRING && !ingot_dtype_is_packed(t);
+	return t != DT_UNDEF && t != DT_STRING && t != DT_C64 && t != DT_C128;
 }
 
 static Onnx__ValueInfoProto *value_info(Writer *w, ValueId v)
@@ -84,7 +91,7 @@ static int add_init(Writer *w, NodeId user, ValueId v)
 	if (w->is_init[v])
 		return 0;
 	if (!writable_dtype(val->type.dtype))
-		return fail_node(w, user, "a string or 4-bit constant");
+		return fail_node(w, user, "a string or complex constant");
 	Onnx__TensorProto *t = zalloc(w, sizeof *t);
 	onnx__tensor_proto__init(t);
 	t->name = (char *)val->name;
@@ -96,6 +103,13 @@ static int add_init(Writer *w, NodeId user, ValueId v)
 	t->has_raw_data = true;
 	t->raw_data.len = (size_t)type_bytes(&val->type);
 	t->raw_data.data = (uint8_t *)ir_const_data(w->g, v);
+	if (ingot_dtype_is_packed(val->type.dtype)) {   /* one byte per element in memory */
+		size_t n = t->raw_data.len;
+		uint8_t *packed = zalloc(w, ingot_packed_bytes(val->type.dtype, n));
+		ingot_pack_sub(val->type.dtype, t->raw_data.data, packed, n);
+		t->raw_data.data = packed;
+		t->raw_data.len = ingot_packed_bytes(val->type.dtype, n);
+	}
 	w->inits[w->n_inits++] = t;
 	w->is_init[v] = true;
 	return 0;
@@ -109,6 +123,14 @@ static Onnx__AttributeProto *attr_new(Writer *w, const char *name, Onnx__Attribu
 	a->has_type = true;
 	a->type = type;
 	return a;
+}
+
+/* Whether an enum field names element types, indexed by ONNX's dtype code (the tables
+ * marked ORDER DTYPE: Cast's `to`, the random ops' and EyeLike's `dtype`), which ONNX
+ * stores as ints. */
+static bool dtype_indexed(const AttrField *fd)
+{
+	return fd->enums && fd->enums[0] && fd->enums[1] && strcmp(fd->enums[1], "f32") == 0;
 }
 
 /* The node's typed attributes as AttributeProtos (see the file comment). */
@@ -137,6 +159,12 @@ static int node_attrs(Writer *w, NodeId id, Onnx__NodeProto *np)
 			memcpy(&v, p, sizeof v);
 			if (fd->has_default && v == fd->def)
 				continue;
+			if (dtype_indexed(fd)) {   /* an element type: ONNX's int code */
+				a = attr_new(w, fd->name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+				a->has_i = true;
+				a->i = v;
+				break;
+			}
 			a = attr_new(w, fd->name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
 			a->has_s = true;
 			a->s.data = (uint8_t *)fd->enums[v];
@@ -183,6 +211,27 @@ static int node_attrs(Writer *w, NodeId id, Onnx__NodeProto *np)
 	return 0;
 }
 
+/* The node's domain: ai.onnx ("") but for the ai.onnx.ml ops (their opset noted for
+ * the model's opset_import), FlexAttention and the training optimizers. */
+static const char *node_domain(Writer *w, NodeId id)
+{
+	const Node *n = &w->g->nodes[id];
+	if (op_has(n->op, OPF_ML)) {
+		if (n->opset > w->ml_opset)
+			w->ml_opset = n->opset;
+		return "ai.onnx.ml";
+	}
+	if (n->op == OP_FLEX_ATTENTION) {
+		w->preview = true;
+		return "ai.onnx.preview";
+	}
+	if (n->op == OP_ADAGRAD || n->op == OP_ADAM || n->op == OP_MOMENTUM) {
+		w->training = true;
+		return "ai.onnx.preview.training";
+	}
+	return "";
+}
+
 static Onnx__NodeProto *node_proto(Writer *w, NodeId id)
 {
 	const Node *n = &w->g->nodes[id];
@@ -196,9 +245,14 @@ static Onnx__NodeProto *node_proto(Writer *w, NodeId id)
 		fail_node(w, id, "control flow bodies yet");
 		return NULL;
 	}
+	/* the other ai.onnx.ml ops hold attributes the import moved into constant inputs */
+	if (op_has(n->op, OPF_ML) && n->op != OP_BINARIZER && n->op != OP_ARRAY_FEATURE_EXTRACTOR) {
+		fail_node(w, id, "this ai.onnx.ml op yet (its attributes became constant inputs)");
+		return NULL;
+	}
 	np->op_type = (char *)ir_op_name(n->op);
 	np->name = (char *)ir_node_name(w->g, id);
-	np->domain = (char *)"";
+	np->domain = (char *)node_domain(w, id);
 	np->n_input = (size_t)n->n_in;
 	np->input = zalloc(w, (size_t)n->n_in * sizeof *np->input);
 	for (int i = 0; i < n->n_in; i++) {
@@ -214,9 +268,20 @@ static Onnx__NodeProto *node_proto(Writer *w, NodeId id)
 	return node_attrs(w, id, np) ? NULL : np;
 }
 
+static void add_opset(Onnx__ModelProto *mp, Onnx__OperatorSetIdProto *os,
+                      Onnx__OperatorSetIdProto **osp, const char *domain, int version)
+{
+	Onnx__OperatorSetIdProto *o = &os[mp->n_opset_import];
+	onnx__operator_set_id_proto__init(o);
+	o->domain = (char *)domain;
+	o->has_version = true;
+	o->version = version;
+	osp[mp->n_opset_import++] = o;
+}
+
 int onnx_write_model(Graph *g, const char *path, DiagSink *d)
 {
-	Writer w = { g, path, d, NULL, 0, NULL };
+	Writer w = { g, path, d, NULL, 0, NULL, 0, false, false };
 	const Region *r = &g->regions[0];
 	DiagLoc fl = diag_loc_file(path);
 	int rc = -1;
@@ -231,11 +296,10 @@ int onnx_write_model(Graph *g, const char *path, DiagSink *d)
 		die("out of memory");
 	Onnx__GraphProto gp;
 	Onnx__ModelProto mp;
-	Onnx__OperatorSetIdProto os;
-	Onnx__OperatorSetIdProto *osp = &os;
+	Onnx__OperatorSetIdProto os[4];
+	Onnx__OperatorSetIdProto *osp[4];
 	onnx__graph_proto__init(&gp);
 	onnx__model_proto__init(&mp);
-	onnx__operator_set_id_proto__init(&os);
 	gp.name = (char *)"ingot_qdq";
 	gp.node = zalloc(&w, (size_t)r->n_nodes * sizeof *gp.node);
 	for (int i = 0; i < r->n_nodes; i++) {
@@ -263,13 +327,16 @@ int onnx_write_model(Graph *g, const char *path, DiagSink *d)
 	}
 	gp.n_initializer = (size_t)w.n_inits;
 	gp.initializer = w.inits;
-	os.domain = (char *)"";
-	os.has_version = true;
-	os.version = g->opset;
+	add_opset(&mp, os, osp, "", g->opset);
+	if (w.ml_opset)
+		add_opset(&mp, os, osp, "ai.onnx.ml", w.ml_opset);
+	if (w.preview)
+		add_opset(&mp, os, osp, "ai.onnx.preview", 1);
+	if (w.training)
+		add_opset(&mp, os, osp, "ai.onnx.preview.training", 1);
 	mp.has_ir_version = true;
-	mp.ir_version = 8;
-	mp.n_opset_import = 1;
-	mp.opset_import = &osp;
+	mp.ir_version = g->opset >= 24 ? 11 : 8;   /* as tests/ort's models of opset >= 24 */
+	mp.opset_import = osp;
 	mp.producer_name = (char *)"ingot";
 	mp.producer_version = (char *)"--emit-qdq";
 	mp.graph = &gp;

@@ -298,7 +298,11 @@ typedef enum OpFlag {
 	 * LabelEncoder's keys, values and default become inputs 1-3 */ \
 	X(ARRAY_FEATURE_EXTRACTOR, ArrayFeatureExtractor, array_feature_extractor, 2, 2, 1, 1, 0x0, OPF_ML) \
 	X(BINARIZER, Binarizer, binarizer, 1, 1, 1, 1, 0x0, OPF_ML) \
+	X(IMPUTER, Imputer, ml_linear, 1, 2, 1, 1, 0x0, OPF_ML) \
 	X(LABEL_ENCODER, LabelEncoder, label_encoder, 1, 5, 1, 1, 0x0, OPF_ML) \
+	X(LINEAR_REGRESSOR, LinearRegressor, ml_linear, 1, 3, 1, 1, 0x0, OPF_ML) \
+	X(NORMALIZER, Normalizer, ml_linear, 1, 1, 1, 1, 0x0, OPF_ML) \
+	X(SCALER, Scaler, ml_linear, 1, 3, 1, 1, 0x0, OPF_ML) \
 	X(TREE_ENSEMBLE, TreeEnsemble, tree_ensemble, 1, 8, 1, 1, 0x0, OPF_ML) \
 	X(TREE_ENSEMBLE_CLASSIFIER, TreeEnsembleClassifier, tree_ensemble, 1, 9, 1, 2, 0x0, OPF_ML) \
 	X(TREE_ENSEMBLE_REGRESSOR, TreeEnsembleRegressor, tree_ensemble, 1, 8, 1, 1, 0x0, OPF_ML) \
@@ -346,7 +350,7 @@ typedef enum Op {
 	G(regex_full_match) G(string_concat) G(string_split) G(image_decoder) G(random) G(fused_elementwise) \
 	G(qlinear_binary) G(qlinear_lookup) G(matmul_w8) G(branch_error) G(device_copy) \
 	G(bitcast) G(tensor_scatter) G(causal_conv) G(swiglu) G(linear_attention) \
-	G(flex_attention) G(array_feature_extractor) G(binarizer) G(label_encoder) \
+	G(flex_attention) G(array_feature_extractor) G(binarizer) G(label_encoder) G(ml_linear) \
 	G(tree_ensemble)
 
 #endif /* INGOT_OPS_H */

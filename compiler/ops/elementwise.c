@@ -759,6 +759,16 @@ static const ParamField identity_pfields[] = { INGOT_IDENTITY_FIELDS(PARAM_FIELD
 #undef PARAM_STRUCT
 static const ParamDesc identity_desc = PARAM_DESC(ingot_identity_params, identity_pfields);
 
+/* ONNX's bit width of an element type (the 4- and 2-bit types take a byte each here) */
+static int small_bits(DType t)
+{
+	if (t == DT_U4 || t == DT_I4 || t == DT_F4E2M1)
+		return 4;
+	if (t == DT_U2 || t == DT_I2)
+		return 2;
+	return 8 * (int)dtype_size(t);
+}
+
 static int identity_lower(LowerCtx *c)
 {
 	const Node *n = &c->g->nodes[c->node];
@@ -779,6 +789,12 @@ static int identity_lower(LowerCtx *c)
 	p->mask_dtype = mask ? mask->dtype : DT_BOOL;
 	p->ratio_dtype = ratio ? ratio->dtype : DT_F32;
 	p->ratio = n->op == OP_DROPOUT ? 0.5f : 0.0f;
+	p->bits = 0;
+	p->sext = 0;
+	if (n->op == OP_BIT_CAST && small_bits(out_type(c, 0)->dtype) < 8) {
+		p->bits = small_bits(out_type(c, 0)->dtype);
+		p->sext = out_type(c, 0)->dtype == DT_I4 || out_type(c, 0)->dtype == DT_I2;
+	}
 	LOWER_CALL(c, ingot_identity, &identity_desc, p);
 	c->kc.split = true;   /* tasks own disjoint outputs */
 	return 0;
@@ -788,11 +804,13 @@ const OpImpl op_impl_identity = { sizeof(IdentityAttrs), identity_fields,
                                   COUNTOF(identity_fields), identity_import, identity_infer,
                                   identity_lower };
 
-/* ---- bitcast: BitCast (opset 26), the input's bytes as element type `to` of the same
- * size (ONNX Runtime's rule: equal bit widths), copied by ingot_identity ---- */
+/* ---- bitcast: BitCast (opset 26), the input's bits as element type `to` of the same
+ * bit width (every type ingot carries, not string or complex: the 4-bit INT4/UINT4/FLOAT4E2M1 among themselves, the
+ * 2-bit INT2/UINT2 likewise, one element per byte, the result's low bits kept and
+ * sign-extended for INT4/INT2), copied by ingot_identity ---- */
 
 typedef struct BitCastAttrs {
-	int64_t to;   /* a DType of the input's element size */
+	int64_t to;   /* a DType of the input's bit width */
 } BitCastAttrs;
 
 static const AttrField bitcast_fields[] = {
@@ -813,6 +831,7 @@ static int bitcast_import(ImportCtx *c)
 static const DType bitcast_types[] = { DT_F16, DT_F32, DT_F64, DT_BF16, DT_I8, DT_I16, DT_I32,
                                        DT_I64, DT_U8, DT_U16, DT_U32, DT_U64, DT_BOOL,
                                        DT_F8E4M3FN, DT_F8E4M3FNUZ, DT_F8E5M2, DT_F8E5M2FNUZ,
+                                       DT_F8E8M0, DT_U4, DT_I4, DT_F4E2M1, DT_U2, DT_I2,
                                        DT_UNDEF };
 
 static int bitcast_infer(InferCtx *c)
@@ -825,10 +844,9 @@ static int bitcast_infer(InferCtx *c)
 		return -1;
 	for (int i = 0; bitcast_types[i] != DT_UNDEF; i++)
 		ok |= bitcast_types[i] == to;
-	if (!ok || dtype_size(to) != dtype_size(x->dtype))
-		return infer_fail_attr(c, "to", "expected an element type of %zu bytes other than a "
-		                       "4-bit or string type, got %s", dtype_size(x->dtype),
-		                       dtype_name(to));
+	if (!ok || small_bits(to) != small_bits(x->dtype))
+		return infer_fail_attr(c, "to", "expected a non-string element type of %d bits, "
+		                       "got %s", small_bits(x->dtype), dtype_name(to));
 	*infer_out(c, 0) = plain_like(to, x);
 	return 0;
 }

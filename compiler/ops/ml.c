@@ -333,3 +333,179 @@ static int afe_lower(LowerCtx *c)
 }
 
 const OpImpl op_impl_array_feature_extractor = { 0, NULL, 0, NULL, afe_infer, afe_lower };
+
+/* ---- ml_linear: Scaler, LinearRegressor, Normalizer and Imputer (ai.onnx.ml 1). The
+ * lists become constant inputs 1-2 at import: Scaler's offset and scale (absent: 0 and
+ * 1), LinearRegressor's coefficients and intercepts (absent: one unused 0, n_b = 0);
+ * Imputer's imputed values (f64); Normalizer has none ---- */
+
+typedef struct MlLinearAttrs {
+	int64_t n_a, n_b;     /* elements of inputs 1 and 2 (n_b = 0: no intercepts) */
+	int64_t targets;      /* LinearRegressor: outputs per row */
+	int norm;             /* Normalizer: 0 MAX, 1 L1, 2 L2 */
+	int64_t int_values;   /* Imputer: 1 when given int64s (an integer X), 0 floats */
+	int64_t replaced_i;   /* Imputer: the value replaced, int64s given */
+	float replaced_f;     /* Imputer: the value replaced, floats given (NaN: NaNs) */
+} MlLinearAttrs;
+
+static const char *const ml_norm_names[] = { "MAX", "L1", "L2", NULL };
+
+static const AttrField ml_linear_fields[] = {
+	{ "n_a", AK_INT, offsetof(MlLinearAttrs, n_a), NULL },
+	{ "n_b", AK_INT, offsetof(MlLinearAttrs, n_b), NULL },
+	{ "targets", AK_INT, offsetof(MlLinearAttrs, targets), NULL },
+	{ "norm", AK_ENUM, offsetof(MlLinearAttrs, norm), ml_norm_names, .has_default = true,
+	  .def = 0 },
+	{ "int_values", AK_INT, offsetof(MlLinearAttrs, int_values), NULL, .has_default = true,
+	  .def = 0 },
+	{ "replaced_i", AK_INT, offsetof(MlLinearAttrs, replaced_i), NULL, .has_default = true,
+	  .def = 0 },
+	{ "replaced_f", AK_FLOAT, offsetof(MlLinearAttrs, replaced_f), NULL },
+};
+
+/* A float-list attribute appended as an f32 input; absent: one element def (*n = 0
+ * when def_absent is 0 and the list is absent or empty). */
+static int ml_float_input(ImportCtx *c, const char *name, float def, int def_absent, int64_t *n)
+{
+	const RawAttr *a = import_find(c, name);
+	if (a && a->kind != RA_FLOATS && a->kind != RA_FLOAT)
+		return import_fail(c, name, "expected floats");
+	const float *v = a ? (a->kind == RA_FLOAT ? &a->f : a->floats) : &def;
+	int64_t k = a ? (a->kind == RA_FLOAT ? 1 : a->n) : 1;
+	*n = (a && k > 0) || def_absent ? k : 0;
+	if (k == 0)
+		v = &def, k = 1;
+	ops_append_const_input(c, name, DT_F32, k, (void *)v);
+	return 0;
+}
+
+/* Imputer: imputed_value_floats or _int64s as an f64 input 1, replaced_value_float or
+ * _int64 as `replaced`. */
+static int imputer_import(ImportCtx *c, MlLinearAttrs *a)
+{
+	const RawAttr *fl = import_find(c, "imputed_value_floats");
+	const RawAttr *il = import_find(c, "imputed_value_int64s");
+	if (!fl == !il)
+		return import_fail(c, NULL, "Imputer needs one of imputed_value_floats and "
+		                   "imputed_value_int64s");
+	const RawAttr *v = fl ? fl : il;
+	if ((fl && v->kind != RA_FLOATS && v->kind != RA_FLOAT) ||
+	    (il && v->kind != RA_INTS && v->kind != RA_INT) ||
+	    ((v->kind == RA_FLOATS || v->kind == RA_INTS) && v->n < 1))
+		return import_fail(c, v->name, "expected a non-empty list");
+	int64_t n = v->kind == RA_FLOATS || v->kind == RA_INTS ? v->n : 1;
+	double *d = arena_array(&c->g->arena, (size_t)n, sizeof *d);
+	for (int64_t i = 0; i < n; i++)
+		d[i] = v->kind == RA_FLOATS ? v->floats[i] : v->kind == RA_FLOAT ? v->f :
+		       v->kind == RA_INTS ? (double)v->ints[i] : (double)v->i;
+	a->n_a = n;
+	a->int_values = il != NULL;
+	if (import_int(c, "replaced_value_int64", 0, &a->replaced_i) ||
+	    import_float(c, "replaced_value_float", 0.0f, &a->replaced_f))
+		return -1;
+	ops_append_const_input(c, v->name, DT_F64, n, d);
+	return 0;
+}
+
+static int ml_linear_import(ImportCtx *c)
+{
+	MlLinearAttrs *a = c->attrs;
+	const Node *nd = &c->g->nodes[c->node];
+	if (nd->n_in != 1)
+		return import_fail(c, NULL, "%s takes 1 input, got %d", ir_op_name(nd->op), nd->n_in);
+	if (nd->op == OP_IMPUTER)
+		return imputer_import(c, a);
+	if (nd->op == OP_NORMALIZER) {
+		const RawAttr *nm = import_find(c, "norm");
+		if (!nm)
+			return import_fail(c, "norm", "required (MAX, L1 or L2)");
+		return import_enum(c, "norm", ml_norm_names, 0, &a->norm);
+	}
+	if (nd->op == OP_SCALER) {
+		a->targets = 0;
+		return ml_float_input(c, "offset", 0.0f, 1, &a->n_a) ||
+		       ml_float_input(c, "scale", 1.0f, 1, &a->n_b);
+	}
+	const RawAttr *pt = import_find(c, "post_transform");
+	if (pt && (pt->kind != RA_STRING || strcmp(pt->s, "NONE") != 0))
+		return import_fail(c, "post_transform", "only NONE is supported, got '%s'",
+		                   pt->kind == RA_STRING ? pt->s : "?");
+	if (!import_find(c, "coefficients"))
+		return import_fail(c, "coefficients", "required");
+	if (import_int(c, "targets", 1, &a->targets))
+		return -1;
+	if (a->targets < 1)
+		return import_fail(c, "targets", "expected at least 1, got %lld", (long long)a->targets);
+	return ml_float_input(c, "coefficients", 0.0f, 1, &a->n_a) ||
+	       ml_float_input(c, "intercepts", 0.0f, 0, &a->n_b);
+}
+
+static int ml_linear_infer(InferCtx *c)
+{
+	const Node *nd = infer_node(c);
+	const MlLinearAttrs *a = nd->attrs;
+	const Type *x = infer_in(c, 0);
+	if (infer_check_dtype(c, 0, ml_num))
+		return -1;
+	int64_t cols = x->rank ? x->dims[x->rank - 1] : 1;
+	if (nd->op == OP_IMPUTER) {
+		bool int_x = x->dtype == DT_I64 || x->dtype == DT_I32;
+		if (int_x != (a->int_values != 0))
+			return infer_fail(c, 0, "%s input with imputed_value_%s: expected %s", dtype_name(x->dtype),
+			                  a->int_values ? "int64s" : "floats",
+			                  a->int_values ? "i64 or i32" : "f32 or f64");
+		if (a->n_a != 1 && a->n_a != cols)
+			return infer_fail(c, 0, "%lld imputed values: expected 1 or the %lld features",
+			                  (long long)a->n_a, (long long)cols);
+		return ops_set_out(c, 0, x->dtype, x->rank, x->dims);
+	}
+	if (nd->op == OP_NORMALIZER) {
+		if (x->rank < 1 || x->rank > 2)
+			return infer_fail(c, 0, "expected [N, C] or [C], got rank %d", x->rank);
+		return ops_set_out(c, 0, DT_F32, x->rank, x->dims);
+	}
+	if (nd->op == OP_SCALER) {
+		if ((a->n_a != 1 && a->n_a != cols) || (a->n_b != 1 && a->n_b != cols))
+			return infer_fail(c, 0, "offset has %lld and scale %lld values: expected 1 or the "
+			                  "%lld features each", (long long)a->n_a, (long long)a->n_b,
+			                  (long long)cols);
+		return ops_set_out(c, 0, DT_F32, x->rank, x->dims);
+	}
+	if (x->rank < 1 || x->rank > 2)
+		return infer_fail(c, 0, "expected [N, C] or [C], got rank %d", x->rank);
+	if (a->n_a != a->targets * cols || (a->n_b && a->n_b != a->targets))
+		return infer_fail(c, 0, "%lld coefficients and %lld intercepts do not fit %lld targets "
+		                  "of %lld features", (long long)a->n_a, (long long)a->n_b,
+		                  (long long)a->targets, (long long)cols);
+	int64_t dims[2] = { x->rank == 2 ? x->dims[0] : 1, a->targets };
+	return ops_set_out(c, 0, DT_F32, 2, dims);
+}
+
+#define PARAM_STRUCT ingot_ml_linear_params
+static const ParamField ml_linear_pfields[] = { INGOT_ML_LINEAR_FIELDS(PARAM_FIELD) };
+#undef PARAM_STRUCT
+static const ParamDesc ml_linear_desc = PARAM_DESC(ingot_ml_linear_params, ml_linear_pfields);
+
+static int ml_linear_lower(LowerCtx *c)
+{
+	const Node *nd = &c->g->nodes[c->node];
+	const MlLinearAttrs *a = nd->attrs;
+	const Type *x = lower_in(c, 0);
+	ingot_ml_linear_params *p = lower_params(c, &ml_linear_desc);
+	p->kind = nd->op == OP_SCALER ? INGOT_ML_SCALER : nd->op == OP_LINEAR_REGRESSOR ?
+	          INGOT_ML_LINREG : nd->op == OP_IMPUTER ? INGOT_ML_IMPUTE : INGOT_ML_NORM_MAX + a->norm;
+	p->replaced = a->int_values ? (double)a->replaced_i : (double)a->replaced_f;
+	p->dtype = x->dtype;
+	p->cols = x->rank ? x->dims[x->rank - 1] : 1;
+	p->rows = p->cols ? type_numel(x) / p->cols : 0;
+	p->n_a = a->n_a;
+	p->n_b = a->n_b;
+	p->targets = a->targets;
+	LOWER_CALL(c, ingot_ml_linear, &ml_linear_desc, p);
+	c->kc.split = true;   /* tasks own disjoint rows */
+	return 0;
+}
+
+const OpImpl op_impl_ml_linear = { sizeof(MlLinearAttrs), ml_linear_fields,
+                                   COUNTOF(ml_linear_fields), ml_linear_import, ml_linear_infer,
+                                   ml_linear_lower };

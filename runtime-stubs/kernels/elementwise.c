@@ -734,6 +734,14 @@ INGOT_KERNEL int ingot_identity(const void *params, const void *const *in, void 
 	if (hi > lo)
 		memcpy((char *)out[0] + lo * p->esize, (const char *)in[0] + lo * p->esize,
 		       (size_t)((hi - lo) * p->esize));
+	if (p->bits > 0 && p->bits < 8 && p->esize == 1) {
+		const unsigned mask = (1u << p->bits) - 1, sign = 1u << (p->bits - 1);
+		uint8_t *y = (uint8_t *)out[0];
+		for (i = lo; i < hi; i++) {
+			unsigned v = y[i] & mask;
+			y[i] = (uint8_t)(p->sext ? (v ^ sign) - sign : v);
+		}
+	}
 	if (p->n_out < 2 || !out[1])
 		return INGOT_OK;
 	for (i = 0; i < EW_CHUNK; i++)

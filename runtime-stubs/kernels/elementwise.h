@@ -63,10 +63,12 @@ INGOT_PARAMS(ingot_clip_params, INGOT_CLIP_FIELDS)
  * optional out[1] mask (n_out = 2) is all ones of mask_dtype. For Dropout with n_in = 3, a true
  * training_mode in[2] with ratio (in[1] of ratio_dtype, else `ratio`) > 0 would need
  * random numbers: the kernel returns INGOT_EINVAL (a Dropout that may train is lowered
- * to ingot_dropout, kernels/random.c, instead). */
+ * to ingot_dropout, kernels/random.c, instead). bits (BitCast between the 4- or 2-bit
+ * types, one element per byte) keeps each copied byte's low `bits` bits, sign-extended
+ * when sext (INT4, INT2 results); 0 copies the bytes as they are. */
 #define INGOT_IDENTITY_FIELDS(F) F(I64, n) F(I64, esize) F(I64, n_in) F(I64, n_out) \
 	F(I64, mask_dtype) \
-	F(I64, ratio_dtype) F(F32, ratio)
+	F(I64, ratio_dtype) F(F32, ratio) F(I64, bits) F(I64, sext)
 INGOT_PARAMS(ingot_identity_params, INGOT_IDENTITY_FIELDS)
 
 /* y = cond ? x : y with broadcasting; elements of esize bytes, cond is bool. */

@@ -1,7 +1,7 @@
 /* ml.c — reference kernels of the ai.onnx.ml ops (ml.h): tree ensembles walked over
  * the normalized node table, their post transforms as ONNX's reference implementation
  * writes them (including PROBIT's approximate inverse erf), LabelEncoder by linear
- * search, Binarizer and ArrayFeatureExtractor. */
+ * search, Binarizer, ArrayFeatureExtractor, Scaler, LinearRegressor, Normalizer and Imputer. */
 #include "ml.h"
 
 #include <float.h>
@@ -283,5 +283,78 @@ INGOT_KERNEL int ingot_array_feature(const void *params, const void *const *in,
 		for (j = 0; j < p->n_idx; j++)
 			memcpy(y + (size_t)(o * p->n_idx + j) * es, x + (size_t)(o * p->n_last + idx[j]) * es,
 			       es);
+	return INGOT_OK;
+}
+
+/* ---- Scaler, LinearRegressor ---- */
+
+INGOT_KERNEL int ingot_ml_linear(const void *params, const void *const *in,
+                                 void *const *out, void *scratch, int task, int n_tasks)
+{
+	const ingot_ml_linear_params *p = (const ingot_ml_linear_params *)params;
+	const float *a = (const float *)in[1], *b = (const float *)in[2];
+	float *y = (float *)out[0];
+	int64_t r, c, t, r0 = task * p->rows / n_tasks, r1 = (task + 1) * p->rows / n_tasks;
+	(void)scratch;
+	if (p->kind == INGOT_ML_IMPUTE) {   /* integers compared and kept as integers */
+		const double *iv = (const double *)in[1];
+		int nan = p->replaced != p->replaced;
+		if (!in[0] || !iv || !out[0] || p->n_a < 1)
+			return INGOT_EINVAL;
+		for (r = r0; r < r1; r++)
+			for (c = 0; c < p->cols; c++) {
+				int64_t i = r * p->cols + c;
+				double put = iv[p->n_a == 1 ? 0 : c];
+				if (p->dtype == INGOT_DT_I64) {
+					int64_t v = ((const int64_t *)in[0])[i];
+					((int64_t *)out[0])[i] = v == (int64_t)p->replaced ? (int64_t)put : v;
+				} else if (p->dtype == INGOT_DT_I32) {
+					int32_t v = ((const int32_t *)in[0])[i];
+					((int32_t *)out[0])[i] = v == (int32_t)p->replaced ? (int32_t)put : v;
+				} else {
+					double v = ingot_ld_num(p->dtype, in[0], i);
+					ingot_stf(p->dtype, out[0], i, (nan ? v != v : v == p->replaced) ? put : v);
+				}
+			}
+		return INGOT_OK;
+	}
+	if (p->kind >= INGOT_ML_NORM_MAX) {
+		if (!in[0] || !y)
+			return INGOT_EINVAL;
+		for (r = r0; r < r1; r++) {
+			double z = 0;
+			for (c = 0; c < p->cols; c++) {
+				double v = fabs(ingot_ld_num(p->dtype, in[0], r * p->cols + c));
+				z = p->kind == INGOT_ML_NORM_MAX ? (v > z ? v : z) :
+				    p->kind == INGOT_ML_NORM_L1 ? z + v : z + v * v;
+			}
+			if (p->kind == INGOT_ML_NORM_L2)
+				z = sqrt(z);
+			if (z < 1e-30)
+				z = 1e-30;
+			for (c = 0; c < p->cols; c++)
+				y[r * p->cols + c] = (float)(ingot_ld_num(p->dtype, in[0], r * p->cols + c) / z);
+		}
+		return INGOT_OK;
+	}
+	if (!in[0] || !a || !y || (p->n_b && !b) || p->n_a < 1)
+		return INGOT_EINVAL;
+	for (r = r0; r < r1; r++) {
+		if (p->kind == INGOT_ML_SCALER) {
+			for (c = 0; c < p->cols; c++) {
+				float x = (float)ingot_ld_num(p->dtype, in[0], r * p->cols + c);
+				float off = a[p->n_a == 1 ? 0 : c], sc = b[p->n_b == 1 ? 0 : c];
+				y[r * p->cols + c] = (x - off) * sc;
+			}
+			continue;
+		}
+		for (t = 0; t < p->targets; t++) {
+			double acc = p->n_b ? (double)b[t] : 0.0;
+			for (c = 0; c < p->cols; c++)
+				acc += ingot_ld_num(p->dtype, in[0], r * p->cols + c) *
+				       (double)a[t * p->cols + c];
+			y[r * p->targets + t] = (float)acc;
+		}
+	}
 	return INGOT_OK;
 }

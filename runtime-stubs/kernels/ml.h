@@ -70,4 +70,21 @@ INGOT_PARAMS(ingot_array_feature_params, INGOT_ARRAY_FEATURE_FIELDS)
 INGOT_KERNEL int ingot_array_feature(const void *params, const void *const *in,
                                      void *const *out, void *scratch, int task, int n_tasks);
 
+/* Scaler, LinearRegressor and Normalizer (kind INGOT_ML_SCALER / _LINREG / _NORM_MAX,
+ * _NORM_L1, _NORM_L2) over rows of cols elements of X (dtype f32, f64, i32 or i64);
+ * out[0] is f32. Normalizer (the spec's reference): y = x / max(z, 1e-30), z the row's
+ * largest |x|, sum of |x| or Euclidean norm, in double. Scaler: y[r, c] =
+ * (x - in[1][c]) * in[2][c] in float, in[1] / in[2] (f32) of n_a / n_b elements, 1 or
+ * cols (one element broadcasts). LinearRegressor: y[r, t] = sum_c x[r, c] *
+ * in[1][t * cols + c] + in[2][t] (n_b = 0: no intercepts), targets outputs a row,
+ * accumulated in double. Imputer (INGOT_ML_IMPUTE): y = x, but in[1][c] (f64, n_a
+ * elements, 1 or cols) where x equals `replaced` (NaN: where x is NaN), in X's dtype. */
+enum { INGOT_ML_SCALER = 0, INGOT_ML_LINREG = 1, INGOT_ML_NORM_MAX = 2, INGOT_ML_NORM_L1 = 3,
+       INGOT_ML_NORM_L2 = 4, INGOT_ML_IMPUTE = 5 };
+#define INGOT_ML_LINEAR_FIELDS(F) F(I64, kind) F(I64, dtype) F(I64, rows) F(I64, cols) \
+	F(I64, n_a) F(I64, n_b) F(I64, targets) F(F64, replaced)
+INGOT_PARAMS(ingot_ml_linear_params, INGOT_ML_LINEAR_FIELDS)
+INGOT_KERNEL int ingot_ml_linear(const void *params, const void *const *in,
+                                 void *const *out, void *scratch, int task, int n_tasks);
+
 #endif

@@ -127,6 +127,16 @@ def write_test_dir(work, name, m, inputs, outputs, to_tensor=None):
     return d
 
 
+def one_error(ingot, work, name, m, *words):
+    """Compiling model m (saved as WORK/NAME.onnx) fails with one error line holding
+    every one of words."""
+    path = save(m, "%s/%s.onnx" % (work, name))
+    rc, out, err = run([ingot, "compile", path, "-o", "%s/%s_out" % (work, name)])
+    lines = stderr_lines(err)
+    check(rc != 0 and len(lines) == 1 and all(w in lines[0] for w in words),
+          "%s: expected one error line with %s, got rc %d:\n%s" % (name, words, rc, err))
+
+
 def check_all_pass(ingot, dirs, *extra):
     """`ingot check DIRS... EXTRA` passes every directory and exits 0."""
     rc, out, err = run([ingot, "check"] + list(dirs) + list(extra))

@@ -22,7 +22,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qdq_models import WEIGHT_QMAX  # noqa: E402
+from qdq_models import WEIGHT_QMAX, read_pb, run_or_exit, write_pb  # noqa: E402
 
 ingot, out, ort_dir, mjs = sys.argv[1], *(os.path.abspath(a) for a in sys.argv[2:5])
 rng = np.random.default_rng(20261203)
@@ -33,25 +33,8 @@ def f32(name, a):
     return numpy_helper.from_array(np.asarray(a, np.float32), name)
 
 
-def write_pb(path, arr, name):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(arr, name).SerializeToString())
-
-
-def read_pb(path):
-    t = TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
-
-
 def run(argv):
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("emit_qdq: %s failed (exit %d)\n%s%s" % (" ".join(argv), r.returncode, r.stdout,
-                                                          r.stderr))
-    return r
+    return run_or_exit("emit_qdq", argv)
 
 
 def int8_weights(m):

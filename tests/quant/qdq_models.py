@@ -37,6 +37,29 @@ def weight_qmax():
 WEIGHT_QMAX = weight_qmax()
 
 
+def write_pb(path, arr, name):
+    """arr as a TensorProto file at path (its folder made)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(arr, name).SerializeToString())
+
+
+def read_pb(path):
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def run_or_exit(who, argv):
+    """Runs argv; exits naming who, the command and its output when it fails."""
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("%s: %s failed (exit %d)\n%s%s" % (who, " ".join(argv), r.returncode, r.stdout,
+                                                     r.stderr))
+    return r
+
+
 class Net:
     """Builds one QDQ graph: activations are (float name, scale, zero point)."""
 

@@ -43,7 +43,7 @@ static const FlagOps expected[] = {
 	  "FusedElementwise LayerNormalization ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp "
 	  "ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Concat Gather Pad "
 	  "Slice Transpose Resize Upsample" },
-	{ OPF_ML, "OPF_ML", "ArrayFeatureExtractor Binarizer LabelEncoder TreeEnsemble "
+	{ OPF_ML, "OPF_ML", "ArrayFeatureExtractor Binarizer Imputer LabelEncoder LinearRegressor Normalizer Scaler TreeEnsemble "
 	  "TreeEnsembleClassifier TreeEnsembleRegressor" },
 };
 
