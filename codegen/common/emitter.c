@@ -75,6 +75,7 @@ static void reserve(Emitter *e, size_t n)
 			die("out of memory");
 		e->buf = p;
 		e->cap = cap;
+		mem_advise_huge(p, cap);
 	}
 }
 
