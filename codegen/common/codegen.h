@@ -9,6 +9,7 @@
 #define INGOT_CODEGEN_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 #include "embedded.h"
 #include "opimpl.h"
@@ -16,16 +17,25 @@
 
 #define INGOT_VERSION "0.1.0"
 
-/* ---- emitter.c: indented text into a growable buffer ---- */
+/* ---- emitter.c: indented text into a growable buffer, or streamed to a file ---- */
 
 typedef struct Emitter {
 	char *buf;
 	size_t len, cap;
 	int indent;                  /* tab stops */
+	FILE *f;                     /* em_open's file: buf is a fixed buffer flushed to it */
+	int err;                     /* the first write error's errno (a streamed emitter) */
+	char *path;                  /* the streamed file's path, for em_close's message */
 } Emitter;
 
 void em_init(Emitter *e);
 void em_free(Emitter *e);
+/* A streamed emitter: its text goes to dir/name as it is made (a big model's source
+ * file is tens of MB: no buffer of it all, no copy); reports DC_IO if it can't open. */
+int em_open(Emitter *e, const char *dir, const char *name, DiagSink *d);
+/* Flushes and closes an em_open'ed file (reports DC_IO on any write error) and frees
+ * the emitter; em_free alone closes it without a report. */
+int em_close(Emitter *e, DiagSink *d);
 void em_raw(Emitter *e, const char *s, size_t n);
 /* One line at the current indent (fmt without trailing newline). */
 void em_line(Emitter *e, const char *fmt, ...)

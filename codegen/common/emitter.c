@@ -1,4 +1,5 @@
-/* emitter.c — the codegen text buffer: indented lines, then one write to disk. */
+/* emitter.c — the codegen text buffer: indented lines, then one write to disk; or, for
+ * a big file, streamed to it through a fixed buffer. */
 #include "codegen.h"
 
 #include <errno.h>
@@ -8,13 +9,62 @@
 
 void em_init(Emitter *e) { memset(e, 0, sizeof *e); }
 
+#define STREAM_BUF ((size_t)64 << 10)
+
 void em_free(Emitter *e)
 {
+	if (e->f)
+		fclose(e->f);
 	free(e->buf);
+	free(e->path);
 	memset(e, 0, sizeof *e);
 }
 
-void em_raw(Emitter *e, const char *s, size_t n)
+static void em_flush(Emitter *e)
+{
+	if (e->len && !e->err && fwrite(e->buf, 1, e->len, e->f) != e->len)
+		e->err = errno ? errno : EIO;
+	e->len = 0;
+}
+
+int em_open(Emitter *e, const char *dir, const char *name, DiagSink *d)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	em_init(e);
+	e->path = malloc(n);
+	e->buf = malloc(STREAM_BUF);
+	if (!e->path || !e->buf)
+		die("out of memory");
+	snprintf(e->path, n, "%s/%s", dir, name);
+	e->cap = STREAM_BUF;
+	e->f = fopen(e->path, "wb");
+	if (!e->f) {
+		DiagLoc l = diag_loc_file(e->path);
+		if (d)
+			diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(errno));
+		em_free(e);
+		return -1;
+	}
+	return 0;
+}
+
+int em_close(Emitter *e, DiagSink *d)
+{
+	em_flush(e);
+	if (fclose(e->f) != 0 && !e->err)
+		e->err = errno ? errno : EIO;
+	e->f = NULL;
+	int err = e->err;
+	if (err && d) {
+		DiagLoc l = diag_loc_file(e->path);
+		diag_report(d, DIAG_ERROR, DC_IO, &l, "cannot write: %s", strerror(err));
+	}
+	em_free(e);
+	return err ? -1 : 0;
+}
+
+/* Room for n more bytes and the terminating 0 (a buffered emitter). */
+static void reserve(Emitter *e, size_t n)
 {
 	if (e->len + n + 1 > e->cap) {
 		size_t cap = e->cap ? e->cap : 4096;
@@ -25,23 +75,52 @@ void em_raw(Emitter *e, const char *s, size_t n)
 			die("out of memory");
 		e->buf = p;
 		e->cap = cap;
+		mem_advise_huge(p, cap);
 	}
+}
+
+void em_raw(Emitter *e, const char *s, size_t n)
+{
+	if (e->f) {   /* streamed: through the buffer, or straight to the file if it's big */
+		if (e->len + n > e->cap)
+			em_flush(e);
+		if (n >= e->cap) {
+			if (!e->err && fwrite(s, 1, n, e->f) != n)
+				e->err = errno ? errno : EIO;
+		} else {
+			memcpy(e->buf + e->len, s, n);
+			e->len += n;
+		}
+		return;
+	}
+	reserve(e, n);
 	memcpy(e->buf + e->len, s, n);
 	e->len += n;
 	e->buf[e->len] = 0;
 }
 
+/* Formats straight into the buffer's free part (no copy through a temporary), which is
+ * made at least SMALL bytes first; a longer text is formatted again once it fits. */
+#define SMALL ((size_t)512)
 static void em_vprintf(Emitter *e, const char *fmt, va_list ap)
 {
-	char small[512];
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (e->f && e->cap - e->len < SMALL)
+		em_flush(e);
+	else if (!e->f)
+		reserve(e, SMALL);
+	size_t room = e->cap - e->len;
+	int n = vsnprintf(e->buf + e->len, room, fmt, ap);
 	if (n < 0)
 		die("bad format");
-	if ((size_t)n < sizeof small) {
-		em_raw(e, small, (size_t)n);
-	} else {
+	if ((size_t)n < room) {
+		e->len += (size_t)n;
+	} else if (!e->f) {
+		reserve(e, (size_t)n);
+		vsnprintf(e->buf + e->len, (size_t)n + 1, fmt, ap2);
+		e->len += (size_t)n;
+	} else {   /* longer than a streamed emitter's whole buffer */
 		char *big = malloc((size_t)n + 1);
 		if (!big)
 			die("out of memory");

@@ -188,7 +188,7 @@ static int read_file(Loader *L, const char *path, uint8_t **data, size_t *len)
 #define ARENA_CHUNK ((size_t)512)
 #define ARENA_BIG ((size_t)256)
 #else
-#define ARENA_CHUNK ((size_t)1 << 20)
+#define ARENA_CHUNK ((size_t)4 << 20)
 #define ARENA_BIG ((size_t)64 << 10)
 #endif
 #define ARENA_ALIGN ((size_t)16)
@@ -244,6 +244,7 @@ static void *cap_alloc(void *data, size_t size)
 			c->exceeded = true;
 			return NULL;
 		}
+		mem_advise_huge(ch, sizeof *ch + ARENA_CHUNK);
 		ch->next = c->chunks;
 		c->chunks = ch;
 		c->cur = (char *)(ch + 1);

@@ -6,7 +6,9 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ArenaChunk {
 	ArenaChunk *next;
@@ -92,6 +94,19 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 	return p;
 }
 
+void mem_advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_HUGEPAGE);   /* only a hint: an error changes nothing */
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 void vec_reserve(void **items, int *cap, int need, size_t elem)
 {
 	if (need <= *cap)
@@ -113,6 +128,7 @@ void vec_reserve(void **items, int *cap, int need, size_t elem)
 	void *p = realloc(*items, (size_t)ncap * elem);
 	if (!p)
 		die("out of memory");
+	mem_advise_huge(p, (size_t)ncap * elem);
 	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
 	*items = p;
 	*cap = ncap;

@@ -184,10 +184,20 @@ const char *ir_op_group(Op op)
 	return (unsigned)op < OP_COUNT ? op_groups[op] : "?";
 }
 
+/* The names' lengths, so that a lookup compares a name's bytes only with the few op
+ * names of its length (the import looks up every node's op: a strcmp of each of the
+ * ~210 names was 2% of compiling 10^5 nodes). */
+static const unsigned char op_name_lens[] = {
+#define X(e, name, ...) sizeof #name - 1,
+	IR_OPS(X)
+#undef X
+};
+
 Op ir_op_lookup(const char *name)
 {
+	size_t n = strlen(name);
 	for (int i = 0; i < OP_COUNT; i++)
-		if (strcmp(op_names[i], name) == 0)
+		if (op_name_lens[i] == n && op_names[i][0] == name[0] && memcmp(op_names[i], name, n) == 0)
 			return (Op)i;
 	return OP_COUNT;
 }

@@ -10,10 +10,11 @@ n identical Relus, then the Sums: it redirected each merged node's uses by a sca
 the whole graph, and the kept node's origin list was copied on every append, O(n^2)
 arena; 10^5 nodes took 135 s and 24 GB at -O0 before; this one is built at 3n and 30n
 nodes, its compile being too quick at n for a CPU-time ratio).
-`ingot compile --emit c` of the larger must take at most 20x the smaller's CPU time
-(user + system, the best of three runs each: a ratio measured in this run, never an
-absolute time; n log n gives 12.5x from 10^4 to 10^5 and n^2 100x; measured 8.8x to
-13.4x on a shared machine, and 67x and 89x before the fix),
+`ingot compile --emit c` of the larger must take at most 14x the smaller's CPU time
+(user + system, the best of five runs of the smaller and three of the larger, run twice
+more if over: a ratio measured in this run, never an absolute time; n log n gives 12.5x
+from 10^4 to 10^5 and n^2 100x; measured 10.6x to 12.4x on a 2-core machine shared by 4
+sessions, once 15.2x beside a 10^6-node compile, and 67x and 89x before the fix),
 and its peak RSS must stay under 100x the .onnx file plus 64 MB (these models are all
 nodes and names, no weights). n = 10^4 (10^3 under the sanitizers, where only the
 compiles' success is checked: ASan's shadow memory and quarantine change both figures).
@@ -32,6 +33,11 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx import save as onnx_save
 
 from common import SANITIZED, check, main, run, save, vi
+
+
+MAX_RATIO = 14     # CPU time from n to 10n nodes (n log n gives 12.5x from 10^4 to 10^5)
+SMALL_RUNS = 5     # the small model's ~0.15 s, in GNU time's 10 ms steps: more runs
+EXTRA_ROUNDS = 2   # rounds of runs again when a ratio is over MAX_RATIO
 
 
 def chain(n):
@@ -100,13 +106,13 @@ def compile_once(ingot, path, out):
 def test(ingot, work, n=None):
     n = int(n) if n else (1000 if SANITIZED else 10000)
     for kind, make in (("chain", chain), ("wide", wide), ("sumtree", sumtree)):
-        got = {}
+        got, paths = {}, {}
         for size in (n, 10 * n):
-            path = os.path.join(work, "%s%d.onnx" % (kind, size))
+            paths[size] = path = os.path.join(work, "%s%d.onnx" % (kind, size))
             model = make(size)
             save(model, path)
             runs = [compile_once(ingot, path, os.path.join(work, "out-%s%d" % (kind, size)))
-                    for _ in range(1 if SANITIZED else 3)]
+                    for _ in range(1 if SANITIZED else SMALL_RUNS if size == n else 3)]
             t, rss = min(r[0] for r in runs), max(r[1] for r in runs)
             mb = os.path.getsize(path)
             got[size] = t
@@ -116,9 +122,19 @@ def test(ingot, work, n=None):
                   "model (%.1f MB) + 64 MB" % (kind, size, rss / 2**20, mb / 2**20))
         ratio = got[10 * n] / got[n]
         print("%s: %d -> %d nodes took %.1fx the CPU time" % (kind, n, 10 * n, ratio))
+        for _ in range(0 if SANITIZED else EXTRA_ROUNDS):
+            if ratio <= MAX_RATIO:
+                break
+            # over the bound: a burst of load, or real growth? More runs of both lower the
+            # minima (load only adds time), and a quadratic stays far over (67x and 89x)
+            for size in (n, 10 * n):
+                got[size] = min([got[size]] + [compile_once(ingot, paths[size], os.path.join(
+                    work, "out-%s%d" % (kind, size)))[0] for _ in range(SMALL_RUNS if size == n else 3)])
+            ratio = got[10 * n] / got[n]
+            print("%s: measured again: %.1fx" % (kind, ratio))
         if not SANITIZED:
-            check(ratio <= 20, "%s: compile time grew %.1fx from %d to %d nodes (at most 20x)" %
-                  (kind, ratio, n, 10 * n))
+            check(ratio <= MAX_RATIO, "%s: compile time grew %.1fx from %d to %d nodes (at most %dx)" %
+                  (kind, ratio, n, 10 * n, MAX_RATIO))
 
     path = os.path.join(work, "big.onnx")
     data = big_weights(path)
