@@ -9,6 +9,11 @@ requires |simd - c| <= atol + rtol * |c| (ingot check's defaults: rtol 1e-3,
 atol 1e-7, with atol raised to 1e-4 of the output's largest magnitude, since sums in
 another order cancel differently near zero). Exits 77 (skipped) when this CPU lacks
 the target's instructions.
+The torchvision CNNs of the set (COVERED) are skipped: tests/models exports the same
+architectures with torch's outputs and models_x86_avx512 checks them on the SIMD
+target, so comparing their random-weight twins here only repeated that (and their C
+side, ResNet-18's 47 MB of weights through the scalar kernels, was most of this test's
+time).
 """
 import os
 import subprocess
@@ -29,10 +34,11 @@ models = os.path.join(work, "models")
 r = subprocess.run(["/usr/bin/python3", os.path.join(src, "bench", "make_models.py"), models])
 if r.returncode:
     sys.exit("agree: make_models.py failed")
+COVERED = {"resnet18", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_1"}
 failures = 0
 for name in sorted(os.listdir(models)):
     d = os.path.join(models, name)
-    if not os.path.exists(os.path.join(d, "model.onnx")):
+    if not os.path.exists(os.path.join(d, "model.onnx")) or name in COVERED:
         continue
     inputs = sorted(f for f in os.listdir(d) if f.startswith("input_") and f.endswith(".npy"))
     outs = {}
