@@ -13,9 +13,13 @@
  * LLVMConstStringInContext for the blob). NAME.h and the runner come from the C
  * backend (cg_c_emit_api), so both backends give the same API.
  *
+ * The bitcode of c, x86-avx2 and x86-avx512 is the host's (x86-64), that of neon
+ * aarch64's and that of neon32 armv7's (hard-float): the default --triple is the
+ * bitcode's, and a --triple of another architecture is refused.
+ *
  * Not yet: control flow (If/Loop/Scan), data-dependent output sizes, random ops
- * without a seed, --profile, --target opencl, and kernel bitcode for other than
- * x86-64 triples (neon, neon32): each is one error line naming the node or option. */
+ * without a seed, --profile and --target opencl: each is one error line naming the
+ * node or option. */
 #include "llvm_target.h"
 #include "c_target.h"
 
@@ -34,9 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* bitcode.S: the kernels of each target, between BEGIN and END */
-#define BITCODES(X) X("c", c) X("x86-avx2", x86_avx2) X("x86-avx512", x86_avx512)
-#define DECLARE(tname, tid) extern const char ingot_llvm_bc_##tid[], ingot_llvm_bc_##tid##_end[];
+/* bitcode.S: the kernels of each target, between BEGIN and END, and their architecture */
+#define BITCODES(X) X("c", c, "x86_64") X("x86-avx2", x86_avx2, "x86_64") X("x86-avx512", x86_avx512, "x86_64") \
+	X("neon", neon, "aarch64") X("neon32", neon32, "arm")
+#define DECLARE(tname, tid, arch) extern const char ingot_llvm_bc_##tid[], ingot_llvm_bc_##tid##_end[];
 BITCODES(DECLARE)
 
 bool cg_llvm_available(void)
@@ -44,17 +49,32 @@ bool cg_llvm_available(void)
 	return true;
 }
 
-/* The kernels' bitcode of target t, or NULL. */
-static const char *target_bitcode(const Target *t, size_t *len)
+/* The kernels' bitcode of target t and its architecture (a triple's first part), or NULL. */
+static const char *target_bitcode(const Target *t, size_t *len, const char **arch)
 {
-#define FIND(tname, tid) \
+#define FIND(tname, tid, tarch) \
 	if (strcmp(t->name, tname) == 0) { \
 		*len = (size_t)(ingot_llvm_bc_##tid##_end - ingot_llvm_bc_##tid); \
+		*arch = tarch; \
 		return ingot_llvm_bc_##tid; \
 	}
 	BITCODES(FIND)
 #undef FIND
 	return NULL;
+}
+
+/* The architecture of a triple, its text up to the first '-', with the 32-bit arm
+ * spellings (arm, armv7, armv7a, armv7l, thumbv7...) as one. */
+static size_t triple_arch(const char *triple, const char **arch)
+{
+	size_t n = strcspn(triple, "-");
+	*arch = triple;
+	if ((n >= 3 && strncmp(triple, "arm", 3) == 0 && strncmp(triple, "arm64", 5) != 0) ||
+	    (n >= 5 && strncmp(triple, "thumb", 5) == 0)) {
+		*arch = "arm";
+		return 3;
+	}
+	return n;
 }
 
 typedef struct L {
@@ -548,10 +568,10 @@ static int write_archive(L *l, const char *obj_path, const char *obj_name, const
 
 static int emit_object(L *l, const char *triple_opt)
 {
-	char *err = NULL, *def = LLVMGetDefaultTargetTriple();
-	const char *triple = triple_opt ? triple_opt : def;
+	char *err = NULL;
 	size_t bc_len;
-	const char *bc = target_bitcode(l->t, &bc_len);
+	const char *arch;
+	const char *bc = target_bitcode(l->t, &bc_len, &arch);
 	int rc = -1;
 	LLVMTargetRef target;
 	LLVMTargetMachineRef tm = NULL;
@@ -560,14 +580,30 @@ static int emit_object(L *l, const char *triple_opt)
 	LLVMInitializeX86Target();
 	LLVMInitializeX86TargetMC();
 	LLVMInitializeX86AsmPrinter();
-	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-		file_error(l, "--triple: %s", err);
-		goto out;
-	}
+	LLVMInitializeX86AsmParser();   /* the kernels' inline asm */
+	LLVMInitializeAArch64TargetInfo();
+	LLVMInitializeAArch64Target();
+	LLVMInitializeAArch64TargetMC();
+	LLVMInitializeAArch64AsmPrinter();
+	LLVMInitializeAArch64AsmParser();   /* the kernels' inline asm */
+	LLVMInitializeARMTargetInfo();
+	LLVMInitializeARMTarget();
+	LLVMInitializeARMTargetMC();
+	LLVMInitializeARMAsmPrinter();
+	LLVMInitializeARMAsmParser();   /* the kernels' inline asm */
 	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(bc, bc_len, "kernels", 0);
 	if (LLVMParseBitcodeInContext2(l->ctx, mb, &km))
 		die("the embedded kernel bitcode of target '%s' does not load", l->t->name);
 	LLVMDisposeMemoryBuffer(mb);
+	/* the default triple is the bitcode's (cg_llvm_emit checked another's architecture) */
+	char bc_triple[128];
+	snprintf(bc_triple, sizeof bc_triple, "%s", LLVMGetTarget(km));
+	const char *triple = triple_opt ? triple_opt : bc_triple;
+	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+		file_error(l, "--triple: %s", err);
+		LLVMDisposeModule(km);
+		goto out;
+	}
 	/* the kernels' CPU and features (clang's -m flags of the target) */
 	const char *cpu = NULL, *feat = NULL;
 	unsigned cpu_len = 0, feat_len = 0;
@@ -576,7 +612,7 @@ static int emit_object(L *l, const char *triple_opt)
 			cpu = fn_attr(f, "target-cpu", &cpu_len);
 			feat = fn_attr(f, "target-features", &feat_len);
 		}
-	char cpu_s[64] = "x86-64", *feat_s = calloc(1, feat_len + 1);
+	char cpu_s[64] = "generic", *feat_s = calloc(1, feat_len + 1);
 	if (cpu)
 		snprintf(cpu_s, sizeof cpu_s, "%.*s", (int)cpu_len, cpu);
 	if (feat)
@@ -628,7 +664,6 @@ out:
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeMessage(err);
-	LLVMDisposeMessage(def);
 	return rc;
 }
 
@@ -649,14 +684,17 @@ int cg_llvm_emit(const Target *t, Graph *g, const CodegenOptions *o, const char 
 		file_error(&l, "%s--profile is not supported by --backend llvm yet", "");
 		return -1;
 	}
-	size_t bc_len;
-	if (!target_bitcode(t, &bc_len)) {
+	size_t bc_len, an;
+	const char *arch, *targ;
+	if (!target_bitcode(t, &bc_len, &arch)) {
 		file_error(&l, "--backend llvm has no kernel bitcode for target '%s' yet", t->name);
 		return -1;
 	}
-	if (triple && strncmp(triple, "x86_64-", 7) != 0) {
-		file_error(&l, "--triple %s: this build has kernel bitcode for x86_64 triples only (neon and neon32 "
-		           "are a later phase of --backend llvm)", triple);
+	if (triple && ((an = triple_arch(triple, &targ)) != strlen(arch) || strncmp(targ, arch, an) != 0)) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "--triple %s: the kernel bitcode of --target %s is for %s (give a %s triple "
+		         "or the --target of that architecture)", triple, t->name, arch, arch);
+		file_error(&l, "%s", msg);
 		return -1;
 	}
 	if (cg_mkdir_p(o->out_dir, d) || (t->prepare && t->prepare(t, g)))
