@@ -20,6 +20,9 @@ void cg_c_emit_string(Emitter *e, const char *s);
 
 /* emit.c */
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+/* emit.c: a dynamic output's slot among the run-time dims in the workspace (the
+ * int64_t[INGOT_MAX_RANK] slots of 64 bytes after the arena and scratch). */
+int cg_c_dynamic_slot(const Graph *g, ValueId v);
 /* emit.c: NAME.h, ingot_rt.h and, for --emit exe, the runner (NAME_main.c and its
  * stubs) of a model whose code another backend writes (codegen/llvm), with the
  * weights laid out as w and par_stride bytes of scratch per extra thread. */

@@ -17,8 +17,10 @@
  * aarch64's and that of neon32 armv7's (hard-float): the default --triple is the
  * bitcode's, and a --triple of another architecture is refused.
  *
- * Not yet: control flow (If/Loop/Scan), data-dependent output sizes, random ops
- * without a seed, --profile and --target opencl: each is one error line naming the
+ * A data-dependent output size (NonZero, Unique...) is written by its kernel into the
+ * workspace's dims slots and read back by NAME_out_dims, as on the C path.
+ *
+ * Not yet: control flow (If/Loop/Scan), random ops without a seed, --profile and --target opencl: each is one error line naming the
  * node or option. */
 #include "llvm_target.h"
 #include "c_target.h"
@@ -144,6 +146,12 @@ static LLVMValueRef value_ref(L *l, ValueId v)
 	die("value '%s' has no storage", val->name);
 }
 
+/* The workspace offset of the dims slot of dynamic output v (cg_c_emit_api's layout). */
+static int64_t dims_off(L *l, ValueId v)
+{
+	return l->g->arena_bytes + l->g->scratch_bytes + 64 * (int64_t)cg_c_dynamic_slot(l->g, v);
+}
+
 /* A private constant of n bytes, aligned `align`: a parameter struct. */
 static LLVMValueRef const_bytes(L *l, const void *data, size_t n, unsigned align, const char *name)
 {
@@ -222,13 +230,17 @@ static int emit_call(L *l, NodeId id)
 		params = const_bytes(l, kc.params, kc.pdesc->size, 8, name);
 	}
 	unsigned compile_time = op_info(n->op)->const_inputs;
-	LLVMValueRef in[n->n_in + 1], out[n->n_out + 1];
+	LLVMValueRef in[n->n_in + 1], out[2 * n->n_out + 1];
 	for (int k = 0; k < n->n_in; k++)
 		in[k] = n->in[k] == IR_NONE || (k < 32 && (compile_time & (1u << k))) ? LLVMConstNull(l->i8p)
 		                                                                     : value_ref(l, n->in[k]);
+	int n_out = n->n_out;
 	for (int k = 0; k < n->n_out; k++)
 		out[k] = n->out[k] == IR_NONE ? LLVMConstNull(l->i8p) : value_ref(l, n->out[k]);
-	LLVMValueRef ain = ptr_array(l, in, n->n_in, "in"), aout = ptr_array(l, out, n->n_out, "out");
+	for (int k = 0; k < n->n_out; k++)   /* a data-dependent size: where the kernel writes the dims */
+		if (n->out[k] != IR_NONE && g->values[n->out[k]].dynamic)
+			out[n_out++] = byte_ptr(l, l->ws, dims_off(l, n->out[k]));
+	LLVMValueRef ain = ptr_array(l, in, n->n_in, "in"), aout = ptr_array(l, out, n_out, "out");
 	LLVMValueRef fn = kernel_fn(l, kc.fn_name), rc;
 	if (kc.split) {   /* NAME_run_par may split it over threads */
 		int64_t stride = (kc.scratch_bytes + 63) / 64 * 64, work = cg_c_par_work(g, id);
@@ -358,6 +370,17 @@ static void emit_api(L *l, LLVMValueRef exec, LLVMTypeRef exec_t)
 		for (int k = 0; k < t->rank; k++) {
 			LLVMValueRef ki = i64c(l, k);
 			LLVMBuildStore(l->b, i64c(l, t->dims[k]), LLVMBuildInBoundsGEP2(l->b, l->i64, dims, &ki, 1, ""));
+		}
+		if (l->g->values[main->outputs[i]].dynamic) {   /* the run's dims, given its workspace */
+			LLVMBasicBlockRef cp = LLVMAppendBasicBlockInContext(l->ctx, f, "dyn");
+			LLVMBasicBlockRef ret = LLVMAppendBasicBlockInContext(l->ctx, f, "ret");
+			LLVMValueRef ws = LLVMGetParam(f, 0);
+			LLVMBuildCondBr(l->b, LLVMBuildIsNull(l->b, ws, ""), ret, cp);
+			LLVMPositionBuilderAtEnd(l->b, cp);
+			LLVMBuildMemCpy(l->b, LLVMBuildBitCast(l->b, dims, l->i8p, ""), 1,
+			                byte_ptr(l, ws, dims_off(l, main->outputs[i])), 1, i64c(l, 8 * (int64_t)t->rank));
+			LLVMBuildBr(l->b, ret);
+			LLVMPositionBuilderAtEnd(l->b, ret);
 		}
 		LLVMBuildRet(l->b, i32c(l, t->rank));
 	}
