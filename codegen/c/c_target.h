@@ -20,6 +20,8 @@ void cg_c_emit_string(Emitter *e, const char *s);
 
 /* emit.c */
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+/* emit.c: v's index in list[0..n) (a region's inputs or outputs), or -1. */
+int cg_c_io_index(const ValueId *list, int n, ValueId v);
 /* emit.c: a dynamic output's slot among the run-time dims in the workspace (the
  * int64_t[INGOT_MAX_RANK] slots of 64 bytes after the arena and scratch). */
 int cg_c_dynamic_slot(const Graph *g, ValueId v);

@@ -44,7 +44,6 @@ typedef struct Scope {
 } Scope;
 
 /* emit.c */
-int cg_c_io_index(const ValueId *list, int n, ValueId v);
 /* The C expression of a value's storage inside NAME_run_v or a body function. */
 void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap);
 void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent);

@@ -20,10 +20,15 @@
  * A data-dependent output size (NonZero, Unique...) is written by its kernel into the
  * workspace's dims slots and read back by NAME_out_dims, as on the C path.
  *
- * Not yet: control flow (If/Loop/Scan), random ops without a seed, --profile and --target opencl: each is one error line naming the
+ * If and Loop bodies are emitted inline in the graph function (a branch, a loop;
+ * the C path makes each body a function): a body's inputs and outputs are pointer
+ * slots, and outer values are the enclosing function's own.
+ *
+ * Not yet: Scan, random ops without a seed, --profile and --target opencl: each is one error line naming the
  * node or option. */
 #include "llvm_target.h"
 #include "c_target.h"
+#include "control_export.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
@@ -79,6 +84,15 @@ static size_t triple_arch(const char *triple, const char **arch)
 	return n;
 }
 
+/* A control-flow body being emitted inline: its inputs' and outputs' storage as
+ * slots (allocas holding an i8*), loaded at each use; other values resolve in the
+ * enclosing scope (the same function, so outer values need no capture). */
+typedef struct LScope {
+	RegionId r;
+	LLVMValueRef *bin, *bout;
+	const struct LScope *up;
+} LScope;
+
 typedef struct L {
 	Graph *g;
 	const CodegenOptions *o;
@@ -94,6 +108,7 @@ typedef struct L {
 	LLVMValueRef inputs, outputs, ws, scratch, scratch_more, par;
 	LLVMValueRef par_call;       /* ingot_llvm_par_call */
 	int *main_in, *main_out;     /* per value: its index among the graph's inputs/outputs */
+	const LScope *scope;         /* the body being emitted, or NULL in the main region */
 	int n_calls;
 	int64_t par_stride;
 } L;
@@ -133,6 +148,15 @@ static LLVMValueRef value_ref(L *l, ValueId v)
 {
 	const Value *val = &l->g->values[v];
 	int k;
+	for (const LScope *sc = l->scope; sc && !val->is_const; sc = sc->up) {   /* cg_c_value_ref's body rules */
+		const Region *reg = &l->g->regions[sc->r];
+		if ((k = cg_c_io_index(reg->inputs, reg->n_inputs, v)) >= 0)
+			return LLVMBuildLoad2(l->b, l->i8p, sc->bin[k], "");
+		if ((k = cg_c_io_index(reg->outputs, reg->n_outputs, v)) >= 0)
+			return LLVMBuildLoad2(l->b, l->i8p, sc->bout[k], "");
+		if (val->arena_off >= 0)
+			return byte_ptr(l, l->ws, val->arena_off);
+	}
 	if ((k = l->main_out[v]) >= 0 && val->producer != IR_NONE && !l->g->nodes[val->producer].dead)
 		return load_slot(l, l->outputs, k);
 	if ((k = l->main_in[v]) >= 0)
@@ -210,10 +234,6 @@ static int emit_call(L *l, NodeId id)
 	const Node *n = &g->nodes[id];
 	KernelCall kc;
 	char name[64];
-	if (n->n_bodies) {
-		loc_error(l, id, "control flow is not supported by --backend llvm yet (use --backend c)");
-		return -1;
-	}
 	if (l->t->lower(l->t, g, id, &kc)) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "no kernel for this node on target '%s'", l->t->name);
@@ -238,8 +258,13 @@ static int emit_call(L *l, NodeId id)
 	for (int k = 0; k < n->n_out; k++)
 		out[k] = n->out[k] == IR_NONE ? LLVMConstNull(l->i8p) : value_ref(l, n->out[k]);
 	for (int k = 0; k < n->n_out; k++)   /* a data-dependent size: where the kernel writes the dims */
-		if (n->out[k] != IR_NONE && g->values[n->out[k]].dynamic)
+		if (n->out[k] != IR_NONE && g->values[n->out[k]].dynamic) {
+			if (l->scope) {
+				loc_error(l, id, "an output with a data-dependent size inside a control-flow body: not supported");
+				return -1;
+			}
 			out[n_out++] = byte_ptr(l, l->ws, dims_off(l, n->out[k]));
+		}
 	LLVMValueRef ain = ptr_array(l, in, n->n_in, "in"), aout = ptr_array(l, out, n_out, "out");
 	LLVMValueRef fn = kernel_fn(l, kc.fn_name), rc;
 	if (kc.split) {   /* NAME_run_par may split it over threads */
@@ -263,6 +288,210 @@ static int emit_call(L *l, NodeId id)
 	}
 	return_if_error(l, rc);
 	l->n_calls++;
+	return 0;
+}
+
+static int emit_region(L *l, RegionId r);
+
+/* An alloca in the entry block. */
+static LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name)
+{
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(l->b);
+	LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(l->fn));
+	if (first)
+		LLVMPositionBuilderBefore(l->b, first);
+	else
+		LLVMPositionBuilderAtEnd(l->b, LLVMGetEntryBasicBlock(l->fn));
+	LLVMValueRef a = LLVMBuildAlloca(l->b, t, name);
+	LLVMPositionBuilderAtEnd(l->b, cur);
+	return a;
+}
+
+/* n pointer slots (allocas of i8*) of a body's inputs or outputs. */
+static LLVMValueRef *slots(L *l, int n, const char *name)
+{
+	LLVMValueRef *s = arena_array(&l->g->arena, (size_t)(n > 0 ? n : 1), sizeof *s);
+	for (int k = 0; k < n; k++)
+		s[k] = entry_alloca(l, l->i8p, name);
+	return s;
+}
+
+/* Region b's nodes inline, its inputs and outputs in the slots bin and bout. */
+static int emit_body(L *l, RegionId b, LLVMValueRef *bin, LLVMValueRef *bout)
+{
+	LScope sc = { b, bin, bout, l->scope };
+	l->scope = &sc;
+	int rc = emit_region(l, b);
+	l->scope = sc.up;
+	return rc;
+}
+
+/* The dims of dynamic graph output v, written into its dims slot: dims[], with
+ * dims[0] = dim0 when dim0 is given (a Loop's scan outputs: the trip count). */
+static void set_dims(L *l, ValueId v, const int64_t *dims, LLVMValueRef dim0)
+{
+	const Type *t = &l->g->values[v].type;
+	for (int q = 0; q < t->rank; q++) {
+		LLVMValueRef p = LLVMBuildBitCast(l->b, byte_ptr(l, l->ws, dims_off(l, v) + 8 * q),
+		                                  LLVMPointerType(l->i64, 0), "");
+		LLVMBuildStore(l->b, q == 0 && dim0 ? dim0 : i64c(l, dims[q]), p);
+	}
+}
+
+/* The buffer node output q is written to: the node's own (omitted outputs,
+ * scattered scan outputs) or the output's storage. */
+static LLVMValueRef ctrl_out(L *l, const Node *n, const CtrlTemp *t, int q)
+{
+	const CtrlAttrs *a = n->attrs;
+	if (t->out_buf[q] >= 0)
+		return byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]);
+	return n->out[q] == IR_NONE ? LLVMConstNull(l->i8p) : value_ref(l, n->out[q]);
+}
+
+/* If (codegen/c/emit_control.c's emit_if): a branch on the condition into either
+ * body, whose outputs are the node's. */
+static int emit_if(L *l, NodeId id, const CtrlTemp *t)
+{
+	const Graph *g = l->g;
+	const Node *n = &g->nodes[id];
+	LLVMValueRef *bout = slots(l, n->n_out, "bout");
+	for (int q = 0; q < n->n_out; q++)
+		LLVMBuildStore(l->b, ctrl_out(l, n, t, q), bout[q]);
+	LLVMValueRef c = LLVMBuildLoad2(l->b, l->i8, value_ref(l, n->in[0]), "cond");
+	LLVMBasicBlockRef bb[2] = { LLVMAppendBasicBlockInContext(l->ctx, l->fn, "then"),
+	                            LLVMAppendBasicBlockInContext(l->ctx, l->fn, "else") };
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "endif");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, c, LLVMConstInt(l->i8, 0, 0), ""), bb[0], bb[1]);
+	for (int b = 0; b < 2; b++) {
+		LLVMPositionBuilderAtEnd(l->b, bb[b]);
+		if (emit_body(l, n->bodies[b], NULL, bout))
+			return -1;
+		for (int q = 0; q < n->n_out; q++)
+			if (n->out[q] != IR_NONE && g->values[n->out[q]].dynamic)
+				set_dims(l, n->out[q], g->values[g->regions[n->bodies[b]].outputs[q]].type.dims, NULL);
+		LLVMBuildBr(l->b, done);
+	}
+	LLVMPositionBuilderAtEnd(l->b, done);
+	return 0;
+}
+
+/* Loop (emit_control.c's emit_loop): the carried values in two buffers swapped per
+ * iteration, scan outputs written in place at iteration `it`. */
+static int emit_loop(L *l, NodeId id, const CtrlTemp *t)
+{
+	const Graph *g = l->g;
+	const Node *n = &g->nodes[id];
+	const CtrlAttrs *a = n->attrs;
+	const Region *br = &g->regions[n->bodies[0]];
+	int nc = t->n_carried;
+	bool has_m = n->n_in > 0 && n->in[0] != IR_NONE, has_cond = n->n_in > 1 && n->in[1] != IR_NONE;
+	LLVMValueRef m = NULL;
+	if (has_m) {
+		const void *mv = ir_const_data(g, n->in[0]);
+		int64_t mc;
+		if (mv)
+			memcpy(&mc, mv, sizeof mc);
+		m = mv ? i64c(l, mc > 0 ? mc : 0)
+		       : LLVMBuildLoad2(l->b, l->i64, LLVMBuildBitCast(l->b, value_ref(l, n->in[0]),
+		                                                        LLVMPointerType(l->i64, 0), ""), "m");
+	}
+	LLVMValueRef cond = entry_alloca(l, l->i8, "cond"), cond_out = entry_alloca(l, l->i8, "cond_out");
+	LLVMValueRef it = entry_alloca(l, l->i64, "it");
+	LLVMValueRef c0 = LLVMConstInt(l->i8, 1, 0);
+	if (has_cond && ir_const_data(g, n->in[1]))   /* constants of const_inputs slots are not in the weights */
+		c0 = LLVMConstInt(l->i8, ((const unsigned char *)ir_const_data(g, n->in[1]))[0] != 0, 0);
+	else if (has_cond)
+		c0 = LLVMBuildZExt(l->b, LLVMBuildICmp(l->b, LLVMIntNE, LLVMBuildLoad2(l->b, l->i8, value_ref(l, n->in[1]), ""),
+		                                       LLVMConstInt(l->i8, 0, 0), ""), l->i8, "");
+	LLVMBuildStore(l->b, c0, cond);
+	LLVMBuildStore(l->b, i64c(l, 0), it);
+	LLVMValueRef *cur = slots(l, nc, "cur"), *nxt = slots(l, nc, "nxt");
+	for (int j = 0; j < nc; j++) {
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), cur[j]);
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[1][j]), nxt[j]);
+		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
+		if (bytes)
+			LLVMBuildMemCpy(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), 1, value_ref(l, n->in[2 + j]), 1,
+			                i64c(l, bytes));
+	}
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "loop");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "body");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "endloop");
+	LLVMBuildBr(l->b, head);
+	LLVMPositionBuilderAtEnd(l->b, head);
+	LLVMValueRef itv = LLVMBuildLoad2(l->b, l->i64, it, "it"), go = LLVMConstInt(LLVMInt1TypeInContext(l->ctx), 1, 0);
+	if (has_m)
+		go = LLVMBuildICmp(l->b, LLVMIntSLT, itv, m, "");
+	if (has_cond)
+		go = LLVMBuildAnd(l->b, go, LLVMBuildICmp(l->b, LLVMIntNE, LLVMBuildLoad2(l->b, l->i8, cond, ""),
+		                                          LLVMConstInt(l->i8, 0, 0), ""), "");
+	LLVMBuildCondBr(l->b, go, body, exit);
+	LLVMPositionBuilderAtEnd(l->b, body);
+	LLVMBuildStore(l->b, LLVMConstInt(l->i8, 0, 0), cond_out);
+	LLVMValueRef *bin = slots(l, 2 + nc, "bin"), *bout = slots(l, 1 + n->n_out, "bout");
+	LLVMBuildStore(l->b, LLVMBuildBitCast(l->b, it, l->i8p, ""), bin[0]);
+	LLVMBuildStore(l->b, cond, bin[1]);
+	LLVMBuildStore(l->b, cond_out, bout[0]);
+	for (int j = 0; j < nc; j++) {
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), bin[2 + j]);
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), bout[1 + j]);
+	}
+	for (int q = nc; q < n->n_out; q++) {
+		LLVMValueRef p = ctrl_out(l, n, t, q);
+		if (t->out_buf[q] < 0 && n->out[q] != IR_NONE) {
+			LLVMValueRef off = LLVMBuildMul(l->b, itv, i64c(l, type_bytes(&g->values[br->outputs[1 + q]].type)), "");
+			p = LLVMBuildInBoundsGEP2(l->b, l->i8, p, &off, 1, "");
+		}
+		LLVMBuildStore(l->b, p, bout[1 + q]);
+	}
+	if (emit_body(l, n->bodies[0], bin, bout))
+		return -1;
+	for (int j = 0; j < nc; j++) {   /* swap */
+		LLVMValueRef x = LLVMBuildLoad2(l->b, l->i8p, cur[j], "");
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), cur[j]);
+		LLVMBuildStore(l->b, x, nxt[j]);
+	}
+	if (has_cond)   /* without a condition input the body's condition output is ignored */
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8, cond_out, ""), cond);
+	LLVMBuildStore(l->b, LLVMBuildAdd(l->b, LLVMBuildLoad2(l->b, l->i64, it, ""), i64c(l, 1), ""), it);
+	LLVMBuildBr(l->b, head);
+	LLVMPositionBuilderAtEnd(l->b, exit);
+	for (int j = 0; j < nc; j++) {
+		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
+		if (n->out[j] != IR_NONE && bytes)
+			LLVMBuildMemCpy(l->b, value_ref(l, n->out[j]), 1, LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), 1,
+			                i64c(l, bytes));
+	}
+	for (int q = nc; q < n->n_out; q++)
+		if (n->out[q] != IR_NONE && g->values[n->out[q]].dynamic)
+			set_dims(l, n->out[q], g->values[n->out[q]].type.dims, LLVMBuildLoad2(l->b, l->i64, it, ""));
+	return 0;
+}
+
+/* A control-flow node, its bodies inline (the C path makes them functions). */
+static int emit_control(L *l, NodeId id)
+{
+	const Node *n = &l->g->nodes[id];
+	CtrlTemp t;
+	if (n->op != OP_IF && n->op != OP_LOOP) {
+		loc_error(l, id, "Scan is not supported by --backend llvm yet (use --backend c)");
+		return -1;
+	}
+	ctrl_temp_layout(l->g, id, &t);
+	return n->op == OP_IF ? emit_if(l, id, &t) : emit_loop(l, id, &t);
+}
+
+/* The nodes of region r, in order. */
+static int emit_region(L *l, RegionId r)
+{
+	const Region *reg = &l->g->regions[r];
+	for (int i = 0; i < reg->n_nodes; i++) {
+		NodeId id = reg->nodes[i];
+		if (l->g->nodes[id].dead || plan_node_is_alias(l->g, id))   /* views: nothing to run */
+			continue;
+		if (l->g->nodes[id].n_bodies ? emit_control(l, id) : emit_call(l, id))
+			return -1;
+	}
 	return 0;
 }
 
@@ -293,13 +522,8 @@ static int emit_exec(L *l, LLVMValueRef exec)
 	LLVMPositionBuilderAtEnd(l->b, body);
 	l->scratch = byte_ptr(l, l->ws, g->arena_bytes);
 	l->scratch_more = byte_ptr(l, l->ws, g->arena_bytes + g->scratch_bytes);
-	for (int i = 0; i < main->n_nodes; i++) {
-		NodeId id = main->nodes[i];
-		if (g->nodes[id].dead || plan_node_is_alias(g, id))   /* views: nothing to run */
-			continue;
-		if (emit_call(l, id))
-			return -1;
-	}
+	if (emit_region(l, 0))
+		return -1;
 	/* graph outputs no node writes: inputs passed through, constants, duplicates */
 	for (int i = 0; i < main->n_outputs; i++) {
 		ValueId v = main->outputs[i];
