@@ -20,11 +20,11 @@
  * A data-dependent output size (NonZero, Unique...) is written by its kernel into the
  * workspace's dims slots and read back by NAME_out_dims, as on the C path.
  *
- * If and Loop bodies are emitted inline in the graph function (a branch, a loop;
- * the C path makes each body a function): a body's inputs and outputs are pointer
- * slots, and outer values are the enclosing function's own.
+ * If, Loop and Scan bodies are emitted inline in the graph function (a branch, a
+ * loop; the C path makes each body a function): a body's inputs and outputs are
+ * pointer slots, and outer values are the enclosing function's own.
  *
- * Not yet: Scan, random ops without a seed, --profile and --target opencl: each is one error line naming the
+ * Not yet: random ops without a seed, --profile and --target opencl: each is one error line naming the
  * node or option. */
 #include "llvm_target.h"
 #include "c_target.h"
@@ -468,17 +468,155 @@ static int emit_loop(L *l, NodeId id, const CtrlTemp *t)
 	return 0;
 }
 
+/* A counted loop `for (i = 0; i < n; i++)`: begin returns i in the body's block;
+ * end closes it and continues after it. */
+typedef struct CLoop {
+	LLVMValueRef i;
+	LLVMBasicBlockRef head, exit;
+} CLoop;
+
+static LLVMValueRef cloop_begin(L *l, CLoop *c, int64_t n, const char *name)
+{
+	c->i = entry_alloca(l, l->i64, name);
+	LLVMBuildStore(l->b, i64c(l, 0), c->i);
+	c->head = LLVMAppendBasicBlockInContext(l->ctx, l->fn, name);
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "body");
+	c->exit = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "end");
+	LLVMBuildBr(l->b, c->head);
+	LLVMPositionBuilderAtEnd(l->b, c->head);
+	LLVMValueRef iv = LLVMBuildLoad2(l->b, l->i64, c->i, name);
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, iv, i64c(l, n), ""), body, c->exit);
+	LLVMPositionBuilderAtEnd(l->b, body);
+	return iv;
+}
+
+static void cloop_end(L *l, CLoop *c)
+{
+	LLVMBuildStore(l->b, LLVMBuildAdd(l->b, LLVMBuildLoad2(l->b, l->i64, c->i, ""), i64c(l, 1), ""), c->i);
+	LLVMBuildBr(l->b, c->head);
+	LLVMPositionBuilderAtEnd(l->b, c->exit);
+}
+
+/* p + off (a run-time byte offset) */
+static LLVMValueRef ptr_add(L *l, LLVMValueRef p, LLVMValueRef off)
+{
+	return LLVMBuildInBoundsGEP2(l->b, l->i8, p, &off, 1, "");
+}
+
+/* `rows` rows of `inner` bytes: dst + o * dst_step <- src + o * src_step. */
+static void copy_rows(L *l, LLVMValueRef dst, int64_t dst_step, LLVMValueRef src, int64_t src_step, int64_t rows,
+                      int64_t inner)
+{
+	CLoop c;
+	LLVMValueRef o = cloop_begin(l, &c, rows, "o");
+	LLVMBuildMemCpy(l->b, ptr_add(l, dst, LLVMBuildMul(l->b, o, i64c(l, dst_step), "")), 1,
+	                ptr_add(l, src, LLVMBuildMul(l->b, o, i64c(l, src_step), "")), 1, i64c(l, inner));
+	cloop_end(l, &c);
+}
+
+/* Slices of a scan input or output along its axis (emit_control.c's scan_geometry). */
+static void scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner)
+{
+	*outer = 1;
+	*inner = (int64_t)dtype_size(t->dtype);
+	for (int64_t i = skip; i < skip + axis; i++)
+		*outer *= t->dims[i];
+	for (int i = skip + (int)axis + 1; i < t->rank; i++)
+		*inner *= t->dims[i];
+}
+
+/* Scan (emit_control.c's emit_scan): per batch entry, `len` steps; scan inputs read
+ * in place or gathered into the node's slice buffer, scan outputs written in place
+ * or scattered from theirs; the carried values swap between two buffers. */
+static int emit_scan(L *l, NodeId id, const CtrlTemp *t)
+{
+	const Graph *g = l->g;
+	const Node *n = &g->nodes[id];
+	const CtrlAttrs *a = n->attrs;
+	const Region *br = &g->regions[n->bodies[0]];
+	int base = n->opset < 9 ? 1 : 0, nc = t->n_carried, ns = t->n_scan_in;
+	int64_t len = a->trip;
+	LLVMValueRef *cur = slots(l, nc, "cur"), *nxt = slots(l, nc, "nxt");
+	LLVMValueRef *bin = slots(l, nc + ns, "bin"), *bout = slots(l, n->n_out, "bout");
+	CLoop cb, ct;
+	LLVMValueRef bv = cloop_begin(l, &cb, a->batch, "b");
+	for (int j = 0; j < nc; j++) {
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), cur[j]);
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[1][j]), nxt[j]);
+		int64_t bytes = type_bytes(&g->values[br->inputs[j]].type);
+		if (bytes)
+			LLVMBuildMemCpy(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), 1,
+			                ptr_add(l, value_ref(l, n->in[base + j]), LLVMBuildMul(l->b, bv, i64c(l, bytes), "")), 1,
+			                i64c(l, bytes));
+	}
+	LLVMValueRef tv = cloop_begin(l, &ct, len, "t"), rev = LLVMBuildSub(l->b, i64c(l, len - 1), tv, "");
+	for (int j = 0; j < nc; j++)
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), bin[j]);
+	for (int j = 0; j < ns; j++) {
+		const Type *in = &g->values[n->in[base + nc + j]].type;
+		int64_t outer, inner;
+		scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
+		LLVMValueRef pos = a->scan_input_directions.v[j] ? rev : tv, src = value_ref(l, n->in[base + nc + j]);
+		/* (b * outer * len + pos) * inner: the first row of this step */
+		LLVMValueRef first = LLVMBuildMul(l->b, LLVMBuildAdd(l->b, LLVMBuildMul(l->b, bv, i64c(l, outer * len), ""),
+		                                                     pos, ""), i64c(l, inner), "");
+		if (t->scan_in[j] < 0) {
+			LLVMBuildStore(l->b, ptr_add(l, src, first), bin[nc + j]);
+			continue;
+		}
+		LLVMValueRef buf = byte_ptr(l, l->ws, a->ws_off + t->scan_in[j]);
+		copy_rows(l, buf, inner, ptr_add(l, src, first), len * inner, outer, inner);
+		LLVMBuildStore(l->b, buf, bin[nc + j]);
+	}
+	for (int j = 0; j < nc; j++)
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), bout[j]);
+	LLVMValueRef *first_out = arena_array(&l->g->arena, (size_t)(n->n_out > 0 ? n->n_out : 1), sizeof *first_out);
+	for (int q = nc; q < n->n_out; q++) {
+		int64_t outer = 1, inner = 0;
+		if (n->out[q] == IR_NONE) {
+			LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]), bout[q]);
+			continue;
+		}
+		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		LLVMValueRef pos = a->scan_output_directions.v[q - nc] ? rev : tv;
+		first_out[q] = ptr_add(l, value_ref(l, n->out[q]),
+		                       LLVMBuildMul(l->b, LLVMBuildAdd(l->b, LLVMBuildMul(l->b, bv, i64c(l, outer * len), ""),
+		                                                       pos, ""), i64c(l, inner), ""));
+		LLVMBuildStore(l->b, t->out_buf[q] >= 0 ? byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]) : first_out[q],
+		               bout[q]);
+	}
+	if (emit_body(l, n->bodies[0], bin, bout))
+		return -1;
+	for (int q = nc; q < n->n_out; q++) {   /* scan outputs along an inner axis: scatter the rows */
+		int64_t outer, inner;
+		if (t->out_buf[q] < 0 || n->out[q] == IR_NONE)
+			continue;
+		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		copy_rows(l, first_out[q], len * inner, byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]), inner, outer, inner);
+	}
+	for (int j = 0; j < nc; j++) {   /* swap */
+		LLVMValueRef x = LLVMBuildLoad2(l->b, l->i8p, cur[j], "");
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), cur[j]);
+		LLVMBuildStore(l->b, x, nxt[j]);
+	}
+	cloop_end(l, &ct);
+	for (int j = 0; j < nc; j++) {
+		int64_t bytes = type_bytes(&g->values[br->inputs[j]].type);
+		if (n->out[j] != IR_NONE && bytes)
+			LLVMBuildMemCpy(l->b, ptr_add(l, value_ref(l, n->out[j]), LLVMBuildMul(l->b, bv, i64c(l, bytes), "")), 1,
+			                LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), 1, i64c(l, bytes));
+	}
+	cloop_end(l, &cb);
+	return 0;
+}
+
 /* A control-flow node, its bodies inline (the C path makes them functions). */
 static int emit_control(L *l, NodeId id)
 {
 	const Node *n = &l->g->nodes[id];
 	CtrlTemp t;
-	if (n->op != OP_IF && n->op != OP_LOOP) {
-		loc_error(l, id, "Scan is not supported by --backend llvm yet (use --backend c)");
-		return -1;
-	}
 	ctrl_temp_layout(l->g, id, &t);
-	return n->op == OP_IF ? emit_if(l, id, &t) : emit_loop(l, id, &t);
+	return n->op == OP_IF ? emit_if(l, id, &t) : n->op == OP_LOOP ? emit_loop(l, id, &t) : emit_scan(l, id, &t);
 }
 
 /* The nodes of region r, in order. */

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""Suite llvm: If and Loop through --backend llvm (their bodies inline in the graph
+"""Suite llvm: If, Loop and Scan through --backend llvm (their bodies inline in the graph
 function), checked by `ingot check` against numpy on models the passes cannot fold:
 - If on a graph input, each branch reading an outer value (x) and a constant, run
   with the condition true and false;
 - Loop with its trip count and condition from graph inputs, a carried value that
   adds an outer value times the iteration number, a body-made condition (stop once
   the sum passes a bound) and a scan output whose first dim is the trip count (a
-  data-dependent size, read back through NAME_out_dims).
+  data-dependent size, read back through NAME_out_dims);
+- Scan over an inner axis of its input, backwards, with its scan output along an
+  inner axis (slices gathered into and scattered from the node's own buffers).
 
     control.py INGOT WORK
 """
@@ -92,6 +94,26 @@ for m, c in ((5, True), (2, True), (7, False), (0, True)):
     cases.append(([np.array(m, dtype=np.int64), np.array(c), x, s0], [s, rows]))
 dirs.append(save_case("loop_in", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), cases))
 
+# Scan-9 over axis 1 of its input, backwards, its scan output along axis 1 (the slices
+# gathered into and scattered from the node's buffers): a running sum of columns
+body = helper.make_graph([helper.make_node("Add", ["acc", "col"], ["acc_out"]),
+                          helper.make_node("Mul", ["acc_out", "two"], ["y"])], "scan_body",
+                         [helper.make_tensor_value_info("acc", F, [2]), helper.make_tensor_value_info("col", F, [2])],
+                         [helper.make_tensor_value_info("acc_out", F, [2]), helper.make_tensor_value_info("y", F, [2])],
+                         [numpy_helper.from_array(np.array([2, 2], np.float32), "two")])
+g = helper.make_graph([helper.make_node("Scan", ["a0", "xs"], ["a_final", "ys"], body=body, num_scan_inputs=1,
+                                        scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])],
+                      "scan_axes",
+                      [helper.make_tensor_value_info("a0", F, [2]), helper.make_tensor_value_info("xs", F, [2, 5])],
+                      [helper.make_tensor_value_info("a_final", F, [2]), helper.make_tensor_value_info("ys", F, [2, 5])])
+xs = np.arange(10, dtype=np.float32).reshape(2, 5) * 0.5 - 1
+a0 = np.array([1, -1], dtype=np.float32)
+acc, ys = a0.copy(), np.zeros((2, 5), np.float32)
+for step, col in enumerate(range(4, -1, -1)):
+    acc = acc + xs[:, col]
+    ys[:, step] = acc * 2
+dirs.append(save_case("scan_axes", helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+                      [([a0, xs], [acc, ys])]))
 r = subprocess.run([ingot, "check", "--backend", "llvm", "--target", "host", *dirs, "-j", "2"], capture_output=True,
                    text=True)
 print(r.stdout + r.stderr)
