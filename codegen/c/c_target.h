@@ -20,6 +20,9 @@ void cg_c_emit_string(Emitter *e, const char *s);
 
 /* emit.c */
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+/* emit_control.c: the slices of a Scan input or output t along its axis (after
+ * `skip` leading dims): rows of *inner bytes, *outer of them per step. */
+void cg_c_scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner);
 /* emit.c: v's index in list[0..n) (a region's inputs or outputs), or -1. */
 int cg_c_io_index(const ValueId *list, int n, ValueId v);
 /* emit.c: a dynamic output's slot among the run-time dims in the workspace (the

@@ -514,17 +514,6 @@ static void copy_rows(L *l, LLVMValueRef dst, int64_t dst_step, LLVMValueRef src
 	cloop_end(l, &c);
 }
 
-/* Slices of a scan input or output along its axis (emit_control.c's scan_geometry). */
-static void scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner)
-{
-	*outer = 1;
-	*inner = (int64_t)dtype_size(t->dtype);
-	for (int64_t i = skip; i < skip + axis; i++)
-		*outer *= t->dims[i];
-	for (int i = skip + (int)axis + 1; i < t->rank; i++)
-		*inner *= t->dims[i];
-}
-
 /* Scan (emit_control.c's emit_scan): per batch entry, `len` steps; scan inputs read
  * in place or gathered into the node's slice buffer, scan outputs written in place
  * or scattered from theirs; the carried values swap between two buffers. */
@@ -555,7 +544,7 @@ static int emit_scan(L *l, NodeId id, const CtrlTemp *t)
 	for (int j = 0; j < ns; j++) {
 		const Type *in = &g->values[n->in[base + nc + j]].type;
 		int64_t outer, inner;
-		scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
+		cg_c_scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
 		LLVMValueRef pos = a->scan_input_directions.v[j] ? rev : tv, src = value_ref(l, n->in[base + nc + j]);
 		/* (b * outer * len + pos) * inner: the first row of this step */
 		LLVMValueRef first = LLVMBuildMul(l->b, LLVMBuildAdd(l->b, LLVMBuildMul(l->b, bv, i64c(l, outer * len), ""),
@@ -577,7 +566,7 @@ static int emit_scan(L *l, NodeId id, const CtrlTemp *t)
 			LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]), bout[q]);
 			continue;
 		}
-		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		cg_c_scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
 		LLVMValueRef pos = a->scan_output_directions.v[q - nc] ? rev : tv;
 		first_out[q] = ptr_add(l, value_ref(l, n->out[q]),
 		                       LLVMBuildMul(l->b, LLVMBuildAdd(l->b, LLVMBuildMul(l->b, bv, i64c(l, outer * len), ""),
@@ -591,7 +580,7 @@ static int emit_scan(L *l, NodeId id, const CtrlTemp *t)
 		int64_t outer, inner;
 		if (t->out_buf[q] < 0 || n->out[q] == IR_NONE)
 			continue;
-		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		cg_c_scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
 		copy_rows(l, first_out[q], len * inner, byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]), inner, outer, inner);
 	}
 	for (int j = 0; j < nc; j++) {   /* swap */
