@@ -6,6 +6,8 @@
 #
 # usage: bench/run.sh [--smoke] [--models a,b,..] [--rounds R] [--time-s T] [--no-doc] [--no-int8]
 #        bench/run.sh --target opencl [--models a,b,..] [--runs N]   (bench/opencl.sh)
+#        bench/run.sh --backend llvm [--models a,b,..] [--rounds R] [--runs N]   (bench/llvm.sh:
+#          compile and run time of the LLVM backend against the C path, a -Dllvm=enabled build)
 #   (each of INT8_MODELS also runs as NAME_int8: quantized by ingot, ORT on its --emit-qdq file)
 #   env: BUILD (default build/), WORK (default $BUILD/bench), PYTHON (/usr/bin/python3)
 set -euo pipefail
@@ -15,6 +17,11 @@ set -euo pipefail
 if [ "${1:-}" = --target ] && [ "${2:-}" = opencl ]; then
 	shift 2
 	exec "$(dirname "$0")/opencl.sh" "$@"
+fi
+# --backend llvm: the LLVM backend against the C path, bench/llvm.sh
+if [ "${1:-}" = --backend ] && [ "${2:-}" = llvm ]; then
+	shift 2
+	exec "$(dirname "$0")/llvm.sh" "$@"
 fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--time-s) time_s=$2; shift ;;
 	--no-doc) doc=0 ;;
 	--no-int8) int8=0 ;;
-	-h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift

@@ -20,6 +20,14 @@ void cg_c_emit_string(Emitter *e, const char *s);
 
 /* emit.c */
 int cg_c_emit(const Target *t, Graph *g, const CodegenOptions *o, DiagSink *d);
+/* emit_control.c: the slices of a Scan input or output t along its axis (after
+ * `skip` leading dims): rows of *inner bytes, *outer of them per step. */
+void cg_c_scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner);
+/* emit.c: v's index in list[0..n) (a region's inputs or outputs), or -1. */
+int cg_c_io_index(const ValueId *list, int n, ValueId v);
+/* emit.c: a dynamic output's slot among the run-time dims in the workspace (the
+ * int64_t[INGOT_MAX_RANK] slots of 64 bytes after the arena and scratch). */
+int cg_c_dynamic_slot(const Graph *g, ValueId v);
 /* emit.c: NAME.h, ingot_rt.h and, for --emit exe, the runner (NAME_main.c and its
  * stubs) of a model whose code another backend writes (codegen/llvm), with the
  * weights laid out as w and par_stride bytes of scratch per extra thread. */

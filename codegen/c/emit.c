@@ -783,19 +783,9 @@ int cg_c_emit_api(const Target *t, Graph *g, const CodegenOptions *o, const Weig
 	make_param_names(&c);
 	index_main_io(&c);
 	c.dims_off = g->arena_bytes + g->scratch_bytes;
-	rc = check_dynamic(&c, d);
-	for (int i = 0; !rc && i < g->regions[0].n_outputs; i++) {
-		const Value *v = &g->values[g->regions[0].outputs[i]];
-		if (!v->dynamic || v->producer == IR_NONE)
-			continue;
-		DiagLoc l = ir_node_loc(g, v->producer);
-		diag_report(d, DIAG_ERROR, DC_UNSUPPORTED, &l,
-		            "output '%s' has a size that depends on input values: not supported by --backend llvm yet",
-		            v->name);
-		rc = -1;
-	}
+	rc = check_dynamic(&c, d);   /* the backend writes the dims slots as the C path does */
 	if (!rc)
-		rc = emit_header(&c, c.dims_off, d);
+		rc = emit_header(&c, c.dims_off + 64 * (int64_t)c.n_dynamic, d);
 	if (!rc)
 		rc = cg_copy_stub(o->out_dir, "ingot_rt.h", d);
 	if (!rc && (o->emit & EMIT_EXE))

@@ -285,9 +285,7 @@ static int emit_loop(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTe
 	return 0;
 }
 
-/* Slices of a scan input or output along its axis: rows of `inner` bytes, `outer`
- * of them per step, `len` steps (per batch entry). */
-static void scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner)
+void cg_c_scan_geometry(const Type *t, int skip, int64_t axis, int64_t *outer, int64_t *inner)
 {
 	*outer = 1;
 	*inner = (int64_t)dtype_size(t->dtype);
@@ -336,7 +334,7 @@ static int emit_scan(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTe
 	for (int j = 0; j < ns; j++) {
 		const Type *in = &g->values[n->in[base + nc + j]].type;
 		int64_t outer, inner;
-		scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
+		cg_c_scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
 		snprintf(pos, sizeof pos, a->scan_input_directions.v[j] ? "(%" PRId64 " - t)" : "t", len - 1);
 		cg_c_value_ref(c, s, n->in[base + nc + j], ref, sizeof ref);
 		if (t->scan_in[j] < 0) {
@@ -358,7 +356,7 @@ static int emit_scan(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTe
 			em_line(e, "\t\t\t\tsub_out[%d] = ws + %" PRId64 ";", q, a->ws_off + t->out_buf[q]);
 			continue;
 		}
-		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		cg_c_scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
 		snprintf(pos, sizeof pos, a->scan_output_directions.v[q - nc] ? "(%" PRId64 " - t)" : "t",
 		         len - 1);
 		cg_c_value_ref(c, s, n->out[q], ref, sizeof ref);
@@ -372,7 +370,7 @@ static int emit_scan(Ctx *c, const Scope *s, Emitter *e, NodeId id, const CtrlTe
 		int64_t outer, inner;
 		if (t->out_buf[q] < 0 || n->out[q] == IR_NONE)
 			continue;
-		scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		cg_c_scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
 		snprintf(pos, sizeof pos, a->scan_output_directions.v[q - nc] ? "(%" PRId64 " - t)" : "t",
 		         len - 1);
 		cg_c_value_ref(c, s, n->out[q], ref, sizeof ref);

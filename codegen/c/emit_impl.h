@@ -44,11 +44,8 @@ typedef struct Scope {
 } Scope;
 
 /* emit.c */
-int cg_c_io_index(const ValueId *list, int n, ValueId v);
 /* The C expression of a value's storage inside NAME_run_v or a body function. */
 void cg_c_value_ref(Ctx *c, const Scope *s, ValueId v, char *buf, size_t cap);
-/* A dynamic output's slot among the run-time dims in the workspace. */
-int cg_c_dynamic_slot(const Graph *g, ValueId v);
 void cg_c_node_comment(Emitter *e, Ctx *c, NodeId id, const char *indent);
 /* "name f32[2,3]" of a value, safe in a comment. */
 void cg_c_value_desc(const Graph *g, ValueId v, char *buf, size_t cap);

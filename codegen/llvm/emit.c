@@ -13,11 +13,22 @@
  * LLVMConstStringInContext for the blob). NAME.h and the runner come from the C
  * backend (cg_c_emit_api), so both backends give the same API.
  *
- * Not yet: control flow (If/Loop/Scan), data-dependent output sizes, random ops
- * without a seed, --profile, --target opencl, and kernel bitcode for other than
- * x86-64 triples (neon, neon32): each is one error line naming the node or option. */
+ * The bitcode of c, x86-avx2 and x86-avx512 is the host's (x86-64), that of neon
+ * aarch64's and that of neon32 armv7's (hard-float): the default --triple is the
+ * bitcode's, and a --triple of another architecture is refused.
+ *
+ * A data-dependent output size (NonZero, Unique...) is written by its kernel into the
+ * workspace's dims slots and read back by NAME_out_dims, as on the C path.
+ *
+ * If, Loop and Scan bodies are emitted inline in the graph function (a branch, a
+ * loop; the C path makes each body a function): a body's inputs and outputs are
+ * pointer slots, and outer values are the enclosing function's own.
+ *
+ * Not yet: random ops without a seed, --profile and --target opencl: each is one error line naming the
+ * node or option. */
 #include "llvm_target.h"
 #include "c_target.h"
+#include "control_export.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
@@ -34,9 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* bitcode.S: the kernels of each target, between BEGIN and END */
-#define BITCODES(X) X("c", c) X("x86-avx2", x86_avx2) X("x86-avx512", x86_avx512)
-#define DECLARE(tname, tid) extern const char ingot_llvm_bc_##tid[], ingot_llvm_bc_##tid##_end[];
+/* bitcode.S: the kernels of each target, between BEGIN and END, and their architecture */
+#define BITCODES(X) X("c", c, "x86_64") X("x86-avx2", x86_avx2, "x86_64") X("x86-avx512", x86_avx512, "x86_64") \
+	X("neon", neon, "aarch64") X("neon32", neon32, "arm")
+#define DECLARE(tname, tid, arch) extern const char ingot_llvm_bc_##tid[], ingot_llvm_bc_##tid##_end[];
 BITCODES(DECLARE)
 
 bool cg_llvm_available(void)
@@ -44,18 +56,42 @@ bool cg_llvm_available(void)
 	return true;
 }
 
-/* The kernels' bitcode of target t, or NULL. */
-static const char *target_bitcode(const Target *t, size_t *len)
+/* The kernels' bitcode of target t and its architecture (a triple's first part), or NULL. */
+static const char *target_bitcode(const Target *t, size_t *len, const char **arch)
 {
-#define FIND(tname, tid) \
+#define FIND(tname, tid, tarch) \
 	if (strcmp(t->name, tname) == 0) { \
 		*len = (size_t)(ingot_llvm_bc_##tid##_end - ingot_llvm_bc_##tid); \
+		*arch = tarch; \
 		return ingot_llvm_bc_##tid; \
 	}
 	BITCODES(FIND)
 #undef FIND
 	return NULL;
 }
+
+/* The architecture of a triple, its text up to the first '-', with the 32-bit arm
+ * spellings (arm, armv7, armv7a, armv7l, thumbv7...) as one. */
+static size_t triple_arch(const char *triple, const char **arch)
+{
+	size_t n = strcspn(triple, "-");
+	*arch = triple;
+	if ((n >= 3 && strncmp(triple, "arm", 3) == 0 && strncmp(triple, "arm64", 5) != 0) ||
+	    (n >= 5 && strncmp(triple, "thumb", 5) == 0)) {
+		*arch = "arm";
+		return 3;
+	}
+	return n;
+}
+
+/* A control-flow body being emitted inline: its inputs' and outputs' storage as
+ * slots (allocas holding an i8*), loaded at each use; other values resolve in the
+ * enclosing scope (the same function, so outer values need no capture). */
+typedef struct LScope {
+	RegionId r;
+	LLVMValueRef *bin, *bout;
+	const struct LScope *up;
+} LScope;
 
 typedef struct L {
 	Graph *g;
@@ -72,6 +108,7 @@ typedef struct L {
 	LLVMValueRef inputs, outputs, ws, scratch, scratch_more, par;
 	LLVMValueRef par_call;       /* ingot_llvm_par_call */
 	int *main_in, *main_out;     /* per value: its index among the graph's inputs/outputs */
+	const LScope *scope;         /* the body being emitted, or NULL in the main region */
 	int n_calls;
 	int64_t par_stride;
 } L;
@@ -111,6 +148,15 @@ static LLVMValueRef value_ref(L *l, ValueId v)
 {
 	const Value *val = &l->g->values[v];
 	int k;
+	for (const LScope *sc = l->scope; sc && !val->is_const; sc = sc->up) {   /* cg_c_value_ref's body rules */
+		const Region *reg = &l->g->regions[sc->r];
+		if ((k = cg_c_io_index(reg->inputs, reg->n_inputs, v)) >= 0)
+			return LLVMBuildLoad2(l->b, l->i8p, sc->bin[k], "");
+		if ((k = cg_c_io_index(reg->outputs, reg->n_outputs, v)) >= 0)
+			return LLVMBuildLoad2(l->b, l->i8p, sc->bout[k], "");
+		if (val->arena_off >= 0)
+			return byte_ptr(l, l->ws, val->arena_off);
+	}
 	if ((k = l->main_out[v]) >= 0 && val->producer != IR_NONE && !l->g->nodes[val->producer].dead)
 		return load_slot(l, l->outputs, k);
 	if ((k = l->main_in[v]) >= 0)
@@ -122,6 +168,12 @@ static LLVMValueRef value_ref(L *l, ValueId v)
 	if (val->arena_off >= 0)
 		return byte_ptr(l, l->ws, val->arena_off);
 	die("value '%s' has no storage", val->name);
+}
+
+/* The workspace offset of the dims slot of dynamic output v (cg_c_emit_api's layout). */
+static int64_t dims_off(L *l, ValueId v)
+{
+	return l->g->arena_bytes + l->g->scratch_bytes + 64 * (int64_t)cg_c_dynamic_slot(l->g, v);
 }
 
 /* A private constant of n bytes, aligned `align`: a parameter struct. */
@@ -182,10 +234,6 @@ static int emit_call(L *l, NodeId id)
 	const Node *n = &g->nodes[id];
 	KernelCall kc;
 	char name[64];
-	if (n->n_bodies) {
-		loc_error(l, id, "control flow is not supported by --backend llvm yet (use --backend c)");
-		return -1;
-	}
 	if (l->t->lower(l->t, g, id, &kc)) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "no kernel for this node on target '%s'", l->t->name);
@@ -202,13 +250,22 @@ static int emit_call(L *l, NodeId id)
 		params = const_bytes(l, kc.params, kc.pdesc->size, 8, name);
 	}
 	unsigned compile_time = op_info(n->op)->const_inputs;
-	LLVMValueRef in[n->n_in + 1], out[n->n_out + 1];
+	LLVMValueRef in[n->n_in + 1], out[2 * n->n_out + 1];
 	for (int k = 0; k < n->n_in; k++)
 		in[k] = n->in[k] == IR_NONE || (k < 32 && (compile_time & (1u << k))) ? LLVMConstNull(l->i8p)
 		                                                                     : value_ref(l, n->in[k]);
+	int n_out = n->n_out;
 	for (int k = 0; k < n->n_out; k++)
 		out[k] = n->out[k] == IR_NONE ? LLVMConstNull(l->i8p) : value_ref(l, n->out[k]);
-	LLVMValueRef ain = ptr_array(l, in, n->n_in, "in"), aout = ptr_array(l, out, n->n_out, "out");
+	for (int k = 0; k < n->n_out; k++)   /* a data-dependent size: where the kernel writes the dims */
+		if (n->out[k] != IR_NONE && g->values[n->out[k]].dynamic) {
+			if (l->scope) {
+				loc_error(l, id, "an output with a data-dependent size inside a control-flow body: not supported");
+				return -1;
+			}
+			out[n_out++] = byte_ptr(l, l->ws, dims_off(l, n->out[k]));
+		}
+	LLVMValueRef ain = ptr_array(l, in, n->n_in, "in"), aout = ptr_array(l, out, n_out, "out");
 	LLVMValueRef fn = kernel_fn(l, kc.fn_name), rc;
 	if (kc.split) {   /* NAME_run_par may split it over threads */
 		int64_t stride = (kc.scratch_bytes + 63) / 64 * 64, work = cg_c_par_work(g, id);
@@ -231,6 +288,337 @@ static int emit_call(L *l, NodeId id)
 	}
 	return_if_error(l, rc);
 	l->n_calls++;
+	return 0;
+}
+
+static int emit_region(L *l, RegionId r);
+
+/* An alloca in the entry block. */
+static LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name)
+{
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(l->b);
+	LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(l->fn));
+	if (first)
+		LLVMPositionBuilderBefore(l->b, first);
+	else
+		LLVMPositionBuilderAtEnd(l->b, LLVMGetEntryBasicBlock(l->fn));
+	LLVMValueRef a = LLVMBuildAlloca(l->b, t, name);
+	LLVMPositionBuilderAtEnd(l->b, cur);
+	return a;
+}
+
+/* n pointer slots (allocas of i8*) of a body's inputs or outputs. */
+static LLVMValueRef *slots(L *l, int n, const char *name)
+{
+	LLVMValueRef *s = arena_array(&l->g->arena, (size_t)(n > 0 ? n : 1), sizeof *s);
+	for (int k = 0; k < n; k++)
+		s[k] = entry_alloca(l, l->i8p, name);
+	return s;
+}
+
+/* Region b's nodes inline, its inputs and outputs in the slots bin and bout. */
+static int emit_body(L *l, RegionId b, LLVMValueRef *bin, LLVMValueRef *bout)
+{
+	LScope sc = { b, bin, bout, l->scope };
+	l->scope = &sc;
+	int rc = emit_region(l, b);
+	l->scope = sc.up;
+	return rc;
+}
+
+/* The dims of dynamic graph output v, written into its dims slot: dims[], with
+ * dims[0] = dim0 when dim0 is given (a Loop's scan outputs: the trip count). */
+static void set_dims(L *l, ValueId v, const int64_t *dims, LLVMValueRef dim0)
+{
+	const Type *t = &l->g->values[v].type;
+	for (int q = 0; q < t->rank; q++) {
+		LLVMValueRef p = LLVMBuildBitCast(l->b, byte_ptr(l, l->ws, dims_off(l, v) + 8 * q),
+		                                  LLVMPointerType(l->i64, 0), "");
+		LLVMBuildStore(l->b, q == 0 && dim0 ? dim0 : i64c(l, dims[q]), p);
+	}
+}
+
+/* The buffer node output q is written to: the node's own (omitted outputs,
+ * scattered scan outputs) or the output's storage. */
+static LLVMValueRef ctrl_out(L *l, const Node *n, const CtrlTemp *t, int q)
+{
+	const CtrlAttrs *a = n->attrs;
+	if (t->out_buf[q] >= 0)
+		return byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]);
+	return n->out[q] == IR_NONE ? LLVMConstNull(l->i8p) : value_ref(l, n->out[q]);
+}
+
+/* If (codegen/c/emit_control.c's emit_if): a branch on the condition into either
+ * body, whose outputs are the node's. */
+static int emit_if(L *l, NodeId id, const CtrlTemp *t)
+{
+	const Graph *g = l->g;
+	const Node *n = &g->nodes[id];
+	LLVMValueRef *bout = slots(l, n->n_out, "bout");
+	for (int q = 0; q < n->n_out; q++)
+		LLVMBuildStore(l->b, ctrl_out(l, n, t, q), bout[q]);
+	LLVMValueRef c = LLVMBuildLoad2(l->b, l->i8, value_ref(l, n->in[0]), "cond");
+	LLVMBasicBlockRef bb[2] = { LLVMAppendBasicBlockInContext(l->ctx, l->fn, "then"),
+	                            LLVMAppendBasicBlockInContext(l->ctx, l->fn, "else") };
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "endif");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, c, LLVMConstInt(l->i8, 0, 0), ""), bb[0], bb[1]);
+	for (int b = 0; b < 2; b++) {
+		LLVMPositionBuilderAtEnd(l->b, bb[b]);
+		if (emit_body(l, n->bodies[b], NULL, bout))
+			return -1;
+		for (int q = 0; q < n->n_out; q++)
+			if (n->out[q] != IR_NONE && g->values[n->out[q]].dynamic)
+				set_dims(l, n->out[q], g->values[g->regions[n->bodies[b]].outputs[q]].type.dims, NULL);
+		LLVMBuildBr(l->b, done);
+	}
+	LLVMPositionBuilderAtEnd(l->b, done);
+	return 0;
+}
+
+/* Loop (emit_control.c's emit_loop): the carried values in two buffers swapped per
+ * iteration, scan outputs written in place at iteration `it`. */
+static int emit_loop(L *l, NodeId id, const CtrlTemp *t)
+{
+	const Graph *g = l->g;
+	const Node *n = &g->nodes[id];
+	const CtrlAttrs *a = n->attrs;
+	const Region *br = &g->regions[n->bodies[0]];
+	int nc = t->n_carried;
+	bool has_m = n->n_in > 0 && n->in[0] != IR_NONE, has_cond = n->n_in > 1 && n->in[1] != IR_NONE;
+	LLVMValueRef m = NULL;
+	if (has_m) {
+		const void *mv = ir_const_data(g, n->in[0]);
+		int64_t mc;
+		if (mv)
+			memcpy(&mc, mv, sizeof mc);
+		m = mv ? i64c(l, mc > 0 ? mc : 0)
+		       : LLVMBuildLoad2(l->b, l->i64, LLVMBuildBitCast(l->b, value_ref(l, n->in[0]),
+		                                                        LLVMPointerType(l->i64, 0), ""), "m");
+	}
+	LLVMValueRef cond = entry_alloca(l, l->i8, "cond"), cond_out = entry_alloca(l, l->i8, "cond_out");
+	LLVMValueRef it = entry_alloca(l, l->i64, "it");
+	LLVMValueRef c0 = LLVMConstInt(l->i8, 1, 0);
+	if (has_cond && ir_const_data(g, n->in[1]))   /* constants of const_inputs slots are not in the weights */
+		c0 = LLVMConstInt(l->i8, ((const unsigned char *)ir_const_data(g, n->in[1]))[0] != 0, 0);
+	else if (has_cond)
+		c0 = LLVMBuildZExt(l->b, LLVMBuildICmp(l->b, LLVMIntNE, LLVMBuildLoad2(l->b, l->i8, value_ref(l, n->in[1]), ""),
+		                                       LLVMConstInt(l->i8, 0, 0), ""), l->i8, "");
+	LLVMBuildStore(l->b, c0, cond);
+	LLVMBuildStore(l->b, i64c(l, 0), it);
+	LLVMValueRef *cur = slots(l, nc, "cur"), *nxt = slots(l, nc, "nxt");
+	for (int j = 0; j < nc; j++) {
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), cur[j]);
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[1][j]), nxt[j]);
+		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
+		if (bytes)
+			LLVMBuildMemCpy(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), 1, value_ref(l, n->in[2 + j]), 1,
+			                i64c(l, bytes));
+	}
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "loop");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "body");
+	LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "endloop");
+	LLVMBuildBr(l->b, head);
+	LLVMPositionBuilderAtEnd(l->b, head);
+	LLVMValueRef itv = LLVMBuildLoad2(l->b, l->i64, it, "it"), go = LLVMConstInt(LLVMInt1TypeInContext(l->ctx), 1, 0);
+	if (has_m)
+		go = LLVMBuildICmp(l->b, LLVMIntSLT, itv, m, "");
+	if (has_cond)
+		go = LLVMBuildAnd(l->b, go, LLVMBuildICmp(l->b, LLVMIntNE, LLVMBuildLoad2(l->b, l->i8, cond, ""),
+		                                          LLVMConstInt(l->i8, 0, 0), ""), "");
+	LLVMBuildCondBr(l->b, go, body, exit);
+	LLVMPositionBuilderAtEnd(l->b, body);
+	LLVMBuildStore(l->b, LLVMConstInt(l->i8, 0, 0), cond_out);
+	LLVMValueRef *bin = slots(l, 2 + nc, "bin"), *bout = slots(l, 1 + n->n_out, "bout");
+	LLVMBuildStore(l->b, LLVMBuildBitCast(l->b, it, l->i8p, ""), bin[0]);
+	LLVMBuildStore(l->b, cond, bin[1]);
+	LLVMBuildStore(l->b, cond_out, bout[0]);
+	for (int j = 0; j < nc; j++) {
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), bin[2 + j]);
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), bout[1 + j]);
+	}
+	for (int q = nc; q < n->n_out; q++) {
+		LLVMValueRef p = ctrl_out(l, n, t, q);
+		if (t->out_buf[q] < 0 && n->out[q] != IR_NONE) {
+			LLVMValueRef off = LLVMBuildMul(l->b, itv, i64c(l, type_bytes(&g->values[br->outputs[1 + q]].type)), "");
+			p = LLVMBuildInBoundsGEP2(l->b, l->i8, p, &off, 1, "");
+		}
+		LLVMBuildStore(l->b, p, bout[1 + q]);
+	}
+	if (emit_body(l, n->bodies[0], bin, bout))
+		return -1;
+	for (int j = 0; j < nc; j++) {   /* swap */
+		LLVMValueRef x = LLVMBuildLoad2(l->b, l->i8p, cur[j], "");
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), cur[j]);
+		LLVMBuildStore(l->b, x, nxt[j]);
+	}
+	if (has_cond)   /* without a condition input the body's condition output is ignored */
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8, cond_out, ""), cond);
+	LLVMBuildStore(l->b, LLVMBuildAdd(l->b, LLVMBuildLoad2(l->b, l->i64, it, ""), i64c(l, 1), ""), it);
+	LLVMBuildBr(l->b, head);
+	LLVMPositionBuilderAtEnd(l->b, exit);
+	for (int j = 0; j < nc; j++) {
+		int64_t bytes = type_bytes(&g->values[br->outputs[1 + j]].type);
+		if (n->out[j] != IR_NONE && bytes)
+			LLVMBuildMemCpy(l->b, value_ref(l, n->out[j]), 1, LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), 1,
+			                i64c(l, bytes));
+	}
+	for (int q = nc; q < n->n_out; q++)
+		if (n->out[q] != IR_NONE && g->values[n->out[q]].dynamic)
+			set_dims(l, n->out[q], g->values[n->out[q]].type.dims, LLVMBuildLoad2(l->b, l->i64, it, ""));
+	return 0;
+}
+
+/* A counted loop `for (i = 0; i < n; i++)`: begin returns i in the body's block;
+ * end closes it and continues after it. */
+typedef struct CLoop {
+	LLVMValueRef i;
+	LLVMBasicBlockRef head, exit;
+} CLoop;
+
+static LLVMValueRef cloop_begin(L *l, CLoop *c, int64_t n, const char *name)
+{
+	c->i = entry_alloca(l, l->i64, name);
+	LLVMBuildStore(l->b, i64c(l, 0), c->i);
+	c->head = LLVMAppendBasicBlockInContext(l->ctx, l->fn, name);
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "body");
+	c->exit = LLVMAppendBasicBlockInContext(l->ctx, l->fn, "end");
+	LLVMBuildBr(l->b, c->head);
+	LLVMPositionBuilderAtEnd(l->b, c->head);
+	LLVMValueRef iv = LLVMBuildLoad2(l->b, l->i64, c->i, name);
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, iv, i64c(l, n), ""), body, c->exit);
+	LLVMPositionBuilderAtEnd(l->b, body);
+	return iv;
+}
+
+static void cloop_end(L *l, CLoop *c)
+{
+	LLVMBuildStore(l->b, LLVMBuildAdd(l->b, LLVMBuildLoad2(l->b, l->i64, c->i, ""), i64c(l, 1), ""), c->i);
+	LLVMBuildBr(l->b, c->head);
+	LLVMPositionBuilderAtEnd(l->b, c->exit);
+}
+
+/* p + off (a run-time byte offset) */
+static LLVMValueRef ptr_add(L *l, LLVMValueRef p, LLVMValueRef off)
+{
+	return LLVMBuildInBoundsGEP2(l->b, l->i8, p, &off, 1, "");
+}
+
+/* `rows` rows of `inner` bytes: dst + o * dst_step <- src + o * src_step. */
+static void copy_rows(L *l, LLVMValueRef dst, int64_t dst_step, LLVMValueRef src, int64_t src_step, int64_t rows,
+                      int64_t inner)
+{
+	CLoop c;
+	LLVMValueRef o = cloop_begin(l, &c, rows, "o");
+	LLVMBuildMemCpy(l->b, ptr_add(l, dst, LLVMBuildMul(l->b, o, i64c(l, dst_step), "")), 1,
+	                ptr_add(l, src, LLVMBuildMul(l->b, o, i64c(l, src_step), "")), 1, i64c(l, inner));
+	cloop_end(l, &c);
+}
+
+/* Scan (emit_control.c's emit_scan): per batch entry, `len` steps; scan inputs read
+ * in place or gathered into the node's slice buffer, scan outputs written in place
+ * or scattered from theirs; the carried values swap between two buffers. */
+static int emit_scan(L *l, NodeId id, const CtrlTemp *t)
+{
+	const Graph *g = l->g;
+	const Node *n = &g->nodes[id];
+	const CtrlAttrs *a = n->attrs;
+	const Region *br = &g->regions[n->bodies[0]];
+	int base = n->opset < 9 ? 1 : 0, nc = t->n_carried, ns = t->n_scan_in;
+	int64_t len = a->trip;
+	LLVMValueRef *cur = slots(l, nc, "cur"), *nxt = slots(l, nc, "nxt");
+	LLVMValueRef *bin = slots(l, nc + ns, "bin"), *bout = slots(l, n->n_out, "bout");
+	CLoop cb, ct;
+	LLVMValueRef bv = cloop_begin(l, &cb, a->batch, "b");
+	for (int j = 0; j < nc; j++) {
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), cur[j]);
+		LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[1][j]), nxt[j]);
+		int64_t bytes = type_bytes(&g->values[br->inputs[j]].type);
+		if (bytes)
+			LLVMBuildMemCpy(l->b, byte_ptr(l, l->ws, a->ws_off + t->carried[0][j]), 1,
+			                ptr_add(l, value_ref(l, n->in[base + j]), LLVMBuildMul(l->b, bv, i64c(l, bytes), "")), 1,
+			                i64c(l, bytes));
+	}
+	LLVMValueRef tv = cloop_begin(l, &ct, len, "t"), rev = LLVMBuildSub(l->b, i64c(l, len - 1), tv, "");
+	for (int j = 0; j < nc; j++)
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), bin[j]);
+	for (int j = 0; j < ns; j++) {
+		const Type *in = &g->values[n->in[base + nc + j]].type;
+		int64_t outer, inner;
+		cg_c_scan_geometry(in, base, a->scan_input_axes.v[j], &outer, &inner);
+		LLVMValueRef pos = a->scan_input_directions.v[j] ? rev : tv, src = value_ref(l, n->in[base + nc + j]);
+		/* (b * outer * len + pos) * inner: the first row of this step */
+		LLVMValueRef first = LLVMBuildMul(l->b, LLVMBuildAdd(l->b, LLVMBuildMul(l->b, bv, i64c(l, outer * len), ""),
+		                                                     pos, ""), i64c(l, inner), "");
+		if (t->scan_in[j] < 0) {
+			LLVMBuildStore(l->b, ptr_add(l, src, first), bin[nc + j]);
+			continue;
+		}
+		LLVMValueRef buf = byte_ptr(l, l->ws, a->ws_off + t->scan_in[j]);
+		copy_rows(l, buf, inner, ptr_add(l, src, first), len * inner, outer, inner);
+		LLVMBuildStore(l->b, buf, bin[nc + j]);
+	}
+	for (int j = 0; j < nc; j++)
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), bout[j]);
+	LLVMValueRef *first_out = arena_array(&l->g->arena, (size_t)(n->n_out > 0 ? n->n_out : 1), sizeof *first_out);
+	for (int q = nc; q < n->n_out; q++) {
+		int64_t outer = 1, inner = 0;
+		if (n->out[q] == IR_NONE) {
+			LLVMBuildStore(l->b, byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]), bout[q]);
+			continue;
+		}
+		cg_c_scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		LLVMValueRef pos = a->scan_output_directions.v[q - nc] ? rev : tv;
+		first_out[q] = ptr_add(l, value_ref(l, n->out[q]),
+		                       LLVMBuildMul(l->b, LLVMBuildAdd(l->b, LLVMBuildMul(l->b, bv, i64c(l, outer * len), ""),
+		                                                       pos, ""), i64c(l, inner), ""));
+		LLVMBuildStore(l->b, t->out_buf[q] >= 0 ? byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]) : first_out[q],
+		               bout[q]);
+	}
+	if (emit_body(l, n->bodies[0], bin, bout))
+		return -1;
+	for (int q = nc; q < n->n_out; q++) {   /* scan outputs along an inner axis: scatter the rows */
+		int64_t outer, inner;
+		if (t->out_buf[q] < 0 || n->out[q] == IR_NONE)
+			continue;
+		cg_c_scan_geometry(&g->values[n->out[q]].type, base, a->scan_output_axes.v[q - nc], &outer, &inner);
+		copy_rows(l, first_out[q], len * inner, byte_ptr(l, l->ws, a->ws_off + t->out_buf[q]), inner, outer, inner);
+	}
+	for (int j = 0; j < nc; j++) {   /* swap */
+		LLVMValueRef x = LLVMBuildLoad2(l->b, l->i8p, cur[j], "");
+		LLVMBuildStore(l->b, LLVMBuildLoad2(l->b, l->i8p, nxt[j], ""), cur[j]);
+		LLVMBuildStore(l->b, x, nxt[j]);
+	}
+	cloop_end(l, &ct);
+	for (int j = 0; j < nc; j++) {
+		int64_t bytes = type_bytes(&g->values[br->inputs[j]].type);
+		if (n->out[j] != IR_NONE && bytes)
+			LLVMBuildMemCpy(l->b, ptr_add(l, value_ref(l, n->out[j]), LLVMBuildMul(l->b, bv, i64c(l, bytes), "")), 1,
+			                LLVMBuildLoad2(l->b, l->i8p, cur[j], ""), 1, i64c(l, bytes));
+	}
+	cloop_end(l, &cb);
+	return 0;
+}
+
+/* A control-flow node, its bodies inline (the C path makes them functions). */
+static int emit_control(L *l, NodeId id)
+{
+	const Node *n = &l->g->nodes[id];
+	CtrlTemp t;
+	ctrl_temp_layout(l->g, id, &t);
+	return n->op == OP_IF ? emit_if(l, id, &t) : n->op == OP_LOOP ? emit_loop(l, id, &t) : emit_scan(l, id, &t);
+}
+
+/* The nodes of region r, in order. */
+static int emit_region(L *l, RegionId r)
+{
+	const Region *reg = &l->g->regions[r];
+	for (int i = 0; i < reg->n_nodes; i++) {
+		NodeId id = reg->nodes[i];
+		if (l->g->nodes[id].dead || plan_node_is_alias(l->g, id))   /* views: nothing to run */
+			continue;
+		if (l->g->nodes[id].n_bodies ? emit_control(l, id) : emit_call(l, id))
+			return -1;
+	}
 	return 0;
 }
 
@@ -261,13 +649,8 @@ static int emit_exec(L *l, LLVMValueRef exec)
 	LLVMPositionBuilderAtEnd(l->b, body);
 	l->scratch = byte_ptr(l, l->ws, g->arena_bytes);
 	l->scratch_more = byte_ptr(l, l->ws, g->arena_bytes + g->scratch_bytes);
-	for (int i = 0; i < main->n_nodes; i++) {
-		NodeId id = main->nodes[i];
-		if (g->nodes[id].dead || plan_node_is_alias(g, id))   /* views: nothing to run */
-			continue;
-		if (emit_call(l, id))
-			return -1;
-	}
+	if (emit_region(l, 0))
+		return -1;
 	/* graph outputs no node writes: inputs passed through, constants, duplicates */
 	for (int i = 0; i < main->n_outputs; i++) {
 		ValueId v = main->outputs[i];
@@ -338,6 +721,17 @@ static void emit_api(L *l, LLVMValueRef exec, LLVMTypeRef exec_t)
 		for (int k = 0; k < t->rank; k++) {
 			LLVMValueRef ki = i64c(l, k);
 			LLVMBuildStore(l->b, i64c(l, t->dims[k]), LLVMBuildInBoundsGEP2(l->b, l->i64, dims, &ki, 1, ""));
+		}
+		if (l->g->values[main->outputs[i]].dynamic) {   /* the run's dims, given its workspace */
+			LLVMBasicBlockRef cp = LLVMAppendBasicBlockInContext(l->ctx, f, "dyn");
+			LLVMBasicBlockRef ret = LLVMAppendBasicBlockInContext(l->ctx, f, "ret");
+			LLVMValueRef ws = LLVMGetParam(f, 0);
+			LLVMBuildCondBr(l->b, LLVMBuildIsNull(l->b, ws, ""), ret, cp);
+			LLVMPositionBuilderAtEnd(l->b, cp);
+			LLVMBuildMemCpy(l->b, LLVMBuildBitCast(l->b, dims, l->i8p, ""), 1,
+			                byte_ptr(l, ws, dims_off(l, main->outputs[i])), 1, i64c(l, 8 * (int64_t)t->rank));
+			LLVMBuildBr(l->b, ret);
+			LLVMPositionBuilderAtEnd(l->b, ret);
 		}
 		LLVMBuildRet(l->b, i32c(l, t->rank));
 	}
@@ -548,10 +942,10 @@ static int write_archive(L *l, const char *obj_path, const char *obj_name, const
 
 static int emit_object(L *l, const char *triple_opt)
 {
-	char *err = NULL, *def = LLVMGetDefaultTargetTriple();
-	const char *triple = triple_opt ? triple_opt : def;
+	char *err = NULL;
 	size_t bc_len;
-	const char *bc = target_bitcode(l->t, &bc_len);
+	const char *arch;
+	const char *bc = target_bitcode(l->t, &bc_len, &arch);
 	int rc = -1;
 	LLVMTargetRef target;
 	LLVMTargetMachineRef tm = NULL;
@@ -560,14 +954,30 @@ static int emit_object(L *l, const char *triple_opt)
 	LLVMInitializeX86Target();
 	LLVMInitializeX86TargetMC();
 	LLVMInitializeX86AsmPrinter();
-	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-		file_error(l, "--triple: %s", err);
-		goto out;
-	}
+	LLVMInitializeX86AsmParser();   /* the kernels' inline asm */
+	LLVMInitializeAArch64TargetInfo();
+	LLVMInitializeAArch64Target();
+	LLVMInitializeAArch64TargetMC();
+	LLVMInitializeAArch64AsmPrinter();
+	LLVMInitializeAArch64AsmParser();   /* the kernels' inline asm */
+	LLVMInitializeARMTargetInfo();
+	LLVMInitializeARMTarget();
+	LLVMInitializeARMTargetMC();
+	LLVMInitializeARMAsmPrinter();
+	LLVMInitializeARMAsmParser();   /* the kernels' inline asm */
 	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(bc, bc_len, "kernels", 0);
 	if (LLVMParseBitcodeInContext2(l->ctx, mb, &km))
 		die("the embedded kernel bitcode of target '%s' does not load", l->t->name);
 	LLVMDisposeMemoryBuffer(mb);
+	/* the default triple is the bitcode's (cg_llvm_emit checked another's architecture) */
+	char bc_triple[128];
+	snprintf(bc_triple, sizeof bc_triple, "%s", LLVMGetTarget(km));
+	const char *triple = triple_opt ? triple_opt : bc_triple;
+	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+		file_error(l, "--triple: %s", err);
+		LLVMDisposeModule(km);
+		goto out;
+	}
 	/* the kernels' CPU and features (clang's -m flags of the target) */
 	const char *cpu = NULL, *feat = NULL;
 	unsigned cpu_len = 0, feat_len = 0;
@@ -576,7 +986,7 @@ static int emit_object(L *l, const char *triple_opt)
 			cpu = fn_attr(f, "target-cpu", &cpu_len);
 			feat = fn_attr(f, "target-features", &feat_len);
 		}
-	char cpu_s[64] = "x86-64", *feat_s = calloc(1, feat_len + 1);
+	char cpu_s[64] = "generic", *feat_s = calloc(1, feat_len + 1);
 	if (cpu)
 		snprintf(cpu_s, sizeof cpu_s, "%.*s", (int)cpu_len, cpu);
 	if (feat)
@@ -628,7 +1038,6 @@ out:
 	if (tm)
 		LLVMDisposeTargetMachine(tm);
 	LLVMDisposeMessage(err);
-	LLVMDisposeMessage(def);
 	return rc;
 }
 
@@ -649,14 +1058,17 @@ int cg_llvm_emit(const Target *t, Graph *g, const CodegenOptions *o, const char 
 		file_error(&l, "%s--profile is not supported by --backend llvm yet", "");
 		return -1;
 	}
-	size_t bc_len;
-	if (!target_bitcode(t, &bc_len)) {
+	size_t bc_len, an;
+	const char *arch, *targ;
+	if (!target_bitcode(t, &bc_len, &arch)) {
 		file_error(&l, "--backend llvm has no kernel bitcode for target '%s' yet", t->name);
 		return -1;
 	}
-	if (triple && strncmp(triple, "x86_64-", 7) != 0) {
-		file_error(&l, "--triple %s: this build has kernel bitcode for x86_64 triples only (neon and neon32 "
-		           "are a later phase of --backend llvm)", triple);
+	if (triple && ((an = triple_arch(triple, &targ)) != strlen(arch) || strncmp(targ, arch, an) != 0)) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "--triple %s: the kernel bitcode of --target %s is for %s (give a %s triple "
+		         "or the --target of that architecture)", triple, t->name, arch, arch);
+		file_error(&l, "%s", msg);
 		return -1;
 	}
 	if (cg_mkdir_p(o->out_dir, d) || (t->prepare && t->prepare(t, g)))

@@ -3,7 +3,7 @@
  * (clang -emit-llvm, the target's flags) and embeds in ingot (bitcode.S). The LLVM
  * backend links it with the graph function of a model, internalizes and drops what
  * the model does not call, and optimises the whole (codegen/llvm/emit.c). The x86
- * families need the generated ukernel.h of their target (llvm_kgen writes it). */
+ * and neon families need the generated ukernel.h of their target (llvm_kgen writes it). */
 #include "elementwise.c"
 #include "linalg.c"
 #include "conv.c"
@@ -39,6 +39,12 @@
 #include "x86/rnn.c"
 #include "x86/wino1d.c"
 #include "x86/qgemm.c"
+#endif
+#ifdef INGOT_BC_NEON
+#include "neon/gemm.c"
+#include "neon/eltwise.c"
+#include "neon/pooling.c"
+#include "neon/qgemm.c"
 #endif
 #include "ingot_par.c"
 

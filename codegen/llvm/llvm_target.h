@@ -11,7 +11,7 @@
 bool cg_llvm_available(void);
 /* Writes NAME.h, NAME.o (weights in a read-only section, or o->weights_section),
  * libNAME.a for --emit lib and the runner's sources for --emit exe, for CPU target t
- * and the LLVM target triple `triple` (NULL: the host's). Returns 0, or -1 with a
+ * and the LLVM target triple `triple` (NULL: the kernel bitcode's). Returns 0, or -1 with a
  * diagnostic (a node the backend does not handle yet names itself). */
 int cg_llvm_emit(const Target *t, Graph *g, const CodegenOptions *o, const char *triple, DiagSink *d);
 

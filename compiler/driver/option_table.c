@@ -36,7 +36,7 @@ const DriverOption driver_options[] = {
 	{ "--cflags", "FLAGS", BUILD, NULL, "extra C compiler flags for those builds" },
 	{ "--backend", "c|llvm", BUILD, "c llvm",
 	  "c (default): C sources; llvm: NAME.o through LLVM, no C compiler (a -Dllvm=enabled build)" },
-	{ "--triple", "TRIPLE", BUILD, NULL, "with --backend llvm: the LLVM target triple (default: the host's)" },
+	{ "--triple", "TRIPLE", BUILD, NULL, "with --backend llvm: the LLVM target triple (default: the target's kernel bitcode's)" },
 	{ "--dump-ir", "FILE|-", BUILD, NULL, "write the final IR (with the memory plan) to FILE, - for stdout" },
 	{ "--print-ir-after-all", NULL, ALL, NULL, "print the IR to stderr after every pass" },
 	{ "--print-ir-after", "PASS", ALL, "@passes", "print the IR to stderr after pass PASS" },
